@@ -1,0 +1,373 @@
+//! `skylight`: the headless front end. Lists adapters, runs apps (validated and
+//! timed), sweeps parameters and draws the empirical roofline.
+
+mod plot;
+mod report;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use skylight_core::app::{App, Request};
+use skylight_core::device::{Gpu, Selector, list_adapters};
+use skylight_core::record::{ResultFile, ResultRecord, write_atomic};
+use skylight_core::roofline::Roofline;
+use skylight_core::runner::{self, Outcome, Progress, RunOptions};
+use skylight_core::{Error, Precision, registry};
+
+#[derive(Parser)]
+#[command(
+    name = "skylight",
+    version,
+    about = "Cross-vendor GPU benchmark suite: WGSL mini-apps against an empirical roofline"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List adapters with their compute features and limits.
+    List {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the registered apps and their parameters.
+    Apps,
+    /// Run an app (or `all`), validate every kernel and print the timings.
+    Run(RunArgs),
+    /// Run an app over comma lists of parameters and print the sweep table.
+    Sweep(RunArgs),
+    /// Measure the roofline (stream + peak) and place other results on it.
+    Roofline {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// Write the chart here (.svg or .png).
+        #[arg(long)]
+        plot: Option<PathBuf>,
+        /// Also place the records of these result files on the chart.
+        #[arg(long = "with")]
+        with: Vec<PathBuf>,
+        /// Draw from an existing result file instead of measuring.
+        #[arg(long)]
+        from: Option<PathBuf>,
+    },
+}
+
+#[derive(Args, Clone)]
+struct CommonArgs {
+    /// Adapter index or name substring (see `skylight list`).
+    #[arg(long, env = "SKYLIGHT_ADAPTER", default_value = "auto")]
+    adapter: String,
+    /// Run on the CPU reference platform (f64, rayon) instead of a GPU.
+    #[arg(long)]
+    cpu: bool,
+    /// Precisions, comma separated: f32, f64, df64 (default: all the adapter supports).
+    #[arg(long, value_delimiter = ',')]
+    precision: Vec<Precision>,
+    /// Problem size (app-specific: a preset such as small/default or a number).
+    #[arg(long)]
+    size: Option<String>,
+    /// Timed runs per kernel.
+    #[arg(long, default_value_t = 20)]
+    samples: u32,
+    /// Untimed warm-up runs after validation.
+    #[arg(long, default_value_t = 2)]
+    warmup: u32,
+    /// Write the result file (JSON) here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write CSV here.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Print only the table (no progress bar).
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args, Clone)]
+struct RunArgs {
+    /// App name, or `all`.
+    app: String,
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Variant(s) of the app (comma list sweeps).
+    #[arg(long)]
+    variant: Option<String>,
+    /// Kernel(s) of the app.
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Data layout(s).
+    #[arg(long)]
+    layout: Option<String>,
+    /// Workgroup size(s).
+    #[arg(long)]
+    wg: Option<String>,
+    /// Any other app parameter, as name=value (repeatable).
+    #[arg(long = "set", value_parser = parse_kv)]
+    set: Vec<(String, String)>,
+}
+
+fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .ok_or_else(|| format!("`{s}` is not name=value"))
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    match real_main() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `Ok(false)` when a kernel failed validation or errored.
+fn real_main() -> Result<bool> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::List { json } => {
+            let adapters = pollster::block_on(list_adapters());
+            if json {
+                println!("{}", serde_json::to_string_pretty(&adapters)?);
+            } else {
+                report::print_adapters(&adapters);
+            }
+            Ok(true)
+        }
+        Command::Apps => {
+            report::print_apps(&registry::apps());
+            Ok(true)
+        }
+        Command::Run(args) => run(&args, false),
+        Command::Sweep(args) => run(&args, true),
+        Command::Roofline {
+            common,
+            plot,
+            with,
+            from,
+        } => roofline(&common, plot, &with, from),
+    }
+}
+
+/// Builds the request for `app` from the flags, passing only the parameters
+/// the app declares (so `run all --wg 128` sets it where it means something).
+fn request_for(app: &dyn App, args: &RunArgs, strict: bool) -> Result<Request> {
+    let names: Vec<&str> = app.params().iter().map(|p| p.name).collect();
+    let mut req = Request::default().precisions(&args.common.precision);
+    let common = [
+        ("size", &args.common.size),
+        ("variant", &args.variant),
+        ("kernel", &args.kernel),
+        ("layout", &args.layout),
+        ("wg", &args.wg),
+    ];
+    for (name, value) in common {
+        if let Some(v) = value {
+            if names.contains(&name) {
+                req = req.set(name, v.clone());
+            } else if strict {
+                bail!(Error::bad_param(
+                    name,
+                    format!("app `{}` has no such parameter", app.name())
+                ));
+            }
+        }
+    }
+    for (k, v) in &args.set {
+        if names.contains(&k.as_str()) || strict {
+            req = req.set(k, v.clone());
+        }
+    }
+    Ok(req)
+}
+
+/// The platform benchmarks run on: a GPU, or the CPU reference platform.
+enum Platform {
+    Gpu(Box<Gpu>),
+    Cpu,
+}
+
+fn open_platform(common: &CommonArgs) -> Result<Platform> {
+    if common.cpu {
+        return Ok(Platform::Cpu);
+    }
+    match pollster::block_on(Gpu::open(&Selector::parse(&common.adapter))) {
+        Ok(gpu) => {
+            if !common.quiet {
+                eprintln!(
+                    "adapter: {} [{}] features: {}; df64: {:?}",
+                    gpu.info.label(),
+                    gpu.info.device_type,
+                    gpu.caps.feature_names().join(" "),
+                    gpu.df64
+                );
+            }
+            Ok(Platform::Gpu(Box::new(gpu)))
+        }
+        Err(Error::NoAdapter(why))
+            if common.adapter == "auto" && std::env::var_os("CI").is_none() =>
+        {
+            eprintln!(
+                "no GPU adapter found{why}: running the CPU reference backend instead (install mesa-vulkan-drivers for lavapipe)"
+            );
+            Ok(Platform::Cpu)
+        }
+        Err(e) => Err(e).context("opening the adapter"),
+    }
+}
+
+fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
+    let apps: Vec<&dyn App> = if args.app == "all" {
+        registry::apps()
+    } else {
+        vec![registry::find(&args.app)?]
+    };
+    // Check every request before touching the device, so typos fail fast.
+    let strict = apps.len() == 1;
+    let requests: Vec<(&dyn App, Request)> = apps
+        .iter()
+        .map(|&a| request_for(a, args, strict).map(|r| (a, r)))
+        .collect::<Result<_>>()?;
+    let platform = open_platform(&args.common)?;
+    let opts = RunOptions {
+        warmup: args.common.warmup,
+        samples: args.common.samples,
+    };
+    let mut outcomes = Vec::new();
+    for (app, req) in &requests {
+        outcomes.extend(run_app(&platform, *app, req, opts, args.common.quiet)?);
+    }
+    finish(&outcomes, &args.common, sweep)
+}
+
+fn run_app(
+    platform: &Platform,
+    app: &dyn App,
+    req: &Request,
+    opts: RunOptions,
+    quiet: bool,
+) -> Result<Vec<Outcome>> {
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(0);
+        b.set_style(
+            ProgressStyle::with_template("{spinner} [{pos}/{len}] {wide_msg} {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    };
+    let mut progress = |p: Progress<'_>| match p {
+        Progress::Start { case, index, total } => {
+            bar.set_length(total as u64);
+            bar.set_position(index as u64);
+            bar.set_message(case.label());
+        }
+        Progress::Finish(o) => {
+            if let Outcome::Failed { case, error } = o {
+                bar.println(format!("FAILED {}: {error}", case.label()));
+            }
+        }
+    };
+    let out = match platform {
+        Platform::Gpu(gpu) => pollster::block_on(runner::run_request(
+            gpu,
+            app,
+            req,
+            opts,
+            &mut progress,
+            &|| false,
+        )),
+        Platform::Cpu => runner::run_request_cpu(app, req, opts, &mut progress),
+    };
+    bar.finish_and_clear();
+    Ok(out.with_context(|| format!("app `{}`", app.name()))?)
+}
+
+fn finish(outcomes: &[Outcome], common: &CommonArgs, sweep: bool) -> Result<bool> {
+    let records: Vec<ResultRecord> = outcomes
+        .iter()
+        .filter_map(|o| match o {
+            Outcome::Done(r) => Some((**r).clone()),
+            _ => None,
+        })
+        .collect();
+    report::print_outcomes(outcomes);
+    if sweep {
+        report::print_sweep(&records);
+    }
+    let roof = Roofline::from_records(&records);
+    if let Some(r) = &roof {
+        report::print_roofline(r);
+    }
+    let file = ResultFile::new(records, roof);
+    if let Some(path) = &common.json {
+        write_atomic(path, &file.to_json())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &common.csv {
+        write_atomic(path, &file.to_csv())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    let failures = outcomes.iter().filter(|o| o.is_failure()).count();
+    if failures > 0 {
+        eprintln!("{failures} kernel(s) failed validation or errored");
+    }
+    Ok(failures == 0)
+}
+
+fn roofline(
+    common: &CommonArgs,
+    plot_to: Option<PathBuf>,
+    with: &[PathBuf],
+    from: Option<PathBuf>,
+) -> Result<bool> {
+    let (mut records, ok) = match from {
+        Some(path) => (ResultFile::load(&path)?.records, true),
+        None => {
+            let platform = open_platform(common)?;
+            let opts = RunOptions {
+                warmup: common.warmup,
+                samples: common.samples,
+            };
+            let mut outcomes = Vec::new();
+            for name in ["stream", "peak"] {
+                let app = registry::find(name)?;
+                let mut req = Request::default().precisions(&common.precision);
+                if let Some(s) = &common.size {
+                    req = req.set("size", s.clone());
+                }
+                outcomes.extend(run_app(&platform, app, &req, opts, common.quiet)?);
+            }
+            let ok = finish(&outcomes, common, false)?;
+            let recs = outcomes
+                .into_iter()
+                .filter_map(|o| match o {
+                    Outcome::Done(r) => Some(*r),
+                    _ => None,
+                })
+                .collect();
+            (recs, ok)
+        }
+    };
+    for path in with {
+        records.extend(ResultFile::load(path)?.records);
+    }
+    let Some(roof) = Roofline::from_records(&records) else {
+        bail!("no validated stream result: cannot draw a roofline");
+    };
+    if let Some(path) = plot_to {
+        plot::draw(&roof, &path)?;
+        eprintln!("roofline written to {}", path.display());
+    }
+    Ok(ok)
+}

@@ -1,0 +1,190 @@
+//! Human-readable tables on stdout.
+
+use std::collections::BTreeMap;
+
+use skylight_core::app::App;
+use skylight_core::device::AdapterEntry;
+use skylight_core::record::ResultRecord;
+use skylight_core::roofline::Roofline;
+use skylight_core::runner::Outcome;
+
+fn mib(bytes: u64) -> String {
+    if bytes >= 1 << 40 {
+        "unlimited".into()
+    } else {
+        format!("{} MiB", bytes >> 20)
+    }
+}
+
+/// `skylight list`.
+pub fn print_adapters(adapters: &[AdapterEntry]) {
+    if adapters.is_empty() {
+        println!(
+            "no adapter with compute shaders found (on Debian: apt-get install mesa-vulkan-drivers)"
+        );
+        return;
+    }
+    for a in adapters {
+        let i = &a.info;
+        println!("[{}] {}", i.index.unwrap_or(0), i.name);
+        println!(
+            "    backend {}, type {}, driver {} {}",
+            i.backend, i.device_type, i.driver, i.driver_info
+        );
+        println!("    features: {}", a.caps.feature_names().join(" "));
+        println!(
+            "    limits: storage binding {}, buffer {}, workgroup storage {} KiB, invocations/workgroup {}, workgroups/dim {}",
+            mib(a.caps.max_storage_binding),
+            mib(a.caps.max_buffer),
+            a.caps.max_workgroup_storage / 1024,
+            a.caps.max_workgroup_invocations,
+            a.caps.max_workgroups_per_dim
+        );
+        if a.caps.subgroups {
+            println!(
+                "    subgroup size {}..{}",
+                a.caps.subgroup_size.0, a.caps.subgroup_size.1
+            );
+        }
+    }
+}
+
+/// `skylight apps`.
+pub fn print_apps(apps: &[&dyn App]) {
+    for a in apps {
+        println!("{:<8} {}", a.name(), a.about());
+        for p in a.params() {
+            println!("    {:<10} {} (default: {})", p.name, p.help, p.default);
+        }
+    }
+}
+
+fn time(s: f64) -> String {
+    match s {
+        s if s >= 1.0 => format!("{s:.3} s"),
+        s if s >= 1e-3 => format!("{:.3} ms", s * 1e3),
+        s => format!("{:.2} us", s * 1e6),
+    }
+}
+
+/// One row per case, unsupported and failed ones included.
+pub fn print_outcomes(outcomes: &[Outcome]) {
+    println!(
+        "{:<24} {:<22} {:<5} {:>11} {:>10} {:>9} {:>7}  {:<7} {:<6} check",
+        "app/kernel", "variant", "prec", "median", "GFLOP/s", "GB/s", "AI", "timing", "valid"
+    );
+    for o in outcomes {
+        let c = o.case();
+        let name = format!("{}/{}", c.app, c.kernel);
+        match o {
+            Outcome::Done(r) => println!(
+                "{:<24} {:<22} {:<5} {:>11} {:>10.1} {:>9.1} {:>7.3}  {:<7} {:<6} {}",
+                name,
+                c.variant,
+                c.precision,
+                time(r.stats.median),
+                r.gflops,
+                r.gbps,
+                r.arithmetic_intensity,
+                r.timing.name(),
+                if r.validation.passed { "ok" } else { "FAIL" },
+                r.validation.detail
+            ),
+            Outcome::Unsupported { reason, .. } => {
+                println!(
+                    "{:<24} {:<22} {:<5} unsupported: {reason}",
+                    name, c.variant, c.precision
+                )
+            }
+            Outcome::Failed { error, .. } => {
+                println!(
+                    "{:<24} {:<22} {:<5} ERROR: {error}",
+                    name, c.variant, c.precision
+                )
+            }
+        }
+    }
+}
+
+/// A table of GFLOP/s (or GB/s when the kernel has no FLOPs): rows are
+/// variants, columns the workgroup sizes swept.
+pub fn print_sweep(records: &[ResultRecord]) {
+    let mut table: BTreeMap<String, BTreeMap<u64, f64>> = BTreeMap::new();
+    let mut cols: Vec<u64> = Vec::new();
+    for r in records {
+        let wg: u64 = r
+            .case
+            .params
+            .get("wg")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let row_variant: Vec<&str> = r
+            .case
+            .variant
+            .split('/')
+            .filter(|s| !s.starts_with("wg"))
+            .collect();
+        let row = format!(
+            "{} {} {}",
+            r.case.kernel,
+            row_variant.join("/"),
+            r.case.precision
+        );
+        let value = if r.model.flops > 0.0 {
+            r.gflops
+        } else {
+            r.gbps
+        };
+        table.entry(row).or_default().insert(wg, value);
+        if !cols.contains(&wg) {
+            cols.push(wg);
+        }
+    }
+    cols.sort_unstable();
+    println!("\nsweep (GFLOP/s; GB/s for kernels without FLOPs), columns = workgroup size");
+    print!("{:<36}", "");
+    for c in &cols {
+        print!("{:>10}", c);
+    }
+    println!();
+    for (row, vals) in &table {
+        print!("{row:<36}");
+        for c in &cols {
+            match vals.get(c) {
+                Some(v) => print!("{v:>10.1}"),
+                None => print!("{:>10}", "-"),
+            }
+        }
+        println!();
+    }
+}
+
+/// Ceilings, ridge points and each point's fraction of the roof.
+pub fn print_roofline(r: &Roofline) {
+    println!("\nroofline of {}", r.platform.label());
+    for c in &r.bandwidth {
+        println!(
+            "  bandwidth ceiling {:>10.1} GB/s      ({})",
+            c.value, c.label
+        );
+    }
+    for c in &r.compute {
+        let p = c.precision.unwrap_or(skylight_core::Precision::F32);
+        println!(
+            "  compute ceiling   {:>10.1} GFLOP/s   ({}), ridge at {:.2} FLOP/byte",
+            c.value,
+            c.label,
+            r.ridge(p).unwrap_or(0.0)
+        );
+    }
+    for p in &r.points {
+        let frac = p
+            .fraction_of_roof
+            .map(|f| format!("{:.0}% of roof", f * 100.0))
+            .unwrap_or_default();
+        println!(
+            "  point {:<10} {:<10} {:<20} {:<5} AI {:>8.3}  {:>10.1} GFLOP/s  {}",
+            p.app, p.kernel, p.variant, p.precision, p.ai, p.gflops, frac
+        );
+    }
+}

@@ -1,0 +1,445 @@
+//! What a mini-app declares, and the prepared kernels the runner times.
+//!
+//! An app is a registry entry: it names its parameters (front ends build their
+//! controls and flags from them), expands a [`Request`] into [`Case`]s, and
+//! prepares each case on a [`Gpu`] (or on the CPU reference platform) as a
+//! [`Kernel`] that the runner records, times and validates.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::device::{Capabilities, Gpu};
+use crate::error::{Error, Result};
+use crate::precision::Precision;
+
+/// The kind of value a parameter takes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamKind {
+    /// One of a fixed set of names; a comma list sweeps over several.
+    Choice(&'static [&'static str]),
+    /// An unsigned integer in `min..=max`; a comma list sweeps over several.
+    UInt {
+        /// Smallest accepted value.
+        min: u64,
+        /// Largest accepted value.
+        max: u64,
+    },
+    /// Free text interpreted by the app (sizes such as `small` or `32,64,512`, file paths).
+    Text,
+}
+
+/// One parameter of an app.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamSpec {
+    /// Name on the command line (`--set name=value`; common ones have their own flags).
+    pub name: &'static str,
+    /// One line of help.
+    pub help: &'static str,
+    /// Accepted values.
+    pub kind: ParamKind,
+    /// Default value (may be a comma list).
+    pub default: &'static str,
+}
+
+/// What a front end asks one app to run.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    /// Precisions to run; empty means the app's defaults that the device supports.
+    pub precisions: Vec<Precision>,
+    /// Parameter values by name; a comma list is a sweep.
+    pub params: BTreeMap<String, String>,
+}
+
+impl Request {
+    /// Sets parameter `name` to `value` (builder style).
+    pub fn set(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.params.insert(name.to_string(), value.into());
+        self
+    }
+
+    /// Restricts the precisions.
+    pub fn precisions(mut self, p: &[Precision]) -> Self {
+        self.precisions = p.to_vec();
+        self
+    }
+}
+
+/// A request resolved against an app's parameter list: every value checked.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    values: BTreeMap<&'static str, Vec<String>>,
+    /// Precisions asked for.
+    pub precisions: Vec<Precision>,
+    /// Whether the user named the precisions (so an unsupported one is an error, not a skip).
+    pub explicit_precisions: bool,
+}
+
+impl Resolved {
+    /// Checks `req` against `specs`: unknown names and bad values are errors.
+    pub fn new(
+        app: &str,
+        specs: &[ParamSpec],
+        req: &Request,
+        default_precisions: &[Precision],
+    ) -> Result<Self> {
+        for k in req.params.keys() {
+            if !specs.iter().any(|s| s.name == k) {
+                let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
+                return Err(Error::bad_param(
+                    k.clone(),
+                    format!(
+                        "app `{app}` has no such parameter (it has: {})",
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
+        let mut values = BTreeMap::new();
+        for s in specs {
+            let raw = req
+                .params
+                .get(s.name)
+                .map(String::as_str)
+                .unwrap_or(s.default);
+            let list: Vec<String> = match s.kind {
+                ParamKind::Text => vec![raw.trim().to_string()],
+                _ => raw
+                    .split(',')
+                    .map(|v| v.trim().to_string())
+                    .filter(|v| !v.is_empty())
+                    .collect(),
+            };
+            if list.is_empty() {
+                return Err(Error::bad_param(s.name, "empty value"));
+            }
+            for v in &list {
+                match &s.kind {
+                    ParamKind::Choice(opts) if !opts.contains(&v.as_str()) => {
+                        return Err(Error::bad_param(
+                            s.name,
+                            format!("`{v}` is not one of {}", opts.join(", ")),
+                        ));
+                    }
+                    ParamKind::UInt { min, max } => {
+                        let n: u64 = v.parse().map_err(|_| {
+                            Error::bad_param(s.name, format!("`{v}` is not a whole number"))
+                        })?;
+                        if n < *min || n > *max {
+                            return Err(Error::bad_param(
+                                s.name,
+                                format!("{n} is outside {min}..={max}"),
+                            ));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            values.insert(s.name, list);
+        }
+        let explicit = !req.precisions.is_empty();
+        let precisions = if explicit {
+            req.precisions.clone()
+        } else {
+            default_precisions.to_vec()
+        };
+        Ok(Resolved {
+            values,
+            precisions,
+            explicit_precisions: explicit,
+        })
+    }
+
+    /// Every value of parameter `name` (one unless the user swept it).
+    pub fn list(&self, name: &str) -> &[String] {
+        self.values.get(name).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Every value of an integer parameter.
+    pub fn uints(&self, name: &str) -> Vec<u64> {
+        self.list(name)
+            .iter()
+            .filter_map(|v| v.parse().ok())
+            .collect()
+    }
+
+    /// The single value of a text parameter.
+    pub fn text(&self, name: &str) -> &str {
+        self.list(name).first().map(String::as_str).unwrap_or("")
+    }
+}
+
+/// One concrete kernel configuration: what a result record describes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Case {
+    /// App name, e.g. `su3`.
+    pub app: String,
+    /// Kernel within the app, e.g. `triad` or `mat-mul`.
+    pub kernel: String,
+    /// Variant label, e.g. `element/soa`.
+    pub variant: String,
+    /// Arithmetic.
+    pub precision: Precision,
+    /// Every parameter value this case runs with.
+    pub params: BTreeMap<String, String>,
+}
+
+impl Case {
+    /// A case with no parameters yet.
+    pub fn new(app: &str, kernel: &str, variant: &str, precision: Precision) -> Case {
+        Case {
+            app: app.to_string(),
+            kernel: kernel.to_string(),
+            variant: variant.to_string(),
+            precision,
+            params: BTreeMap::new(),
+        }
+    }
+
+    /// Adds a parameter (builder style).
+    pub fn param(mut self, name: &str, value: impl ToString) -> Case {
+        self.params.insert(name.to_string(), value.to_string());
+        self
+    }
+
+    /// A parameter parsed as an integer; `BadParameter` if absent or malformed.
+    pub fn uint(&self, name: &str) -> Result<u64> {
+        self.params
+            .get(name)
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| Error::bad_param(name, "missing or not a whole number"))
+    }
+
+    /// A parameter's text ("" if absent).
+    pub fn text(&self, name: &str) -> &str {
+        self.params.get(name).map(String::as_str).unwrap_or("")
+    }
+
+    /// One-line label: `app/kernel [variant] precision`.
+    pub fn label(&self) -> String {
+        format!(
+            "{}/{} [{}] {}",
+            self.app, self.kernel, self.variant, self.precision
+        )
+    }
+}
+
+/// Work and traffic of one run of a kernel, from the app's analytic model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    /// Floating-point operations (df64 counts the double-precision operations it emulates).
+    pub flops: f64,
+    /// Minimum bytes moved through device memory.
+    pub bytes: f64,
+}
+
+/// Outcome of checking a kernel's output against its reference.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Validation {
+    /// Largest error found, in the metric `detail` names (relative unless stated).
+    pub max_error: f64,
+    /// The bound it had to stay within.
+    pub tolerance: f64,
+    /// `max_error <= tolerance`, every element written, and any extra check passed.
+    pub passed: bool,
+    /// What was compared, and any failure.
+    pub detail: String,
+}
+
+impl Validation {
+    /// Compares `got` with `want` element by element with relative error
+    /// `|g - w| / max(|w|, floor)`; NaN (an unwritten, poisoned element) fails.
+    pub fn compare(
+        got: &[f64],
+        want: &[f64],
+        tolerance: f64,
+        floor: f64,
+        what: &str,
+    ) -> Validation {
+        if got.len() != want.len() {
+            return Validation::fail(format!(
+                "{what}: {} values read, {} expected",
+                got.len(),
+                want.len()
+            ));
+        }
+        let mut worst = 0.0f64;
+        let mut worst_at = 0;
+        let mut unwritten = 0usize;
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            if !g.is_finite() {
+                unwritten += 1;
+                continue;
+            }
+            let e = (g - w).abs() / w.abs().max(floor);
+            if e > worst {
+                worst = e;
+                worst_at = i;
+            }
+        }
+        if unwritten > 0 {
+            return Validation {
+                max_error: f64::INFINITY,
+                tolerance,
+                passed: false,
+                detail: format!(
+                    "{what}: {unwritten} of {} elements unwritten or not finite",
+                    got.len()
+                ),
+            };
+        }
+        Validation {
+            max_error: worst,
+            tolerance,
+            passed: worst <= tolerance,
+            detail: format!(
+                "{what}: {} elements, max rel. error {worst:.3e} at {worst_at} (tol {tolerance:.1e})",
+                got.len()
+            ),
+        }
+    }
+
+    /// A failed validation with a reason.
+    pub fn fail(detail: String) -> Validation {
+        Validation {
+            max_error: f64::INFINITY,
+            tolerance: 0.0,
+            passed: false,
+            detail,
+        }
+    }
+
+    /// Both checks must pass; the larger error ratio is kept.
+    pub fn and(self, other: Validation) -> Validation {
+        let ratio = |v: &Validation| {
+            if v.tolerance > 0.0 {
+                v.max_error / v.tolerance
+            } else {
+                f64::INFINITY
+            }
+        };
+        let (worse, _) = if ratio(&other) > ratio(&self) {
+            (&other, &self)
+        } else {
+            (&self, &other)
+        };
+        Validation {
+            max_error: worse.max_error,
+            tolerance: worse.tolerance,
+            passed: self.passed && other.passed,
+            detail: format!("{}; {}", self.detail, other.detail),
+        }
+    }
+}
+
+/// How the runner should time a kernel's runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timestamps<'a> {
+    /// No timestamps in this run (validation and warm-up runs, or wall-clock timing).
+    None,
+    /// The kernel writes these at the start of its first pass and the end of its last.
+    Passes {
+        /// The runner's query set.
+        set: &'a wgpu::QuerySet,
+        /// Index for the start.
+        begin: u32,
+        /// Index for the end.
+        end: u32,
+    },
+}
+
+impl<'a> Timestamps<'a> {
+    /// Timestamp writes for a compute pass that is the `first` and/or `last` of the run.
+    pub fn pass(&self, first: bool, last: bool) -> Option<wgpu::ComputePassTimestampWrites<'a>> {
+        match *self {
+            Timestamps::None => None,
+            Timestamps::Passes { set, begin, end } if first || last => {
+                Some(wgpu::ComputePassTimestampWrites {
+                    query_set: set,
+                    beginning_of_pass_write_index: first.then_some(begin),
+                    end_of_pass_write_index: last.then_some(end),
+                })
+            }
+            Timestamps::Passes { .. } => None,
+        }
+    }
+}
+
+/// A case prepared on a GPU: buffers allocated and uploaded, pipelines built,
+/// outputs poisoned.
+pub trait Kernel {
+    /// Records one run (every dispatch it needs) into `enc`.
+    fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>);
+    /// Whether `encode` records only compute passes (so pass timestamps can time it).
+    fn pass_timed(&self) -> bool {
+        true
+    }
+    /// Buffers the runner reads back after the first run, for [`Kernel::validate`].
+    fn outputs(&self) -> Vec<&wgpu::Buffer>;
+    /// Checks the outputs of exactly one run after poisoning.
+    fn validate(&self, outputs: &[Vec<u8>]) -> Validation;
+    /// Work and traffic of one run.
+    fn model(&self) -> Model;
+    /// App-specific figures for the record (for example `rms_force_deviation`).
+    fn metrics(&self, _outputs: &[Vec<u8>]) -> BTreeMap<String, f64> {
+        BTreeMap::new()
+    }
+}
+
+/// A case prepared on the CPU reference platform (f64, rayon).
+pub trait CpuKernel: Send {
+    /// Runs once.
+    fn run(&mut self);
+    /// Checks the result of the runs so far (the first run is checked).
+    fn validate(&self) -> Validation;
+    /// Work and traffic of one run.
+    fn model(&self) -> Model;
+}
+
+/// A mini-app: one module in `core/src/apps` plus one folder in `shaders/`.
+pub trait App: Send + Sync {
+    /// Registry name, e.g. `stream`.
+    fn name(&self) -> &'static str;
+    /// One line describing the app.
+    fn about(&self) -> &'static str;
+    /// Parameters the app accepts, with defaults.
+    fn params(&self) -> Vec<ParamSpec>;
+    /// Precisions run when the request names none.
+    fn default_precisions(&self) -> Vec<Precision> {
+        Precision::ALL.to_vec()
+    }
+    /// Expands a request into cases; errors on bad values.
+    fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>>;
+    /// Allocates, uploads and poisons on `gpu` and builds the pipelines.
+    /// Called inside the runner's error scopes; must not submit work.
+    fn prepare(&self, gpu: &Gpu, case: &Case) -> Result<Box<dyn Kernel>>;
+    /// Every kernel module the app builds in precision `p` (with default
+    /// constants), for the naga validation test of all kernel x prelude pairs.
+    fn shaders(&self, p: Precision) -> Vec<crate::shader::ShaderSpec>;
+    /// The same case on the CPU reference platform, in f64 (`None` if the app has none).
+    fn prepare_cpu(&self, _case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
+        None
+    }
+}
+
+/// A parameter spec for the common workgroup-size parameter.
+pub fn wg_param(default: &'static str) -> ParamSpec {
+    ParamSpec {
+        name: "wg",
+        help: "workgroup size (invocations); a comma list sweeps",
+        kind: ParamKind::UInt { min: 1, max: 1024 },
+        default,
+    }
+}
+
+/// `BadParameter` unless `wg` fits the adapter.
+pub fn check_wg(wg: u64, caps: &Capabilities) -> Result<u32> {
+    if wg == 0 || wg > caps.max_workgroup_invocations as u64 {
+        return Err(Error::OverLimit {
+            limit: "max_compute_invocations_per_workgroup",
+            needed: wg,
+            max: caps.max_workgroup_invocations as u64,
+        });
+    }
+    Ok(wg as u32)
+}

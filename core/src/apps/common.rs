@@ -1,0 +1,107 @@
+//! Helpers shared by the apps: fresh random inputs, size parsing, dispatch shapes.
+
+use rand::{Rng, SeedableRng};
+
+use crate::device::Capabilities;
+use crate::error::{Error, Result};
+use crate::precision::Precision;
+
+/// Random generator seeded afresh from the clock, so every run checks new inputs.
+pub fn fresh_rng() -> rand_pcg::Pcg64 {
+    let nanos = web_time::SystemTime::now()
+        .duration_since(web_time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0x5eed);
+    rand_pcg::Pcg64::seed_from_u64(nanos)
+}
+
+/// `n` uniform values in `lo..hi`, rounded to what `p` can store so the
+/// reference sees exactly the kernel's inputs.
+pub fn random_reals(rng: &mut impl Rng, n: usize, lo: f64, hi: f64, p: Precision) -> Vec<f64> {
+    let v: Vec<f64> = (0..n).map(|_| rng.random_range(lo..hi)).collect();
+    quantize(p, &v)
+}
+
+/// Rounds `values` to the nearest numbers `p` stores.
+pub fn quantize(p: Precision, values: &[f64]) -> Vec<f64> {
+    p.decode(&p.encode(values))
+}
+
+/// Parses a size parameter: a preset name from `presets` or a whole number.
+pub fn parse_size(name: &str, text: &str, presets: &[(&str, u64)]) -> Result<u64> {
+    if let Some((_, v)) = presets.iter().find(|(k, _)| *k == text) {
+        return Ok(*v);
+    }
+    let t = text.to_ascii_lowercase();
+    let (digits, mul) = if let Some(d) = t.strip_suffix('k') {
+        (d, 1u64 << 10)
+    } else if let Some(d) = t.strip_suffix('m') {
+        (d, 1 << 20)
+    } else if let Some(d) = t.strip_suffix('g') {
+        (d, 1 << 30)
+    } else if let Some(e) = t.strip_prefix("2^") {
+        let e: u32 = e
+            .parse()
+            .map_err(|_| Error::bad_param(name, format!("`{text}` is not a size")))?;
+        return 1u64
+            .checked_shl(e)
+            .filter(|_| e < 63)
+            .ok_or_else(|| Error::bad_param(name, format!("`{text}` is too large")));
+    } else {
+        (t.as_str(), 1)
+    };
+    let names: Vec<&str> = presets.iter().map(|(k, _)| *k).collect();
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|v| v.checked_mul(mul))
+        .filter(|&v| v > 0)
+        .ok_or_else(|| {
+            Error::bad_param(
+                name,
+                format!(
+                    "`{text}` is neither a positive number nor one of {}",
+                    names.join(", ")
+                ),
+            )
+        })
+}
+
+/// `OverLimit` unless one binding of `bytes` fits the platform.
+pub fn check_binding(bytes: u64, caps: &Capabilities) -> Result<()> {
+    let (limit, max) = if caps.max_storage_binding < caps.max_buffer {
+        ("max_storage_buffer_binding_size", caps.max_storage_binding)
+    } else {
+        ("max_buffer_size", caps.max_buffer)
+    };
+    if bytes > max {
+        return Err(Error::OverLimit {
+            limit,
+            needed: bytes,
+            max,
+        });
+    }
+    Ok(())
+}
+
+/// Largest element count of `elem_bytes` each that one binding can hold.
+pub fn max_elements(elem_bytes: u64, caps: &Capabilities) -> u64 {
+    caps.max_storage_binding.min(caps.max_buffer) / elem_bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        let presets = [("small", 8)];
+        assert_eq!(parse_size("size", "small", &presets).ok(), Some(8));
+        assert_eq!(parse_size("size", "2^25", &presets).ok(), Some(1 << 25));
+        assert_eq!(parse_size("size", "16k", &presets).ok(), Some(16384));
+        assert_eq!(parse_size("size", "3", &presets).ok(), Some(3));
+        assert!(parse_size("size", "huge", &presets).is_err());
+        assert!(parse_size("size", "0", &presets).is_err());
+        assert!(parse_size("size", "2^99", &presets).is_err());
+    }
+}

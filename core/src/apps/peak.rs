@@ -1,0 +1,333 @@
+//! `peak`: compute ceilings per precision (independent FMA chains) and an
+//! arithmetic-intensity sweep that shows the ridge point.
+
+use crate::app::{
+    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Resolved, Timestamps,
+    Validation, check_wg, wg_param,
+};
+use crate::apps::common::{check_binding, fresh_rng, parse_size, random_reals};
+use crate::device::{Capabilities, Gpu};
+use crate::error::Result;
+use crate::gpu::{Bind, Pipeline, dispatch_shape};
+use crate::parallel::par_map;
+use crate::precision::Precision;
+use crate::shader::{ShaderSpec, sources};
+
+const SOURCE: &str = include_str!("../../../shaders/peak/peak.wgsl");
+
+/// Recurrence x <- a x + b with fixed point b / (1 - a) = 1; both exact in f32.
+const A: f64 = 1.0 - 1.0 / 1024.0;
+const B: f64 = 1.0 / 1024.0;
+
+/// The `peak` app.
+pub struct Peak;
+
+impl App for Peak {
+    fn name(&self) -> &'static str {
+        "peak"
+    }
+
+    fn about(&self) -> &'static str {
+        "compute ceilings: FMA chains per precision, and a mixbench-style intensity sweep"
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![
+            ParamSpec {
+                name: "kernel",
+                help: "fma (the ceiling) and/or mix (the intensity sweep)",
+                kind: ParamKind::Choice(&["fma", "mix"]),
+                default: "fma,mix",
+            },
+            ParamSpec {
+                name: "size",
+                help: "invocations of fma / elements of mix: default (2^20 / 2^24), small (2^12 / 2^14), or a number",
+                kind: ParamKind::Text,
+                default: "default",
+            },
+            ParamSpec {
+                name: "chains",
+                help: "independent FMA chains per invocation (fma)",
+                kind: ParamKind::UInt { min: 1, max: 32 },
+                default: "8",
+            },
+            ParamSpec {
+                name: "iters",
+                help: "steps of each chain (fma)",
+                kind: ParamKind::UInt {
+                    min: 1,
+                    max: 1 << 20,
+                },
+                default: "1024",
+            },
+            ParamSpec {
+                name: "intensity",
+                help: "FMAs per element read and written (mix); a list sweeps",
+                kind: ParamKind::UInt {
+                    min: 1,
+                    max: 1 << 16,
+                },
+                default: "1,2,4,8,16,32,64,128,256",
+            },
+            wg_param("256"),
+        ]
+    }
+
+    fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
+        let r = Resolved::new(self.name(), &self.params(), req, &self.default_precisions())?;
+        let mut cases = Vec::new();
+        for &p in &r.precisions {
+            for kernel in r.list("kernel") {
+                let presets: [(&str, u64); 2] = if kernel == "fma" {
+                    [("default", 1 << 20), ("small", 1 << 12)]
+                } else {
+                    [("default", 1 << 24), ("small", 1 << 14)]
+                };
+                let n = parse_size("size", r.text("size"), &presets)?;
+                check_binding(n * p.real_bytes(), caps)?;
+                for wg in r.uints("wg") {
+                    let wg = check_wg(wg, caps)?;
+                    if kernel == "fma" {
+                        for chains in r.uints("chains") {
+                            for iters in r.uints("iters") {
+                                cases.push(
+                                    Case::new(
+                                        self.name(),
+                                        "fma",
+                                        &format!("wg{wg}/chains{chains}"),
+                                        p,
+                                    )
+                                    .param("n", n)
+                                    .param("wg", wg)
+                                    .param("chains", chains)
+                                    .param("iters", iters),
+                                );
+                            }
+                        }
+                    } else {
+                        for k in r.uints("intensity") {
+                            cases.push(
+                                Case::new(self.name(), "mix", &format!("fma{k}/wg{wg}"), p)
+                                    .param("n", n)
+                                    .param("wg", wg)
+                                    .param("intensity", k),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        Ok(cases)
+    }
+
+    fn prepare(&self, gpu: &Gpu, case: &Case) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(PeakGpu::new(gpu, case)?))
+    }
+
+    fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
+        vec![spec(p, 256, 8, 1024, 16)]
+    }
+
+    fn prepare_cpu(&self, case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
+        Some(Shape::of(case).map(|shape| {
+            let mut rng = fresh_rng();
+            let x0 = random_reals(&mut rng, shape.n as usize, 0.5, 1.0, Precision::F64);
+            Box::new(PeakCpu {
+                out: vec![f64::NAN; x0.len()],
+                x0,
+                shape,
+            }) as Box<dyn CpuKernel>
+        }))
+    }
+}
+
+/// The recurrence work of one case: chains of `steps` FMAs on `n` inputs.
+#[derive(Clone, Copy)]
+struct Shape {
+    n: u64,
+    chains: u64,
+    steps: u64,
+}
+
+impl Shape {
+    fn of(case: &Case) -> Result<Shape> {
+        Ok(if case.kernel == "fma" {
+            Shape {
+                n: case.uint("n")?,
+                chains: case.uint("chains")?,
+                steps: case.uint("iters")?,
+            }
+        } else {
+            Shape {
+                n: case.uint("n")?,
+                chains: 1,
+                steps: case.uint("intensity")?,
+            }
+        })
+    }
+
+    /// Chain c of input s starts at s + c/16; x_k = a^k (x_0 - 1) + 1 in closed form.
+    fn expected(&self, x0: &[f64]) -> Vec<f64> {
+        let ak = A.powi(self.steps as i32);
+        par_map(x0.len(), |i| {
+            (0..self.chains)
+                .map(|c| ak * (x0[i] + c as f64 / 16.0 - 1.0) + 1.0)
+                .sum()
+        })
+    }
+
+    /// Rounding of `steps` contracting steps: each adds at most `per_step` u of
+    /// a value within [0.5, 1 + chains/16], damped by a < 1.
+    fn tolerance(&self, p: Precision) -> f64 {
+        let per_step = if p == Precision::Df64 { 8.0 } else { 2.0 };
+        let damped = (self.steps as f64).min(1.0 / (1.0 - A));
+        4.0 * per_step * p.unit_roundoff() * damped * (1.0 + self.chains as f64 / 16.0)
+    }
+
+    /// One input read and one output written per invocation or element.
+    fn model(&self, p: Precision) -> Model {
+        Model {
+            flops: 2.0 * (self.n * self.chains * self.steps) as f64,
+            bytes: (2 * self.n * p.real_bytes()) as f64,
+        }
+    }
+}
+
+/// The module holding both peak kernels.
+fn spec(p: Precision, wg: u32, chains: u32, iters: u32, intensity: u32) -> ShaderSpec {
+    ShaderSpec::new("peak", SOURCE, p)
+        .with_u32("WG", wg)
+        .with_u32("CHAINS", chains)
+        .with_u32("ITERS", iters)
+        .with_u32("INTENSITY", intensity)
+        .with_include(sources::GRID)
+}
+
+struct PeakGpu {
+    kernel: String,
+    precision: Precision,
+    shape: Shape,
+    x0: Vec<f64>,
+    out: wgpu::Buffer,
+    pipe: Pipeline,
+    bg: wgpu::BindGroup,
+    groups: (u32, u32),
+}
+
+impl PeakGpu {
+    fn new(gpu: &Gpu, case: &Case) -> Result<PeakGpu> {
+        let p = case.precision;
+        let shape = Shape::of(case)?;
+        let wg = case.uint("wg")? as u32;
+        let mut rng = fresh_rng();
+        let x0 = random_reals(&mut rng, shape.n as usize, 0.5, 1.0, p);
+        let groups = dispatch_shape(shape.n, wg, gpu.caps.max_workgroups_per_dim)?;
+        let threads = groups.0 as u64 * groups.1 as u64 * wg as u64;
+        let (entry, chains, iters, intensity) = if case.kernel == "fma" {
+            ("fma_chains", shape.chains, shape.steps, 1)
+        } else {
+            ("mix", 1, 1, shape.steps)
+        };
+        let spec = ShaderSpec::new(format!("peak/{}", case.kernel), SOURCE, p)
+            .with_u32("WG", wg)
+            .with_u32("CHAINS", chains as u32)
+            .with_u32("ITERS", iters as u32)
+            .with_u32("INTENSITY", intensity as u32)
+            .with_include(sources::GRID);
+        let pipe = gpu.pipeline(
+            &spec,
+            entry,
+            &[Bind::Read, Bind::ReadWrite, Bind::Read, Bind::Uniform],
+        )?;
+        let input = gpu.storage_init("x0", &p.encode(&x0))?;
+        let out = gpu.storage_poisoned("out", shape.n * p.real_bytes(), &p.poison_pattern())?;
+        let coef = gpu.storage_init("coef", &p.encode(&[A, B]))?;
+        let dims = gpu.uniform(
+            "dims",
+            bytemuck::cast_slice(&[shape.n as u32, threads as u32, 0, 0]),
+        );
+        let bg = gpu.bind(&pipe, &[&input, &out, &coef, &dims]);
+        Ok(PeakGpu {
+            kernel: case.kernel.clone(),
+            precision: p,
+            shape,
+            x0,
+            out,
+            pipe,
+            bg,
+            groups,
+        })
+    }
+}
+
+impl Kernel for PeakGpu {
+    fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(&self.kernel),
+            timestamp_writes: ts.pass(true, true),
+        });
+        self.pipe.set(&mut pass, &self.bg);
+        pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+    }
+
+    fn outputs(&self) -> Vec<&wgpu::Buffer> {
+        vec![&self.out]
+    }
+
+    fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
+        let got = self.precision.decode(&outputs[0]);
+        let want = self.shape.expected(&self.x0);
+        Validation::compare(
+            &got,
+            &want,
+            self.shape.tolerance(self.precision),
+            0.0,
+            "closed-form recurrence",
+        )
+    }
+
+    fn model(&self) -> Model {
+        self.shape.model(self.precision)
+    }
+}
+
+struct PeakCpu {
+    shape: Shape,
+    x0: Vec<f64>,
+    out: Vec<f64>,
+}
+
+impl CpuKernel for PeakCpu {
+    fn run(&mut self) {
+        let (x0, s) = (&self.x0, self.shape);
+        // Separate multiply and add: without a hardware FMA target feature
+        // `mul_add` is a library call, and the CPU ceiling is the plain rate.
+        crate::parallel::fill(&mut self.out, |i| {
+            let mut x = [0.0f64; 32];
+            for (c, v) in x.iter_mut().enumerate().take(s.chains as usize) {
+                *v = x0[i] + c as f64 / 16.0;
+            }
+            for _ in 0..s.steps {
+                for v in x.iter_mut().take(s.chains as usize) {
+                    *v = *v * A + B;
+                }
+            }
+            x.iter().take(s.chains as usize).sum()
+        });
+    }
+
+    fn validate(&self) -> Validation {
+        let want = self.shape.expected(&self.x0);
+        Validation::compare(
+            &self.out,
+            &want,
+            self.shape.tolerance(Precision::F64),
+            0.0,
+            "closed-form recurrence",
+        )
+    }
+
+    fn model(&self) -> Model {
+        self.shape.model(Precision::F64)
+    }
+}

@@ -1,0 +1,98 @@
+//! The df64 self-test run at device creation.
+//!
+//! WGSL lets compilers reassociate and contract float operations, and does not
+//! promise a fused `fma`; either breaks the error-free transforms that df64 is
+//! built on. The test runs TwoProd and TwoSum on inputs whose exact error terms
+//! the host knows, first with `fma`, then with Veltkamp splitting, and reports
+//! df64 as degraded when neither is exact.
+
+use rand::{Rng, SeedableRng};
+
+use crate::device::{Df64Status, Gpu};
+use crate::error::Result;
+use crate::gpu::Bind;
+use crate::precision::Precision;
+use crate::shader::{Df64Mode, ShaderSpec};
+
+const SOURCE: &str = include_str!("../../shaders/common/df64_selftest.wgsl");
+
+/// Inputs with non-zero product and sum error terms, plus random ones.
+fn inputs() -> Vec<[f32; 2]> {
+    let mut v = vec![
+        [1.0 + f32::EPSILON, 1.0 - f32::EPSILON],
+        [1.0, 2f32.powi(-30)],
+        [3.0 / 7.0, 1.0 / 3.0],
+        [16_777_215.0, 16_777_213.0],
+    ];
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(0xdf64);
+    for _ in 0..252 {
+        let a: f32 = rng.random_range(-1.0e3..1.0e3);
+        let b: f32 = rng.random_range(-1.0e3..1.0e3);
+        v.push([a, b]);
+    }
+    v
+}
+
+/// Indices of inputs whose GPU error terms differ from the exact ones.
+fn mismatches(inp: &[[f32; 2]], out: &[[f32; 4]]) -> usize {
+    inp.iter()
+        .zip(out)
+        .filter(|([a, b], [ph, pl, sh, sl])| {
+            let (a, b) = (*a as f64, *b as f64);
+            let p = a * b; // exact: 24 + 24 significant bits fit in 53
+            let s = a + b; // exact for these magnitudes
+            let want = [
+                p as f32,
+                (p - (p as f32) as f64) as f32,
+                s as f32,
+                (s - (s as f32) as f64) as f32,
+            ];
+            want != [*ph, *pl, *sh, *sl]
+        })
+        .count()
+}
+
+async fn run(gpu: &Gpu, mode: Df64Mode, inp: &[[f32; 2]]) -> Result<usize> {
+    let spec = ShaderSpec::new("df64-selftest", SOURCE, Precision::Df64);
+    let input = gpu.storage_init("df64-in", bytemuck::cast_slice(inp))?;
+    let output =
+        gpu.storage_poisoned("df64-out", (inp.len() * 16) as u64, &f32::NAN.to_le_bytes())?;
+    let pipe = gpu
+        .scoped(|| gpu.pipeline_with(&spec, "main", &[Bind::Read, Bind::ReadWrite], mode))
+        .await?;
+    let bg = gpu.bind(&pipe, &[&input, &output]);
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pipe.set(&mut pass, &bg);
+        pass.dispatch_workgroups((inp.len() as u32).div_ceil(64), 1, 1);
+    }
+    gpu.queue.submit([enc.finish()]);
+    let bytes = gpu.read_buffers(&[&output]).await?;
+    let out: &[[f32; 4]] = bytemuck::cast_slice(&bytes[0]);
+    Ok(mismatches(inp, out))
+}
+
+/// Runs the self-test on `gpu` and picks the fastest exact formulation.
+pub async fn self_test(gpu: &Gpu) -> Result<Df64Status> {
+    let inp = inputs();
+    let mut tried = Vec::new();
+    for mode in Df64Mode::ALL {
+        let wrong = run(gpu, mode, &inp).await?;
+        if wrong == 0 {
+            if mode != Df64Mode::ALL[0] {
+                log::info!(
+                    "df64: plain formulation inexact on this adapter ({tried:?}); using {mode:?}"
+                );
+            }
+            return Ok(Df64Status::Exact(mode));
+        }
+        tried.push((mode, wrong));
+    }
+    let msg = format!(
+        "error-free transforms broken by the shader compiler in every formulation (wrong of {}: {tried:?})",
+        inp.len()
+    );
+    log::warn!("df64 degraded: {msg}");
+    Ok(Df64Status::Degraded(msg))
+}

@@ -1,0 +1,251 @@
+//! Result records and result files (one versioned JSON schema for every front end).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::app::{Case, Model, Validation};
+use crate::device::PlatformInfo;
+use crate::error::{Error, Result};
+use crate::roofline::Roofline;
+use crate::timing::{Stats, TimingMethod};
+
+/// Version of the result-file schema; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One timed, validated kernel run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResultRecord {
+    /// What ran.
+    #[serde(flatten)]
+    pub case: Case,
+    /// Where it ran.
+    pub platform: PlatformInfo,
+    /// How the samples were timed.
+    pub timing: TimingMethod,
+    /// Every timed sample, seconds.
+    pub samples_s: Vec<f64>,
+    /// Statistics of the samples.
+    pub stats: Stats,
+    /// The analytic model of one run.
+    pub model: Model,
+    /// FLOPs over the median time, in GFLOP/s.
+    pub gflops: f64,
+    /// Bytes over the median time, in GB/s (10^9 bytes).
+    pub gbps: f64,
+    /// FLOPs per byte.
+    pub arithmetic_intensity: f64,
+    /// Check against the CPU reference.
+    pub validation: Validation,
+    /// App-specific figures.
+    #[serde(default)]
+    pub metrics: BTreeMap<String, f64>,
+    /// Skylight version that produced the record.
+    pub skylight_version: String,
+    /// Git commit of that build.
+    pub git_hash: String,
+    /// UTC date and time, ISO 8601.
+    pub date: String,
+}
+
+impl ResultRecord {
+    /// Builds a record, deriving rates from the median sample.
+    pub fn new(
+        case: Case,
+        platform: PlatformInfo,
+        timing: TimingMethod,
+        samples_s: Vec<f64>,
+        model: Model,
+        validation: Validation,
+        metrics: BTreeMap<String, f64>,
+    ) -> ResultRecord {
+        let stats = Stats::of(&samples_s);
+        let t = stats.median;
+        let rate = |x: f64| if t > 0.0 { x / t / 1e9 } else { 0.0 };
+        ResultRecord {
+            case,
+            platform,
+            timing,
+            gflops: rate(model.flops),
+            gbps: rate(model.bytes),
+            arithmetic_intensity: if model.bytes > 0.0 {
+                model.flops / model.bytes
+            } else {
+                0.0
+            },
+            samples_s,
+            stats,
+            model,
+            validation,
+            metrics,
+            skylight_version: env!("CARGO_PKG_VERSION").to_string(),
+            git_hash: option_env!("SKYLIGHT_GIT_HASH")
+                .unwrap_or("unknown")
+                .to_string(),
+            date: now_iso8601(),
+        }
+    }
+}
+
+/// The contents of a result file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResultFile {
+    /// [`SCHEMA_VERSION`] of the writer.
+    pub schema_version: u32,
+    /// Every record of the run.
+    pub records: Vec<ResultRecord>,
+    /// The roofline built from the records, when the run measured one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roofline: Option<Roofline>,
+}
+
+impl ResultFile {
+    /// A file of the current schema.
+    pub fn new(records: Vec<ResultRecord>, roofline: Option<Roofline>) -> ResultFile {
+        ResultFile {
+            schema_version: SCHEMA_VERSION,
+            records,
+            roofline,
+        }
+    }
+
+    /// Pretty JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// Parses a result file; `origin` names it in errors. Rejects other schema versions.
+    pub fn from_json(text: &str, origin: &str) -> Result<ResultFile> {
+        let bad = |reason: String| Error::BadFile {
+            path: origin.to_string(),
+            reason,
+        };
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        match v.get("schema_version").and_then(|s| s.as_u64()) {
+            Some(n) if n == SCHEMA_VERSION as u64 => {}
+            Some(n) => {
+                return Err(bad(format!(
+                    "schema version {n}, this build reads {SCHEMA_VERSION}"
+                )));
+            }
+            None => return Err(bad("no schema_version: not a Skylight result file".into())),
+        }
+        serde_json::from_value(v).map_err(|e| bad(e.to_string()))
+    }
+
+    /// CSV with one row per record.
+    pub fn to_csv(&self) -> String {
+        let mut s = String::from(
+            "app,kernel,variant,precision,platform,backend,timing,median_s,min_s,max_s,gflops,gbps,ai,validated,max_error,tolerance\n",
+        );
+        for r in &self.records {
+            s.push_str(&format!(
+                "{},{},{},{},\"{}\",{},{},{:e},{:e},{:e},{:.3},{:.3},{:.4},{},{:e},{:e}\n",
+                r.case.app,
+                r.case.kernel,
+                r.case.variant,
+                r.case.precision,
+                r.platform.name.replace('"', "'"),
+                r.platform.backend,
+                r.timing.name(),
+                r.stats.median,
+                r.stats.min,
+                r.stats.max,
+                r.gflops,
+                r.gbps,
+                r.arithmetic_intensity,
+                r.validation.passed,
+                r.validation.max_error,
+                r.validation.tolerance
+            ));
+        }
+        s
+    }
+
+    /// Reads a result file from disk.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn load(path: &std::path::Path) -> Result<ResultFile> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::BadFile {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        ResultFile::from_json(&text, &path.display().to_string())
+    }
+}
+
+/// Writes `contents` to `path` atomically: a temporary file beside it, then a rename.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn write_atomic(path: &std::path::Path, contents: &str) -> Result<()> {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("results");
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(contents.as_bytes())?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)?;
+    Ok(())
+}
+
+/// Current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn now_iso8601() -> String {
+    let secs = web_time::SystemTime::now()
+        .duration_since(web_time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem / 60) % 60,
+        rem % 60
+    )
+}
+
+/// Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_414), (2025, 11, 22));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn rejects_malformed_and_foreign_files() {
+        assert!(ResultFile::from_json("{", "x").is_err());
+        assert!(ResultFile::from_json("{\"records\": []}", "x").is_err());
+        assert!(ResultFile::from_json("{\"schema_version\": 99, \"records\": []}", "x").is_err());
+        assert!(
+            ResultFile::from_json("{\"schema_version\": 1, \"records\": [{\"app\": 3}]}", "x")
+                .is_err()
+        );
+        let ok = ResultFile::new(vec![], None).to_json();
+        assert!(ResultFile::from_json(&ok, "x").is_ok());
+    }
+}

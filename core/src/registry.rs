@@ -1,0 +1,59 @@
+//! The registry: every app the suite knows, in run order. Adding an app is one
+//! line here plus its module and shader folder.
+
+use crate::app::App;
+use crate::apps;
+use crate::error::{Error, Result};
+
+/// Every registered app.
+pub fn apps() -> Vec<&'static dyn App> {
+    vec![
+        &apps::stream::Stream,
+        &apps::peak::Peak,
+        &apps::cache::Cache,
+    ]
+}
+
+/// The app called `name`, or `UnknownApp`.
+pub fn find(name: &str) -> Result<&'static dyn App> {
+    apps()
+        .into_iter()
+        .find(|a| a.name() == name)
+        .ok_or_else(|| Error::UnknownApp(name.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Precision;
+    use crate::shader::Df64Mode;
+
+    /// Every kernel composed with every prelude (and every df64 formulation)
+    /// parses and validates with naga, with only the capabilities it needs.
+    #[test]
+    fn every_kernel_validates_with_every_prelude() {
+        for app in super::apps() {
+            for p in Precision::ALL {
+                let specs = app.shaders(p);
+                assert!(!specs.is_empty(), "{} declares no shaders", app.name());
+                for spec in specs {
+                    let modes: &[Df64Mode] = if p == Precision::Df64 {
+                        &Df64Mode::ALL
+                    } else {
+                        &Df64Mode::ALL[..1]
+                    };
+                    for &m in modes {
+                        if let Err(e) = spec.validate(m) {
+                            panic!("{} ({p}, {m:?}): {e}", app.name());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_app_is_an_error() {
+        assert!(super::find("nope").is_err());
+        assert!(super::find("stream").is_ok());
+    }
+}

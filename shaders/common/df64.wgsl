@@ -1,0 +1,120 @@
+// Real = double-word ("df64"): the unevaluated sum hi + lo of two f32, about 48
+// significant bits. Algorithms and error bounds follow Joldes, Muller & Popescu,
+// "Tight and rigorous error bounds for basic building blocks of double-word
+// arithmetic" (ACM TOMS 2017): add 3u^2, mul 5u^2 (u = 2^-24).
+//
+// The host injects two switches from the adapter's self-test:
+// DF64_FMA selects a fused fma() for TwoProd, else Veltkamp/Dekker splitting;
+// DF64_GUARD routes every intermediate value through an integer XOR with a
+// runtime zero (df64_guard.x, bound by the runtime in group 1). Drivers whose
+// compilers treat float arithmetic as reassociable (Mesa's NIR and LLVM do,
+// since naga emits no NoContraction) otherwise fold (a + b) - a into b, or
+// distribute a guard multiplication by 1 and drop the rounding, erasing the
+// error terms; float algebra cannot see through an integer operation on an
+// unknown operand. The XOR changes no bit, only what the optimiser can prove.
+struct Real { hi: f32, lo: f32 }
+alias RealStore = vec2<f32>;
+
+@group(1) @binding(0) var<uniform> df64_guard: vec4<u32>;
+
+fn df_g(x: f32) -> f32 {
+    if (DF64_GUARD) { return bitcast<f32>(bitcast<u32>(x) ^ df64_guard.x); }
+    return x;
+}
+
+fn r_load(x: RealStore) -> Real { return Real(x.x, x.y); }
+fn r_store(x: Real) -> RealStore { return vec2<f32>(x.hi, x.lo); }
+fn r_from_f32(x: f32) -> Real { return Real(x, 0.0); }
+fn r_to_f32(x: Real) -> f32 { return x.hi + x.lo; }
+fn r_zero() -> Real { return Real(0.0, 0.0); }
+fn r_one() -> Real { return Real(1.0, 0.0); }
+
+// Error-free transforms. Each returns (rounded result, exact error).
+fn df_two_sum(a: f32, b: f32) -> Real {
+    let s = df_g(a + b);
+    let bb = df_g(s - a);
+    let e = df_g(a - df_g(s - bb)) + df_g(b - bb);
+    return Real(s, e);
+}
+
+// Exact only when |a| >= |b| or a == 0.
+fn df_fast_two_sum(a: f32, b: f32) -> Real {
+    let s = df_g(a + b);
+    let e = b - df_g(s - a);
+    return Real(s, e);
+}
+
+fn df_split(a: f32) -> vec2<f32> {
+    // 4097 = 2^12 + 1 splits a 24-bit significand into two 12-bit halves.
+    let c = df_g(4097.0 * a);
+    let hi = df_g(c - df_g(c - a));
+    return vec2<f32>(hi, a - hi);
+}
+
+fn df_two_prod(a: f32, b: f32) -> Real {
+    let p = df_g(a * b);
+    if (DF64_FMA) {
+        return Real(p, fma(a, b, -p));
+    }
+    let sa = df_split(a);
+    let sb = df_split(b);
+    let e1 = df_g(df_g(sa.x * sb.x) - p);
+    let e2 = df_g(e1 + df_g(sa.x * sb.y));
+    let e3 = df_g(e2 + df_g(sa.y * sb.x));
+    let e = e3 + df_g(sa.y * sb.y);
+    return Real(p, e);
+}
+
+fn r_add(x: Real, y: Real) -> Real {
+    let s = df_two_sum(x.hi, y.hi);
+    let t = df_two_sum(x.lo, y.lo);
+    let v = df_fast_two_sum(s.hi, s.lo + t.hi);
+    return df_fast_two_sum(v.hi, t.lo + v.lo);
+}
+
+fn r_neg(a: Real) -> Real { return Real(-a.hi, -a.lo); }
+fn r_sub(a: Real, b: Real) -> Real { return r_add(a, r_neg(b)); }
+
+fn r_mul(x: Real, y: Real) -> Real {
+    let c = df_two_prod(x.hi, y.hi);
+    var cl: f32;
+    if (DF64_FMA) {
+        cl = fma(x.lo, y.hi, x.hi * y.lo);
+    } else {
+        cl = x.lo * y.hi + x.hi * y.lo;
+    }
+    return df_fast_two_sum(c.hi, c.lo + cl);
+}
+
+// Long division with two correction steps: each quotient digit is an f32
+// division (up to 2.5 ulp on Vulkan), the remainders are exact, so the
+// result keeps the double-word accuracy.
+fn r_div(x: Real, y: Real) -> Real {
+    let q1 = x.hi / y.hi;
+    let r1 = r_sub(x, r_mul(y, Real(q1, 0.0)));
+    let q2 = r1.hi / y.hi;
+    let r2 = r_sub(r1, r_mul(y, Real(q2, 0.0)));
+    let q3 = r2.hi / y.hi;
+    let q = df_fast_two_sum(q1, q2);
+    return r_add(q, Real(q3, 0.0));
+}
+
+fn r_fma(a: Real, b: Real, c: Real) -> Real { return r_add(r_mul(a, b), c); }
+
+fn r_abs(a: Real) -> Real {
+    if (a.hi < 0.0) { return r_neg(a); }
+    return a;
+}
+
+// One Newton step on the f32 root, with the residual x - s^2 taken exactly.
+fn r_sqrt(x: Real) -> Real {
+    if (x.hi <= 0.0) { return Real(sqrt(x.hi), 0.0); }
+    let s = sqrt(x.hi);
+    let p = df_two_prod(s, s);
+    let r = df_g(df_g(x.hi - p.hi) - p.lo) + x.lo;
+    return df_fast_two_sum(s, r / (2.0 * s));
+}
+
+fn r_lt(a: Real, b: Real) -> bool { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
+fn r_max(a: Real, b: Real) -> Real { if (r_lt(a, b)) { return b; } return a; }
+fn r_min(a: Real, b: Real) -> Real { if (r_lt(b, a)) { return b; } return a; }

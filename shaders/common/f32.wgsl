@@ -1,0 +1,22 @@
+// Real = IEEE single precision. One of three interchangeable preludes: a kernel
+// uses only the names below, so the same source runs in f32, f64 and df64.
+alias Real = f32;
+alias RealStore = f32;
+
+fn r_load(x: RealStore) -> Real { return x; }
+fn r_store(x: Real) -> RealStore { return x; }
+fn r_from_f32(x: f32) -> Real { return x; }
+fn r_to_f32(x: Real) -> f32 { return x; }
+fn r_zero() -> Real { return 0.0; }
+fn r_one() -> Real { return 1.0; }
+fn r_add(a: Real, b: Real) -> Real { return a + b; }
+fn r_sub(a: Real, b: Real) -> Real { return a - b; }
+fn r_mul(a: Real, b: Real) -> Real { return a * b; }
+fn r_div(a: Real, b: Real) -> Real { return a / b; }
+fn r_fma(a: Real, b: Real, c: Real) -> Real { return fma(a, b, c); }
+fn r_neg(a: Real) -> Real { return -a; }
+fn r_abs(a: Real) -> Real { return abs(a); }
+fn r_sqrt(a: Real) -> Real { return sqrt(a); }
+fn r_lt(a: Real, b: Real) -> bool { return a < b; }
+fn r_max(a: Real, b: Real) -> Real { return max(a, b); }
+fn r_min(a: Real, b: Real) -> Real { return min(a, b); }

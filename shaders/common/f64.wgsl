@@ -1,0 +1,21 @@
+// Real = native IEEE double precision (needs SHADER_F64).
+alias Real = f64;
+alias RealStore = f64;
+
+fn r_load(x: RealStore) -> Real { return x; }
+fn r_store(x: Real) -> RealStore { return x; }
+fn r_from_f32(x: f32) -> Real { return f64(x); }
+fn r_to_f32(x: Real) -> f32 { return f32(x); }
+fn r_zero() -> Real { return 0.0lf; }
+fn r_one() -> Real { return 1.0lf; }
+fn r_add(a: Real, b: Real) -> Real { return a + b; }
+fn r_sub(a: Real, b: Real) -> Real { return a - b; }
+fn r_mul(a: Real, b: Real) -> Real { return a * b; }
+fn r_div(a: Real, b: Real) -> Real { return a / b; }
+fn r_fma(a: Real, b: Real, c: Real) -> Real { return fma(a, b, c); }
+fn r_neg(a: Real) -> Real { return -a; }
+fn r_abs(a: Real) -> Real { return abs(a); }
+fn r_sqrt(a: Real) -> Real { return sqrt(a); }
+fn r_lt(a: Real, b: Real) -> bool { return a < b; }
+fn r_max(a: Real, b: Real) -> Real { return max(a, b); }
+fn r_min(a: Real, b: Real) -> Real { return min(a, b); }
