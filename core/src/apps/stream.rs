@@ -101,8 +101,16 @@ impl App for Stream {
                 n = cap;
             }
             for kernel in r.list("kernel") {
-                // The driver copy does not depend on the precision: run it once.
-                if kernel == "copy-buffer" && p != r.precisions[0] {
+                // The driver copy depends on neither the precision nor the launch shape: run it once.
+                if kernel == "copy-buffer" {
+                    if p == r.precisions[0] {
+                        cases.push(
+                            Case::new(self.name(), kernel, "driver", p)
+                                .param("n", n)
+                                .param("wg", 1)
+                                .param("epi", 1),
+                        );
+                    }
                     continue;
                 }
                 for wg in r.uints("wg") {
