@@ -11,6 +11,7 @@ pub fn apps() -> Vec<&'static dyn App> {
         &apps::stream::Stream,
         &apps::peak::Peak,
         &apps::cache::Cache,
+        &apps::gpp::Gpp,
     ]
 }
 

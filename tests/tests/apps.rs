@@ -16,6 +16,8 @@ fn small(app: &str) -> Request {
     match app {
         "peak" => r.set("iters", "64").set("intensity", "1,16"),
         "cache" => r.set("ws", "16k,1m"),
+        // Every variant is covered by tests/tests/gpp.rs; here one order keeps lavapipe fast.
+        "gpp" => r.set("inputs", "random").set("order", "nx"),
         _ => r,
     }
 }

@@ -2,5 +2,6 @@
 
 pub mod cache;
 pub mod common;
+pub mod gpp;
 pub mod peak;
 pub mod stream;

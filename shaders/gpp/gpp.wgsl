@@ -1,0 +1,148 @@
+// BerkeleyGW GPP (General Plasmon Pole) self-energy kernel, noflagOCC form:
+//   achtemp[iw] = sum_{n1, my_igp, ig} delw(iw, my_igp, ig) * I_eps[my_igp, ig] * sch_store1[n1, my_igp]
+// with delw = 1 / (wx[iw] - wtilde[my_igp, ig]) and
+//   sch_store1 = conj(aqsm[n1, igp]) * aqsn[n1, igp] * 0.5 * vcoul[igp] * wtilde[my_igp, igp].
+// Pass 1: one workgroup per (n1, my_igp); its invocations stride over ig, so
+// consecutive invocations read consecutive complex elements (coalesced). The
+// three frequencies live in three register accumulators (the iw loop is
+// unrolled), and everything that depends only on (n1, my_igp) is computed
+// once before the ig loop. Each workgroup writes one partial sum per iw.
+// Pass 2 (`finish`): one workgroup adds the partials in a fixed order.
+// Every sum has a fixed order, so the result is bit-identical run to run.
+struct Dims {
+    bands: u32,
+    ngpown: u32,
+    ncouls: u32,
+    groups: u32,
+}
+
+// Complex arrays are interleaved (re, im) reals, row-major.
+@group(0) @binding(0) var<storage, read> aqsm: array<RealStore>;
+@group(0) @binding(1) var<storage, read> aqsn: array<RealStore>;
+@group(0) @binding(2) var<storage, read> i_eps: array<RealStore>;
+@group(0) @binding(3) var<storage, read> wtilde: array<RealStore>;
+// vcoul[0..ncouls] followed by wx[0..3]: one binding fewer, so the kernel
+// stays within the default limit of 8 storage buffers per stage.
+@group(0) @binding(4) var<storage, read> vcoul_wx: array<RealStore>;
+@group(0) @binding(5) var<uniform> dims: Dims;
+// Six reals (three complex sums) per pass-1 workgroup.
+@group(0) @binding(6) var<storage, read_write> partial: array<RealStore>;
+// achtemp[0..3] as six reals.
+@group(0) @binding(7) var<storage, read_write> achtemp: array<RealStore>;
+
+// The three frequency accumulators, kept as named fields (not an indexed
+// array) so they stay in registers.
+struct Acc3 {
+    a0: Complex,
+    a1: Complex,
+    a2: Complex,
+}
+
+// 1 / wdiff = conj(wdiff) / |wdiff|^2 with wdiff = wx - wt: one real division
+// and two multiplications instead of two divisions.
+fn gpp_delw(wx: Real, wt: Complex) -> Complex {
+    let re = r_sub(wx, wt.re);
+    let inv = r_div(r_one(), r_fma(re, re, r_mul(wt.im, wt.im)));
+    // conj(wdiff).im = -(-wt.im) = wt.im
+    return Complex(r_mul(re, inv), r_mul(wt.im, inv));
+}
+
+// This invocation's share (ig = lid, lid + WG, ...) of the sums for one (n1, my_igp).
+fn gpp_accumulate(n1: u32, my_igp: u32, lid: u32) -> Acc3 {
+    let m = dims.ncouls;
+    // indinv[inv_igp_index[my_igp]] of the reference: (my_igp + 1) * ncouls / ngpown,
+    // whose last value ncouls maps to ncouls - 1.
+    let igp = min(((my_igp + 1u) * m) / dims.ngpown, m - 1u);
+    let row = my_igp * m;
+    let b = 2u * (n1 * m + igp);
+    let w = 2u * (row + igp);
+    let pair = c_mul(c_conj(c_load(aqsm[b], aqsm[b + 1u])), c_load(aqsn[b], aqsn[b + 1u]));
+    let scale = r_mul(r_from_f32(0.5), r_load(vcoul_wx[igp]));
+    let sch_store1 = c_mul(c_scale(pair, scale), c_load(wtilde[w], wtilde[w + 1u]));
+    let wx0 = r_load(vcoul_wx[m]);
+    let wx1 = r_load(vcoul_wx[m + 1u]);
+    let wx2 = r_load(vcoul_wx[m + 2u]);
+    var acc = Acc3(c_zero(), c_zero(), c_zero());
+    for (var ig = lid; ig < m; ig += WG) {
+        let k = 2u * (row + ig);
+        let wt = c_load(wtilde[k], wtilde[k + 1u]);
+        // I_eps * sch_store1 does not depend on iw: once per ig, not three times.
+        let t = c_mul(c_load(i_eps[k], i_eps[k + 1u]), sch_store1);
+        acc.a0 = c_fma(gpp_delw(wx0, wt), t, acc.a0);
+        acc.a1 = c_fma(gpp_delw(wx1, wt), t, acc.a1);
+        acc.a2 = c_fma(gpp_delw(wx2, wt), t, acc.a2);
+    }
+    return acc;
+}
+
+// The (n1, my_igp) pair of a pass-1 workgroup. XN (bands outer, igp inner)
+// puts my_igp on x, so consecutive workgroups read different I_eps/wtilde
+// rows; NX puts n1 on x, so consecutive workgroups share one row in cache.
+fn gpp_pair(wid: vec3<u32>) -> vec2<u32> {
+    if (XN) {
+        return vec2<u32>(wid.y, wid.x);
+    }
+    return vec2<u32>(wid.x, wid.y);
+}
+
+fn gpp_store_partial(g: u32, s: Acc3) {
+    let b = 6u * g;
+    partial[b] = r_store(s.a0.re);
+    partial[b + 1u] = r_store(s.a0.im);
+    partial[b + 2u] = r_store(s.a1.re);
+    partial[b + 3u] = r_store(s.a1.im);
+    partial[b + 4u] = r_store(s.a2.re);
+    partial[b + 5u] = r_store(s.a2.im);
+}
+
+var<workgroup> red: array<Complex, WG>;
+
+// Workgroup tree sum (WG is a power of two); every invocation gets the total.
+fn tree_sum(v: Complex, lid: u32) -> Complex {
+    red[lid] = v;
+    for (var half = WG / 2u; half > 0u; half >>= 1u) {
+        workgroupBarrier();
+        if (lid < half) {
+            red[lid] = c_add(red[lid], red[lid + half]);
+        }
+    }
+    workgroupBarrier();
+    let total = red[0];
+    // The next call overwrites `red`: everyone must have read the total first.
+    workgroupBarrier();
+    return total;
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let p = gpp_pair(wid);
+    let acc = gpp_accumulate(p.x, p.y, lid);
+    let s = Acc3(tree_sum(acc.a0, lid), tree_sum(acc.a1, lid), tree_sum(acc.a2, lid));
+    if (lid == 0u) {
+        gpp_store_partial(p.x * dims.ngpown + p.y, s);
+    }
+}
+
+// Pass 2: a single workgroup; invocation lid adds partials lid, lid + WG, ...
+// in order, then the tree adds the invocations' sums.
+@compute @workgroup_size(WG)
+fn finish(@builtin(local_invocation_index) lid: u32) {
+    var a = Acc3(c_zero(), c_zero(), c_zero());
+    for (var g = lid; g < dims.groups; g += WG) {
+        let b = 6u * g;
+        a.a0 = c_add(a.a0, c_load(partial[b], partial[b + 1u]));
+        a.a1 = c_add(a.a1, c_load(partial[b + 2u], partial[b + 3u]));
+        a.a2 = c_add(a.a2, c_load(partial[b + 4u], partial[b + 5u]));
+    }
+    let s0 = tree_sum(a.a0, lid);
+    let s1 = tree_sum(a.a1, lid);
+    let s2 = tree_sum(a.a2, lid);
+    if (lid == 0u) {
+        achtemp[0] = r_store(s0.re);
+        achtemp[1] = r_store(s0.im);
+        achtemp[2] = r_store(s1.re);
+        achtemp[3] = r_store(s1.im);
+        achtemp[4] = r_store(s2.re);
+        achtemp[5] = r_store(s2.im);
+    }
+}
