@@ -12,6 +12,7 @@ pub fn apps() -> Vec<&'static dyn App> {
         &apps::peak::Peak,
         &apps::cache::Cache,
         &apps::gpp::Gpp,
+        &apps::su3::Su3,
     ]
 }
 

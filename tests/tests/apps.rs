@@ -18,6 +18,7 @@ fn small(app: &str) -> Request {
         "cache" => r.set("ws", "16k,1m"),
         // Every variant is covered by tests/tests/gpp.rs; here one order keeps lavapipe fast.
         "gpp" => r.set("inputs", "random").set("order", "nx"),
+        "su3" => r.set("size", "4").set("wg", "32,64"),
         _ => r,
     }
 }

@@ -5,3 +5,4 @@ pub mod common;
 pub mod gpp;
 pub mod peak;
 pub mod stream;
+pub mod su3;

@@ -1,0 +1,110 @@
+// su3_bench: C[s].link[l] = A[s].link[l] * B[l] for every lattice site s and
+// link l, each link a 3x3 complex matrix. One source for every thread mapping
+// (one entry point each) and every data layout: the host injects
+//   WG           workgroup size
+//   SITES        lattice sites (L^4)
+//   LAYOUT       0 = aos-milc, 1 = aos, 2 = soa (decides the thread order)
+//   SITE_STRIDE  reals from one site to the next (80, 72, or 1 in soa)
+//   COMP_STRIDE  reals from one of a site's 72 components to the next (1, or SITES in soa)
+// so `at` below is the only place a layout shows, and it is a multiply-add of
+// constants with no branch.
+//
+// Component numbering within a site: link * 18 + row * 6 + col * 2 + (0 = re, 1 = im).
+// B holds the 4 matrices in the same numbering (72 reals), in a small
+// read-only buffer that every invocation reads and the caches keep.
+
+@group(0) @binding(0) var<storage, read> a: array<RealStore>;
+@group(0) @binding(1) var<storage, read> b: array<RealStore>;
+@group(0) @binding(2) var<storage, read_write> c: array<RealStore>;
+
+const SOA: u32 = 2u;
+
+// Index in A or C of the real part of complex element e (link * 9 + row * 3 + col) of site s.
+fn at(s: u32, e: u32) -> u32 {
+    return s * SITE_STRIDE + (2u * e) * COMP_STRIDE;
+}
+
+fn load_a(s: u32, e: u32) -> Complex {
+    let i = at(s, e);
+    return c_load(a[i], a[i + COMP_STRIDE]);
+}
+
+fn load_b(e: u32) -> Complex {
+    return c_load(b[2u * e], b[2u * e + 1u]);
+}
+
+fn store_c(s: u32, e: u32, v: Complex) {
+    let i = at(s, e);
+    c[i] = r_store(v.re);
+    c[i + COMP_STRIDE] = r_store(v.im);
+}
+
+// One output element: a row of A times a column of B. Every mapping goes
+// through here, so all three produce bit-identical results.
+fn dot3(a0: Complex, a1: Complex, a2: Complex, b0: Complex, b1: Complex, b2: Complex) -> Complex {
+    return c_fma(a2, b2, c_fma(a1, b1, c_mul(a0, b0)));
+}
+
+// Splits invocation t into (site, sub-index < per_site). In soa the site
+// varies fastest, so neighbouring invocations read neighbouring reals of
+// each component array; in the array-of-structs layouts the sub-index varies
+// fastest, so neighbouring invocations stay inside one site's struct.
+fn split(t: u32, per_site: u32) -> vec2<u32> {
+    if (LAYOUT == SOA) {
+        return vec2<u32>(t % SITES, t / SITES);
+    }
+    return vec2<u32>(t / per_site, t % per_site);
+}
+
+// All nine outputs of link l of site s: A's link and B[l] are loaded once.
+fn link_product(s: u32, l: u32) {
+    let base = l * 9u;
+    var am: array<Complex, 9>;
+    var bm: array<Complex, 9>;
+    for (var k = 0u; k < 9u; k++) {
+        am[k] = load_a(s, base + k);
+        bm[k] = load_b(base + k);
+    }
+    for (var r = 0u; r < 3u; r++) {
+        for (var col = 0u; col < 3u; col++) {
+            let v = dot3(am[3u * r], am[3u * r + 1u], am[3u * r + 2u], bm[col], bm[3u + col], bm[6u + col]);
+            store_c(s, base + 3u * r + col, v);
+        }
+    }
+}
+
+// Mapping `site`: one invocation computes all 4 links (36 outputs) of a site.
+@compute @workgroup_size(WG)
+fn site(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let s = linear_id(gid, nwg);
+    if (s >= SITES) { return; }
+    for (var l = 0u; l < 4u; l++) {
+        link_product(s, l);
+    }
+}
+
+// Mapping `link`: one invocation per link (9 outputs).
+@compute @workgroup_size(WG)
+fn link(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = linear_id(gid, nwg);
+    if (t >= SITES * 4u) { return; }
+    let sl = split(t, 4u);
+    link_product(sl.x, sl.y);
+}
+
+// Mapping `element`: one invocation per output complex element (36 per site).
+@compute @workgroup_size(WG)
+fn element(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = linear_id(gid, nwg);
+    if (t >= SITES * 36u) { return; }
+    let se = split(t, 36u);
+    let s = se.x;
+    let e = se.y;
+    let row0 = e - e % 3u;              // link * 9 + row * 3
+    let bcol = (e / 9u) * 9u + e % 3u;  // link * 9 + col
+    let v = dot3(
+        load_a(s, row0), load_a(s, row0 + 1u), load_a(s, row0 + 2u),
+        load_b(bcol), load_b(bcol + 3u), load_b(bcol + 6u),
+    );
+    store_c(s, e, v);
+}
