@@ -242,6 +242,7 @@ fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
         warmup: args.common.warmup,
         samples: args.common.samples,
     };
+    println!("{}", report::header());
     let mut outcomes = Vec::new();
     for (app, req) in &requests {
         outcomes.extend(run_app(&platform, *app, req, opts, args.common.quiet)?);
@@ -272,11 +273,8 @@ fn run_app(
             bar.set_position(index as u64);
             bar.set_message(case.label());
         }
-        Progress::Finish(o) => {
-            if let Outcome::Failed { case, error } = o {
-                bar.println(format!("FAILED {}: {error}", case.label()));
-            }
-        }
+        // Rows print as cases finish, so long runs show results as they come.
+        Progress::Finish(o) => bar.suspend(|| println!("{}", report::row(o))),
     };
     let out = match platform {
         Platform::Gpu(gpu) => pollster::block_on(runner::run_request(
@@ -290,7 +288,7 @@ fn run_app(
         Platform::Cpu => runner::run_request_cpu(app, req, opts, &mut progress),
     };
     bar.finish_and_clear();
-    Ok(out.with_context(|| format!("app `{}`", app.name()))?)
+    out.with_context(|| format!("app `{}`", app.name()))
 }
 
 fn finish(outcomes: &[Outcome], common: &CommonArgs, sweep: bool) -> Result<bool> {
@@ -301,7 +299,6 @@ fn finish(outcomes: &[Outcome], common: &CommonArgs, sweep: bool) -> Result<bool
             _ => None,
         })
         .collect();
-    report::print_outcomes(outcomes);
     if sweep {
         report::print_sweep(&records);
     }
@@ -339,6 +336,7 @@ fn roofline(
                 warmup: common.warmup,
                 samples: common.samples,
             };
+            println!("{}", report::header());
             let mut outcomes = Vec::new();
             for name in ["stream", "peak"] {
                 let app = registry::find(name)?;

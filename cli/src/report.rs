@@ -67,41 +67,43 @@ fn time(s: f64) -> String {
     }
 }
 
-/// One row per case, unsupported and failed ones included.
-pub fn print_outcomes(outcomes: &[Outcome]) {
-    println!(
+/// The column header of [`row`].
+pub fn header() -> String {
+    format!(
         "{:<24} {:<22} {:<5} {:>11} {:>10} {:>9} {:>7}  {:<7} {:<6} check",
         "app/kernel", "variant", "prec", "median", "GFLOP/s", "GB/s", "AI", "timing", "valid"
-    );
-    for o in outcomes {
-        let c = o.case();
-        let name = format!("{}/{}", c.app, c.kernel);
-        match o {
-            Outcome::Done(r) => println!(
-                "{:<24} {:<22} {:<5} {:>11} {:>10.1} {:>9.1} {:>7.3}  {:<7} {:<6} {}",
-                name,
-                c.variant,
-                c.precision,
-                time(r.stats.median),
-                r.gflops,
-                r.gbps,
-                r.arithmetic_intensity,
-                r.timing.name(),
-                if r.validation.passed { "ok" } else { "FAIL" },
-                r.validation.detail
-            ),
-            Outcome::Unsupported { reason, .. } => {
-                println!(
-                    "{:<24} {:<22} {:<5} unsupported: {reason}",
-                    name, c.variant, c.precision
-                )
-            }
-            Outcome::Failed { error, .. } => {
-                println!(
-                    "{:<24} {:<22} {:<5} ERROR: {error}",
-                    name, c.variant, c.precision
-                )
-            }
+    )
+}
+
+/// One line for a case: its figures, or why it is unsupported or failed.
+pub fn row(o: &Outcome) -> String {
+    let c = o.case();
+    let name = format!("{}/{}", c.app, c.kernel);
+    match o {
+        Outcome::Done(r) => format!(
+            "{:<24} {:<22} {:<5} {:>11} {:>10.1} {:>9.1} {:>7.3}  {:<7} {:<6} {}",
+            name,
+            c.variant,
+            c.precision,
+            time(r.stats.median),
+            r.gflops,
+            r.gbps,
+            r.arithmetic_intensity,
+            r.timing.name(),
+            if r.validation.passed { "ok" } else { "FAIL" },
+            r.validation.detail
+        ),
+        Outcome::Unsupported { reason, .. } => {
+            format!(
+                "{:<24} {:<22} {:<5} unsupported: {reason}",
+                name, c.variant, c.precision
+            )
+        }
+        Outcome::Failed { error, .. } => {
+            format!(
+                "{:<24} {:<22} {:<5} ERROR: {error}",
+                name, c.variant, c.precision
+            )
         }
     }
 }

@@ -74,7 +74,7 @@ impl Capabilities {
             timestamps_in_passes: features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
             subgroups: features.contains(wgpu::Features::SUBGROUP),
             subgroup_size: (info.subgroup_min_size, info.subgroup_max_size),
-            max_storage_binding: limits.max_storage_buffer_binding_size as u64,
+            max_storage_binding: limits.max_storage_buffer_binding_size,
             max_buffer: limits.max_buffer_size,
             max_workgroup_storage: limits.max_compute_workgroup_storage_size,
             max_workgroup_invocations: limits.max_compute_invocations_per_workgroup,

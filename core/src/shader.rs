@@ -83,10 +83,10 @@ pub struct ShaderSpec {
     pub precision: Precision,
     /// Constants the kernel expects (workgroup size, layout switches, ...).
     pub consts: Vec<(&'static str, ConstValue)>,
-    /// Whether the kernel uses subgroup operations (adds `enable subgroups;`).
+    /// Whether the kernel uses subgroup operations (needs `SUBGROUP`).
     pub subgroups: bool,
-    /// Shared WGSL snippets placed between the preludes and the kernel.
-    pub includes: Vec<&'static str>,
+    /// Shared or generated WGSL placed between the preludes and the kernel.
+    pub includes: Vec<std::borrow::Cow<'static, str>>,
 }
 
 impl ShaderSpec {
@@ -114,8 +114,8 @@ impl ShaderSpec {
     }
 
     /// Adds a shared snippet (e.g. [`sources::GRID`]).
-    pub fn with_include(mut self, snippet: &'static str) -> Self {
-        self.includes.push(snippet);
+    pub fn with_include(mut self, snippet: impl Into<std::borrow::Cow<'static, str>>) -> Self {
+        self.includes.push(snippet.into());
         self
     }
 
@@ -129,9 +129,9 @@ impl ShaderSpec {
     /// `shaders/common/df64.wgsl`); it is ignored for f32 and f64.
     pub fn compose(&self, df64: Df64Mode) -> String {
         let mut out = String::new();
-        if self.subgroups {
-            out.push_str("enable subgroups;\n");
-        }
+        // naga 30 accepts subgroup builtins without `enable subgroups;` and
+        // rejects that directive as unimplemented; the capability is checked
+        // by the validator and by `Gpu::pipeline` instead.
         out.push_str(&format!("// {} ({})\n", self.label, self.precision));
         let prelude = match self.precision {
             Precision::F32 => sources::PRELUDE_F32,

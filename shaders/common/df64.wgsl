@@ -118,3 +118,13 @@ fn r_sqrt(x: Real) -> Real {
 fn r_lt(a: Real, b: Real) -> bool { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
 fn r_max(a: Real, b: Real) -> Real { if (r_lt(a, b)) { return b; } return a; }
 fn r_min(a: Real, b: Real) -> Real { if (r_lt(b, a)) { return b; } return a; }
+
+// 16-byte vectors of reals, for kernels that stream memory: one load moves
+// RV_LANES reals, laid out as consecutive (hi, lo) pairs like RealStore.
+alias RealVec = vec4<f32>;
+const RV_LANES: u32 = 2u;
+fn rv_get(v: RealVec, k: u32) -> Real { return Real(v[2u * k], v[2u * k + 1u]); }
+fn rv_set(v: ptr<function, RealVec>, k: u32, x: Real) {
+    (*v)[2u * k] = x.hi;
+    (*v)[2u * k + 1u] = x.lo;
+}

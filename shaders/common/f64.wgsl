@@ -19,3 +19,10 @@ fn r_sqrt(a: Real) -> Real { return sqrt(a); }
 fn r_lt(a: Real, b: Real) -> bool { return a < b; }
 fn r_max(a: Real, b: Real) -> Real { return max(a, b); }
 fn r_min(a: Real, b: Real) -> Real { return min(a, b); }
+
+// 16-byte vectors of reals, for kernels that stream memory: one load moves
+// RV_LANES reals.
+alias RealVec = vec2<f64>;
+const RV_LANES: u32 = 2u;
+fn rv_get(v: RealVec, k: u32) -> Real { return v[k]; }
+fn rv_set(v: ptr<function, RealVec>, k: u32, x: Real) { (*v)[k] = x; }

@@ -1,5 +1,7 @@
 // Compute ceilings. `fma`: CHAINS independent recurrences x <- x * a + b per
 // invocation, ITERS steps each, so the FMA units always have independent work.
+// The host generates `fma_chains_run` with one named variable per chain: an
+// array indexed in a loop ended up in local memory for f64 on one driver.
 // `mix`: one recurrence of INTENSITY steps per element read and written (the
 // mixbench-style arithmetic-intensity sweep). a and b come from a buffer so the
 // compiler cannot fold the chains.
@@ -19,21 +21,7 @@ fn fma_chains(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     if (i >= dims.n) { return; }
     let a = r_load(coef[0]);
     let b = r_load(coef[1]);
-    let s = r_load(x0[i]);
-    var x: array<Real, CHAINS>;
-    for (var c = 0u; c < CHAINS; c++) {
-        x[c] = r_add(s, r_from_f32(f32(c) * 0.0625));
-    }
-    for (var it = 0u; it < ITERS; it++) {
-        for (var c = 0u; c < CHAINS; c++) {
-            x[c] = r_fma(x[c], a, b);
-        }
-    }
-    var sum = x[0];
-    for (var c = 1u; c < CHAINS; c++) {
-        sum = r_add(sum, x[c]);
-    }
-    out[i] = r_store(sum);
+    out[i] = r_store(fma_chains_run(r_load(x0[i]), a, b));
 }
 
 @compute @workgroup_size(WG)

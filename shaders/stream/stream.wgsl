@@ -1,14 +1,15 @@
-// BabelStream's kernels over Real. Each invocation handles EPI elements
-// spaced by the total invocation count, so consecutive invocations touch
-// consecutive elements (coalesced) whatever EPI is.
+// BabelStream's kernels over Real, moving 16 bytes per load (RealVec, RV_LANES
+// reals). Each invocation handles EPI vectors spaced by the total invocation
+// count, so consecutive invocations touch consecutive vectors (coalesced)
+// whatever EPI is. dims.n counts vectors.
 struct Dims {
     n: u32,
     threads: u32,
 }
 
-@group(0) @binding(0) var<storage, read_write> a: array<RealStore>;
-@group(0) @binding(1) var<storage, read_write> b: array<RealStore>;
-@group(0) @binding(2) var<storage, read_write> c: array<RealStore>;
+@group(0) @binding(0) var<storage, read_write> a: array<RealVec>;
+@group(0) @binding(1) var<storage, read_write> b: array<RealVec>;
+@group(0) @binding(2) var<storage, read_write> c: array<RealVec>;
 @group(0) @binding(3) var<storage, read> scalars: array<RealStore>;
 @group(0) @binding(4) var<uniform> dims: Dims;
 @group(0) @binding(5) var<storage, read_write> partial: array<RealStore>;
@@ -28,7 +29,12 @@ fn mul(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) n
     let base = linear_id(gid, nwg);
     for (var k = 0u; k < EPI; k++) {
         let i = base + k * dims.threads;
-        if (i < dims.n) { b[i] = r_store(r_mul(s, r_load(c[i]))); }
+        if (i < dims.n) {
+            let cv = c[i];
+            var out: RealVec;
+            for (var l = 0u; l < RV_LANES; l++) { rv_set(&out, l, r_mul(s, rv_get(cv, l))); }
+            b[i] = out;
+        }
     }
 }
 
@@ -37,7 +43,13 @@ fn add(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) n
     let base = linear_id(gid, nwg);
     for (var k = 0u; k < EPI; k++) {
         let i = base + k * dims.threads;
-        if (i < dims.n) { c[i] = r_store(r_add(r_load(a[i]), r_load(b[i]))); }
+        if (i < dims.n) {
+            let av = a[i];
+            let bv = b[i];
+            var out: RealVec;
+            for (var l = 0u; l < RV_LANES; l++) { rv_set(&out, l, r_add(rv_get(av, l), rv_get(bv, l))); }
+            c[i] = out;
+        }
     }
 }
 
@@ -47,7 +59,13 @@ fn triad(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     let base = linear_id(gid, nwg);
     for (var k = 0u; k < EPI; k++) {
         let i = base + k * dims.threads;
-        if (i < dims.n) { a[i] = r_store(r_fma(s, r_load(c[i]), r_load(b[i]))); }
+        if (i < dims.n) {
+            let bv = b[i];
+            let cv = c[i];
+            var out: RealVec;
+            for (var l = 0u; l < RV_LANES; l++) { rv_set(&out, l, r_fma(s, rv_get(cv, l), rv_get(bv, l))); }
+            a[i] = out;
+        }
     }
 }
 
@@ -58,7 +76,14 @@ fn nstream(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     for (var k = 0u; k < EPI; k++) {
         let i = base + k * dims.threads;
         if (i < dims.n) {
-            a[i] = r_store(r_add(r_load(a[i]), r_fma(s, r_load(c[i]), r_load(b[i]))));
+            let av = a[i];
+            let bv = b[i];
+            let cv = c[i];
+            var out: RealVec;
+            for (var l = 0u; l < RV_LANES; l++) {
+                rv_set(&out, l, r_add(rv_get(av, l), r_fma(s, rv_get(cv, l), rv_get(bv, l))));
+            }
+            a[i] = out;
         }
     }
 }
@@ -78,7 +103,11 @@ fn dot(
     var acc = r_zero();
     for (var k = 0u; k < EPI; k++) {
         let i = base + k * dims.threads;
-        if (i < dims.n) { acc = r_fma(r_load(a[i]), r_load(b[i]), acc); }
+        if (i < dims.n) {
+            let av = a[i];
+            let bv = b[i];
+            for (var l = 0u; l < RV_LANES; l++) { acc = r_fma(rv_get(av, l), rv_get(bv, l), acc); }
+        }
     }
     wsum[lid] = acc;
     for (var half = WG / 2u; half > 0u; half >>= 1u) {

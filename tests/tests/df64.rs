@@ -64,7 +64,8 @@ fn df64_ops_match_f64() {
     let x: Vec<f64> = (0..n).map(|_| q(rng.random_range(-1e3..1e3))).collect();
     let y: Vec<f64> = (0..n).map(|_| q(rng.random_range(0.5..2e3))).collect();
     let got = run(&x, &y);
-    let ops: [(&str, fn(f64, f64) -> f64); 8] = [
+    type Op = (&'static str, fn(f64, f64) -> f64);
+    let ops: [Op; 8] = [
         ("add", |a, b| a + b),
         ("mul", |a, b| a * b),
         ("div", |a, b| a / b),

@@ -197,10 +197,32 @@ impl Shape {
 fn spec(p: Precision, wg: u32, chains: u32, iters: u32, intensity: u32) -> ShaderSpec {
     ShaderSpec::new("peak", SOURCE, p)
         .with_u32("WG", wg)
-        .with_u32("CHAINS", chains)
         .with_u32("ITERS", iters)
         .with_u32("INTENSITY", intensity)
         .with_include(sources::GRID)
+        .with_include(chains_function(chains))
+}
+
+/// `fma_chains_run(s, a, b)`: `chains` recurrences in named variables (chain c
+/// starts at s + c/16), stepped ITERS times, summed.
+fn chains_function(chains: u32) -> String {
+    let mut f = String::from("fn fma_chains_run(s: Real, a: Real, b: Real) -> Real {\n");
+    for c in 0..chains {
+        f.push_str(&format!(
+            "    var x{c} = r_add(s, r_from_f32({:?}));\n",
+            c as f32 / 16.0
+        ));
+    }
+    f.push_str("    for (var it = 0u; it < ITERS; it++) {\n");
+    for c in 0..chains {
+        f.push_str(&format!("        x{c} = r_fma(x{c}, a, b);\n"));
+    }
+    f.push_str("    }\n    var sum = x0;\n");
+    for c in 1..chains {
+        f.push_str(&format!("    sum = r_add(sum, x{c});\n"));
+    }
+    f.push_str("    return sum;\n}\n");
+    f
 }
 
 struct PeakGpu {
@@ -228,14 +250,8 @@ impl PeakGpu {
         } else {
             ("mix", 1, 1, shape.steps)
         };
-        let spec = ShaderSpec::new(format!("peak/{}", case.kernel), SOURCE, p)
-            .with_u32("WG", wg)
-            .with_u32("CHAINS", chains as u32)
-            .with_u32("ITERS", iters as u32)
-            .with_u32("INTENSITY", intensity as u32)
-            .with_include(sources::GRID);
         let pipe = gpu.pipeline(
-            &spec,
+            &spec(p, wg, chains as u32, iters as u32, intensity as u32),
             entry,
             &[Bind::Read, Bind::ReadWrite, Bind::Read, Bind::Uniform],
         )?;

@@ -33,6 +33,11 @@ const KERNELS: &[&str] = &[
 /// Default array length: BabelStream's 2^25.
 const DEFAULT_N: u64 = 1 << 25;
 
+/// Reals per 16-byte vector (`RV_LANES` of the prelude).
+fn lanes(p: Precision) -> u64 {
+    16 / p.real_bytes()
+}
+
 /// Bytes moved per element and FLOPs per element (BabelStream's counting).
 fn per_element(kernel: &str) -> (u64, u64) {
     match kernel {
@@ -99,6 +104,17 @@ impl App for Stream {
                     caps.max_storage_binding.min(caps.max_buffer)
                 );
                 n = cap;
+            }
+            // Kernels move 16-byte vectors: round capped sizes down, reject others.
+            let lanes = lanes(p);
+            if n % lanes != 0 {
+                if explicit {
+                    return Err(Error::bad_param(
+                        "size",
+                        format!("{n} is not a multiple of {lanes} (one 16-byte vector of {p})"),
+                    ));
+                }
+                n -= n % lanes;
             }
             for kernel in r.list("kernel") {
                 // The driver copy depends on neither the precision nor the launch shape: run it once.
@@ -292,7 +308,7 @@ impl StreamGpu {
             mk(1, "b", &inputs.b)?,
             mk(2, "c", &inputs.c)?,
         ];
-        let threads = (n as u64).div_ceil(epi as u64);
+        let threads = (n / lanes(p)).div_ceil(epi as u64);
         let groups = dispatch_shape(threads, wg, gpu.caps.max_workgroups_per_dim)?;
         let total_threads = groups.0 as u64 * groups.1 as u64 * wg as u64;
         let partial = gpu.storage_poisoned(
@@ -318,7 +334,7 @@ impl StreamGpu {
             let scalars = gpu.storage_init("scalars", &p.encode(&[SCALAR]))?;
             let dims = gpu.uniform(
                 "dims",
-                bytemuck::cast_slice(&[n as u32, total_threads as u32, 0, 0]),
+                bytemuck::cast_slice(&[(n / lanes(p)) as u32, total_threads as u32, 0, 0]),
             );
             let bg = gpu.bind(
                 &pipe,
