@@ -75,9 +75,12 @@ struct CommonArgs {
     /// Timed runs per kernel.
     #[arg(long, default_value_t = 20)]
     samples: u32,
-    /// Untimed warm-up runs after validation.
+    /// Untimed warm-up runs after validation (at least this many).
     #[arg(long, default_value_t = 2)]
     warmup: u32,
+    /// Keep warming up for at least this many seconds (lets GPU clocks settle).
+    #[arg(long, default_value_t = 0.2)]
+    warmup_s: f64,
     /// Write the result file (JSON) here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -240,6 +243,7 @@ fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
     let platform = open_platform(&args.common)?;
     let opts = RunOptions {
         warmup: args.common.warmup,
+        warmup_s: args.common.warmup_s,
         samples: args.common.samples,
     };
     println!("{}", report::header());
@@ -334,6 +338,7 @@ fn roofline(
             let platform = open_platform(common)?;
             let opts = RunOptions {
                 warmup: common.warmup,
+                warmup_s: common.warmup_s,
                 samples: common.samples,
             };
             println!("{}", report::header());

@@ -107,7 +107,12 @@ where
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
             });
     }
-    let slope: Vec<(f64, f64)> = [ai_min, ai_max].iter().map(|&a| log((a, a * bw))).collect();
+    // Plotters does not clip series to the chart, so end the slope at the top edge.
+    let slope_end = ai_max.min(y_max / bw);
+    let slope: Vec<(f64, f64)> = [ai_min, slope_end]
+        .iter()
+        .map(|&a| log((a, a * bw)))
+        .collect();
     chart
         .draw_series(LineSeries::new(slope, BLACK.mix(0.3).stroke_width(1)))
         .map_err(|e| anyhow::anyhow!("{e}"))?

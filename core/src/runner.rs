@@ -11,10 +11,12 @@ use crate::record::ResultRecord;
 use crate::timing::TimingMethod;
 
 /// How many runs to make of each case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RunOptions {
-    /// Untimed runs after validation.
+    /// Untimed runs after validation (at least this many).
     pub warmup: u32,
+    /// Keep warming up until this much wall time has passed (seconds).
+    pub warmup_s: f64,
     /// Timed runs.
     pub samples: u32,
 }
@@ -23,6 +25,7 @@ impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             warmup: 2,
+            warmup_s: 0.2,
             samples: 20,
         }
     }
@@ -177,8 +180,7 @@ async fn try_run_case(
     let validation = kernel.validate(&bytes);
     let metrics = kernel.metrics(&bytes);
     drop(bytes);
-    submit_runs(gpu, kernel.as_ref(), opts.warmup);
-    gpu.finish().await?;
+    warm_up(gpu, kernel.as_ref(), opts).await?;
     let (timing, samples) = time_samples(gpu, kernel.as_ref(), opts.samples.max(1)).await?;
     Ok(ResultRecord::new(
         case.clone(),
@@ -189,6 +191,22 @@ async fn try_run_case(
         validation,
         metrics,
     ))
+}
+
+/// At least `opts.warmup` runs, continued until `opts.warmup_s` of wall time
+/// has passed: a GPU idling at low clocks needs tens of milliseconds of load
+/// before its clocks settle, far longer than two runs of a short kernel.
+async fn warm_up(gpu: &Gpu, kernel: &dyn Kernel, opts: RunOptions) -> Result<()> {
+    let t0 = web_time::Instant::now();
+    let mut runs = 0u32;
+    let mut batch = opts.warmup.max(1);
+    while runs < opts.warmup || t0.elapsed().as_secs_f64() < opts.warmup_s {
+        submit_runs(gpu, kernel, batch);
+        gpu.finish().await?;
+        runs += batch;
+        batch = (batch * 2).min(64);
+    }
+    Ok(())
 }
 
 fn submit_runs(gpu: &Gpu, kernel: &dyn Kernel, runs: u32) {

@@ -66,6 +66,7 @@ fn over_the_binding_limit_is_a_clean_error() {
         .precisions(&[Precision::F32]);
     let opts = RunOptions {
         warmup: 0,
+        warmup_s: 0.0,
         samples: 1,
     };
     let out = pollster::block_on(runner::run_request(
