@@ -26,3 +26,15 @@ pub fn sum(n: usize, f: impl Fn(usize) -> f64 + Sync + Send) -> f64 {
     #[cfg(target_arch = "wasm32")]
     return (0..n).map(f).sum();
 }
+
+/// Calls `f(first_index, chunk)` on consecutive chunks of `out` of `len` elements.
+pub fn for_chunks(out: &mut [f64], len: usize, f: impl Fn(usize, &mut [f64]) + Sync + Send) {
+    #[cfg(not(target_arch = "wasm32"))]
+    out.par_chunks_mut(len)
+        .enumerate()
+        .for_each(|(c, chunk)| f(c * len, chunk));
+    #[cfg(target_arch = "wasm32")]
+    out.chunks_mut(len)
+        .enumerate()
+        .for_each(|(c, chunk)| f(c * len, chunk));
+}

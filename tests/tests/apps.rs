@@ -7,6 +7,7 @@ use skylight_core::runner::{self, Outcome, RunOptions};
 
 const OPTS: RunOptions = RunOptions {
     warmup: 1,
+    warmup_s: 0.0,
     samples: 3,
 };
 

@@ -18,7 +18,19 @@ pub fn fresh_rng() -> rand_pcg::Pcg64 {
 /// `n` uniform values in `lo..hi`, rounded to what `p` can store so the
 /// reference sees exactly the kernel's inputs.
 pub fn random_reals(rng: &mut impl Rng, n: usize, lo: f64, hi: f64, p: Precision) -> Vec<f64> {
-    let v: Vec<f64> = (0..n).map(|_| rng.random_range(lo..hi)).collect();
+    // Chunks draw from their own generators (seeded from `rng`) in parallel:
+    // full-size inputs are 10^8 numbers per case.
+    const CHUNK: usize = 1 << 16;
+    let seed: u64 = rng.random();
+    let mut v = vec![0.0; n];
+    crate::parallel::for_chunks(&mut v, CHUNK, |first, chunk| {
+        let mut r = rand_pcg::Pcg64::seed_from_u64(
+            seed ^ (first as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        );
+        for x in chunk.iter_mut() {
+            *x = r.random_range(lo..hi);
+        }
+    });
     quantize(p, &v)
 }
 
