@@ -147,19 +147,23 @@ impl Gpu {
 
     /// Overwrites `buf` with repetitions of `pattern`, in bounded chunks.
     pub fn poison(&self, buf: &wgpu::Buffer, pattern: &[u8]) {
+        self.poison_range(buf, 0, buf.size(), pattern);
+    }
+
+    /// Overwrites `len` bytes of `buf` from `offset` with repetitions of `pattern`.
+    pub fn poison_range(&self, buf: &wgpu::Buffer, offset: u64, len: u64, pattern: &[u8]) {
         const CHUNK: u64 = 16 << 20;
-        let len = buf.size();
         let chunk: Vec<u8> = pattern
             .iter()
             .copied()
             .cycle()
             .take(CHUNK.min(len) as usize)
             .collect();
-        let mut off = 0;
-        while off < len {
-            let n = CHUNK.min(len - off) as usize;
-            self.queue.write_buffer(buf, off, &chunk[..n]);
-            off += n as u64;
+        let mut done = 0;
+        while done < len {
+            let n = CHUNK.min(len - done) as usize;
+            self.queue.write_buffer(buf, offset + done, &chunk[..n]);
+            done += n as u64;
         }
     }
 
@@ -289,12 +293,23 @@ impl Gpu {
 
     /// Binds `buffers` (whole) in order to `pipeline`'s group 0.
     pub fn bind(&self, pipeline: &Pipeline, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
+        let resources: Vec<wgpu::BindingResource> =
+            buffers.iter().map(|b| b.as_entire_binding()).collect();
+        self.bind_resources(pipeline, &resources)
+    }
+
+    /// Binds `resources` (whole buffers or sub-ranges) in order to `pipeline`'s group 0.
+    pub fn bind_resources(
+        &self,
+        pipeline: &Pipeline,
+        resources: &[wgpu::BindingResource],
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = resources
             .iter()
             .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
+            .map(|(i, r)| wgpu::BindGroupEntry {
                 binding: i as u32,
-                resource: b.as_entire_binding(),
+                resource: r.clone(),
             })
             .collect();
         self.device.create_bind_group(&wgpu::BindGroupDescriptor {

@@ -84,6 +84,21 @@ impl App for Stream {
                 kind: ParamKind::UInt { min: 1, max: 64 },
                 default: "1",
             },
+            ParamSpec {
+                name: "alloc",
+                help: "separate: one allocation per array (BabelStream); packed: one allocation, arrays `pad` bytes apart",
+                kind: ParamKind::Choice(&["separate", "packed"]),
+                default: "separate",
+            },
+            ParamSpec {
+                name: "pad",
+                help: "bytes between packed arrays (STREAM's OFFSET), rounded up to the binding alignment",
+                kind: ParamKind::UInt {
+                    min: 0,
+                    max: 1 << 30,
+                },
+                default: "0",
+            },
         ]
     }
 
@@ -124,7 +139,9 @@ impl App for Stream {
                             Case::new(self.name(), kernel, "driver", p)
                                 .param("n", n)
                                 .param("wg", 1)
-                                .param("epi", 1),
+                                .param("epi", 1)
+                                .param("alloc", "separate")
+                                .param("pad", 0),
                         );
                     }
                     continue;
@@ -138,17 +155,27 @@ impl App for Stream {
                         ));
                     }
                     for epi in r.uints("epi") {
-                        let variant = if kernel == "copy-buffer" {
-                            "driver".to_string()
-                        } else {
-                            format!("wg{wg}/epi{epi}")
-                        };
-                        cases.push(
-                            Case::new(self.name(), kernel, &variant, p)
-                                .param("n", n)
-                                .param("wg", wg)
-                                .param("epi", epi),
-                        );
+                        for alloc in r.list("alloc") {
+                            let pads = if alloc == "packed" {
+                                r.uints("pad")
+                            } else {
+                                vec![0]
+                            };
+                            for pad in pads {
+                                let variant = match alloc.as_str() {
+                                    "packed" => format!("wg{wg}/epi{epi}/packed{pad}"),
+                                    _ => format!("wg{wg}/epi{epi}"),
+                                };
+                                cases.push(
+                                    Case::new(self.name(), kernel, &variant, p)
+                                        .param("n", n)
+                                        .param("wg", wg)
+                                        .param("epi", epi)
+                                        .param("alloc", alloc)
+                                        .param("pad", pad),
+                                );
+                            }
+                        }
                     }
                 }
             }
@@ -270,11 +297,80 @@ struct StreamGpu {
     precision: Precision,
     n: u64,
     inputs: Inputs,
-    bufs: [wgpu::Buffer; 3],
+    arrays: Arrays,
     partial: wgpu::Buffer,
     /// `None` for the driver copy.
     pipeline: Option<(Pipeline, wgpu::BindGroup)>,
     groups: (u32, u32),
+}
+
+/// Where the three arrays live: three allocations, or one with padded offsets.
+struct Arrays {
+    buffers: Vec<wgpu::Buffer>,
+    /// (buffer index, byte offset) of a, b and c.
+    at: [(usize, u64); 3],
+    /// Bytes of one array.
+    bytes: u64,
+}
+
+impl Arrays {
+    fn new(gpu: &Gpu, case: &Case, bytes: u64) -> Result<Arrays> {
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let mk = |label: &str, size: u64| {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        gpu.check_size(bytes)?;
+        // The driver copy cannot copy within one buffer: it always uses three.
+        if case.text("alloc") != "packed" || case.kernel == "copy-buffer" {
+            let buffers = vec![mk("a", bytes), mk("b", bytes), mk("c", bytes)];
+            return Ok(Arrays {
+                buffers,
+                at: [(0, 0), (1, 0), (2, 0)],
+                bytes,
+            });
+        }
+        let align = gpu.limits.min_storage_buffer_offset_alignment as u64;
+        let stride = (bytes + case.uint("pad")?).div_ceil(align) * align;
+        let total = 2 * stride + bytes;
+        if total > gpu.caps.max_buffer {
+            return Err(Error::OverLimit {
+                limit: "max_buffer_size",
+                needed: total,
+                max: gpu.caps.max_buffer,
+            });
+        }
+        let buffers = vec![mk("abc", total)];
+        Ok(Arrays {
+            buffers,
+            at: [(0, 0), (0, stride), (0, 2 * stride)],
+            bytes,
+        })
+    }
+
+    fn buffer(&self, i: usize) -> &wgpu::Buffer {
+        &self.buffers[self.at[i].0]
+    }
+
+    fn binding(&self, i: usize) -> wgpu::BindingResource<'_> {
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: self.buffer(i),
+            offset: self.at[i].1,
+            size: wgpu::BufferSize::new(self.bytes),
+        })
+    }
+
+    /// Array `i`'s bytes out of the read-back copy of its buffer.
+    fn slice<'a>(&self, i: usize, read: &'a [u8]) -> &'a [u8] {
+        let off = self.at[i].1 as usize;
+        &read[off..off + self.bytes as usize]
+    }
 }
 
 impl StreamGpu {
@@ -285,29 +381,21 @@ impl StreamGpu {
             case.uint("wg")? as u32,
             case.uint("epi")? as u32,
         );
-        gpu.check_size(n * p.real_bytes())?;
         let inputs = Inputs::new(n as usize, p);
+        let arrays = Arrays::new(gpu, case, n * p.real_bytes())?;
         let out_index = output_array(&case.kernel);
         let poison = p.poison_pattern();
         // nstream reads the array it writes, so it cannot be poisoned; its
         // result differs from the initial values, so an unwritten element still fails.
-        let poisoned = if case.kernel == "nstream" {
-            usize::MAX
-        } else {
-            out_index
-        };
-        let mk = |i: usize, name: &str, v: &[f64]| {
-            if i == poisoned {
-                gpu.storage_poisoned(name, n * p.real_bytes(), &poison)
+        for (i, v) in [&inputs.a, &inputs.b, &inputs.c].into_iter().enumerate() {
+            let (b, off) = arrays.at[i];
+            if i == out_index && case.kernel != "nstream" {
+                gpu.poison_range(&arrays.buffers[b], off, arrays.bytes, &poison);
             } else {
-                gpu.storage_init(name, &p.encode(v))
+                gpu.queue
+                    .write_buffer(&arrays.buffers[b], off, &p.encode(v));
             }
-        };
-        let bufs = [
-            mk(0, "a", &inputs.a)?,
-            mk(1, "b", &inputs.b)?,
-            mk(2, "c", &inputs.c)?,
-        ];
+        }
         let threads = (n / lanes(p)).div_ceil(epi as u64);
         let groups = dispatch_shape(threads, wg, gpu.caps.max_workgroups_per_dim)?;
         let total_threads = groups.0 as u64 * groups.1 as u64 * wg as u64;
@@ -336,9 +424,16 @@ impl StreamGpu {
                 "dims",
                 bytemuck::cast_slice(&[(n / lanes(p)) as u32, total_threads as u32, 0, 0]),
             );
-            let bg = gpu.bind(
+            let bg = gpu.bind_resources(
                 &pipe,
-                &[&bufs[0], &bufs[1], &bufs[2], &scalars, &dims, &partial],
+                &[
+                    arrays.binding(0),
+                    arrays.binding(1),
+                    arrays.binding(2),
+                    scalars.as_entire_binding(),
+                    dims.as_entire_binding(),
+                    partial.as_entire_binding(),
+                ],
             );
             Some((pipe, bg))
         };
@@ -350,7 +445,7 @@ impl StreamGpu {
             precision: p,
             n,
             inputs,
-            bufs,
+            arrays,
             partial,
             pipeline,
             groups,
@@ -361,9 +456,13 @@ impl StreamGpu {
 impl Kernel for StreamGpu {
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
         match &self.pipeline {
-            None => {
-                enc.copy_buffer_to_buffer(&self.bufs[0], 0, &self.bufs[2], 0, self.bufs[0].size())
-            }
+            None => enc.copy_buffer_to_buffer(
+                self.arrays.buffer(0),
+                0,
+                self.arrays.buffer(2),
+                0,
+                self.arrays.bytes,
+            ),
             Some((pipe, bg)) => {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some(&self.kernel),
@@ -382,12 +481,16 @@ impl Kernel for StreamGpu {
     fn outputs(&self) -> Vec<&wgpu::Buffer> {
         match output_array(&self.kernel) {
             usize::MAX => vec![&self.partial],
-            i => vec![&self.bufs[i]],
+            i => vec![self.arrays.buffer(i)],
         }
     }
 
     fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
-        let got = self.precision.decode(&outputs[0]);
+        let bytes = match output_array(&self.kernel) {
+            usize::MAX => &outputs[0][..],
+            i => self.arrays.slice(i, &outputs[0]),
+        };
+        let got = self.precision.decode(bytes);
         validate(&self.kernel, self.precision, &self.inputs, &got)
     }
 
