@@ -22,6 +22,9 @@ pub struct PlatformInfo {
     pub driver: String,
     /// Driver version string.
     pub driver_info: String,
+    /// The df64 formulation the self-test chose (or why df64 is degraded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub df64: Option<String>,
 }
 
 impl PlatformInfo {
@@ -153,6 +156,7 @@ fn describe(index: usize, adapter: &wgpu::Adapter) -> AdapterEntry {
             device_type: device_type_name(i.device_type).to_string(),
             driver: i.driver,
             driver_info: i.driver_info,
+            df64: None,
         },
         caps: Capabilities::from_adapter(
             adapter.features(),
@@ -365,6 +369,10 @@ impl Gpu {
             lost,
         };
         gpu.df64 = crate::df64check::self_test(&gpu).await?;
+        gpu.info.df64 = Some(match &gpu.df64 {
+            Df64Status::Exact(m) => format!("exact (fma: {}, guard: {})", m.fma, m.guard),
+            other => format!("{other:?}"),
+        });
         Ok(gpu)
     }
 

@@ -208,6 +208,7 @@ mod tests {
                 device_type: "cpu".into(),
                 driver: String::new(),
                 driver_info: String::new(),
+                df64: None,
             },
             bandwidth: vec![Ceiling {
                 label: "bw".into(),

@@ -302,6 +302,7 @@ pub fn cpu_platform() -> PlatformInfo {
         device_type: "cpu".into(),
         driver: "skylight-core (rayon, f64)".into(),
         driver_info: String::new(),
+        df64: None,
     }
 }
 
