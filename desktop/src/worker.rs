@@ -1,0 +1,183 @@
+//! The benchmark worker: an async task with its own GPU device.
+//!
+//! The worker opens its own [`Gpu`] rather than borrowing egui's device so that
+//! measured times never include the UI's rendering work, and so a benchmark
+//! that loses its device cannot take the window down with it. Everything it
+//! learns goes back to the UI as [`Msg`]s over an mpsc channel, each followed
+//! by a repaint request so the plot updates the moment a case ends.
+//!
+//! The job itself is one future ([`run_job`]); only the executor differs.
+//! Natively it runs on its own thread under `pollster`. In the browser there
+//! are no threads and nothing may block, so it is spawned on the page's event
+//! loop with `wasm-bindgen-futures`, and core's readbacks yield to the browser
+//! while the GPU works.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, channel};
+
+use skylight_core::Precision;
+use skylight_core::app::{Case, Request};
+use skylight_core::device::{AdapterEntry, Gpu, PlatformInfo, Selector, list_adapters};
+use skylight_core::registry;
+use skylight_core::runner::{self, Outcome, Progress, RunOptions};
+
+/// What to run: one request per app, on one adapter.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// The adapter to open.
+    pub selector: Selector,
+    /// App names (as the registry spells them) and their requests, run in order.
+    pub runs: Vec<(String, Request)>,
+    /// Warm-up and sample counts.
+    pub opts: RunOptions,
+}
+
+/// A message from the worker to the UI.
+#[derive(Clone, Debug)]
+pub enum Msg {
+    /// The adapter is open; results will carry this platform.
+    Opened(PlatformInfo),
+    /// A case is starting.
+    Start {
+        /// Position of the app in the job (zero-based).
+        app_index: usize,
+        /// Number of apps in the job.
+        app_count: usize,
+        /// The case.
+        case: Case,
+        /// Zero-based position of the case within its app's request.
+        index: usize,
+        /// Number of cases the app's request expands to.
+        total: usize,
+    },
+    /// A case finished (done, unsupported or failed).
+    Outcome(Box<Outcome>),
+    /// Something went wrong outside a single case (no adapter, bad parameter, device lost).
+    Error(String),
+    /// The job is over.
+    Finished {
+        /// Whether Stop ended it early.
+        stopped: bool,
+    },
+}
+
+/// Starts `job` in the background; `repaint` is called after every message
+/// so the UI wakes up. Stop is honoured between cases via `stop`.
+pub fn spawn(
+    job: Job,
+    repaint: impl Fn() + Send + 'static,
+    stop: Arc<AtomicBool>,
+) -> Receiver<Msg> {
+    let (tx, rx) = channel();
+    // The future is built where it runs: it holds the device across awaits,
+    // which need not be `Send`.
+    let task = move || async move {
+        let send = |m: Msg| {
+            // A closed channel means the window is gone; nothing to report to.
+            let _ = tx.send(m);
+            repaint();
+        };
+        run_job(&job, &send, &stop).await;
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let (fail_tx, fail_rx) = channel();
+        let spawned = std::thread::Builder::new()
+            .name("skylight-bench".into())
+            .spawn(move || pollster::block_on(task()));
+        if let Err(e) = spawned {
+            let _ = fail_tx.send(Msg::Error(format!(
+                "cannot start the benchmark thread: {e}"
+            )));
+            let _ = fail_tx.send(Msg::Finished { stopped: false });
+            return fail_rx;
+        }
+    }
+    #[cfg(target_arch = "wasm32")]
+    wasm_bindgen_futures::spawn_local(task());
+    rx
+}
+
+/// Lists the adapters in the background (the browser answers asynchronously).
+pub fn list(repaint: impl Fn() + Send + 'static) -> Receiver<Vec<AdapterEntry>> {
+    let (tx, rx) = channel();
+    let task = async move {
+        let _ = tx.send(list_adapters().await);
+        repaint();
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    pollster::block_on(task);
+    #[cfg(target_arch = "wasm32")]
+    wasm_bindgen_futures::spawn_local(task);
+    rx
+}
+
+/// Runs the job, reporting through `send`.
+pub async fn run_job(job: &Job, send: &dyn Fn(Msg), stop: &AtomicBool) {
+    let gpu = match Gpu::open(&job.selector).await {
+        Ok(g) => g,
+        Err(e) => {
+            send(Msg::Error(format!("cannot open the adapter: {e}")));
+            send(Msg::Finished { stopped: false });
+            return;
+        }
+    };
+    send(Msg::Opened(gpu.info.clone()));
+    let app_count = job.runs.len();
+    for (app_index, (name, req)) in job.runs.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let app = match registry::find(name) {
+            Ok(a) => a,
+            Err(e) => {
+                send(Msg::Error(e.to_string()));
+                continue;
+            }
+        };
+        let mut req = req.clone();
+        // The runner rejects an explicitly asked-for f64 on a device without
+        // it; the UI wants those cases listed as unsupported instead, so they
+        // are expanded here and the rest of the request runs as usual.
+        if !gpu.caps.f64 && req.precisions.contains(&Precision::F64) {
+            match app.cases(&req.clone().precisions(&[Precision::F64]), &gpu.caps) {
+                Ok(cases) => {
+                    for case in cases {
+                        send(Msg::Outcome(Box::new(Outcome::Unsupported {
+                            case,
+                            reason: "needs SHADER_F64".into(),
+                        })));
+                    }
+                }
+                Err(e) => send(Msg::Error(format!("{name}: {e}"))),
+            }
+            req.precisions.retain(|p| *p != Precision::F64);
+            if req.precisions.is_empty() {
+                continue;
+            }
+        }
+        let mut progress = |p: Progress<'_>| match p {
+            Progress::Start { case, index, total } => send(Msg::Start {
+                app_index,
+                app_count,
+                case: case.clone(),
+                index,
+                total,
+            }),
+            Progress::Finish(o) => send(Msg::Outcome(Box::new(o.clone()))),
+        };
+        let stop_fn = || stop.load(Ordering::Relaxed);
+        let ran = runner::run_request(&gpu, app, &req, job.opts, &mut progress, &stop_fn).await;
+        if let Err(e) = ran {
+            send(Msg::Error(format!("{name}: {e}")));
+        }
+        if let Err(e) = gpu.check_lost() {
+            send(Msg::Error(format!("device lost: {e}")));
+            break;
+        }
+    }
+    send(Msg::Finished {
+        stopped: stop.load(Ordering::Relaxed),
+    });
+}
