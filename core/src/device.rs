@@ -151,7 +151,16 @@ fn describe(index: usize, adapter: &wgpu::Adapter) -> AdapterEntry {
     AdapterEntry {
         info: PlatformInfo {
             index: Some(index),
-            name: i.name,
+            // Browsers hide the adapter's name (wgpu gets an empty description).
+            name: if i.name.is_empty() {
+                format!(
+                    "unnamed {} adapter ({})",
+                    backend_name(i.backend),
+                    device_type_name(i.device_type)
+                )
+            } else {
+                i.name
+            },
             backend: backend_name(i.backend).to_string(),
             device_type: device_type_name(i.device_type).to_string(),
             driver: i.driver,
@@ -180,14 +189,19 @@ pub async fn adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
     let found = instance.enumerate_adapters(wgpu::Backends::PRIMARY).await;
     // The browser offers one adapter, through requestAdapter only.
     #[cfg(target_arch = "wasm32")]
-    let found: Vec<wgpu::Adapter> = instance
+    let found: Vec<wgpu::Adapter> = match instance
         .request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
             ..Default::default()
         })
         .await
-        .into_iter()
-        .collect();
+    {
+        Ok(a) => vec![a],
+        Err(e) => {
+            log::warn!("the browser offered no WebGPU adapter: {e}");
+            Vec::new()
+        }
+    };
     found
         .into_iter()
         .filter(|a| {

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -12,7 +12,7 @@ use egui_plot::{Legend, Line, LineStyle, MarkerShape, Plot, Points, Text};
 use skylight_core::Precision;
 use skylight_core::app::{ParamKind, ParamSpec, Request};
 use skylight_core::device::{AdapterEntry, PlatformInfo, Selector};
-use skylight_core::record::{ResultFile, ResultRecord, write_atomic};
+use skylight_core::record::{ResultFile, ResultRecord};
 use skylight_core::registry;
 use skylight_core::roofline::Roofline;
 use skylight_core::runner::{Outcome, RunOptions};
@@ -109,6 +109,23 @@ impl Preset {
 
 /// Called with the JSON result file (the CLI's format) whenever a run ends.
 pub type FinishHook = Box<dyn FnMut(&str)>;
+
+/// Saves an exported file (name, text); returns a message for the user.
+pub type SaveHook = Box<dyn FnMut(&str, &str) -> Result<String, String>>;
+
+/// Writes an export to the local file system.
+#[cfg(not(target_arch = "wasm32"))]
+fn save_to_disk(path: &str, text: &str) -> Result<String, String> {
+    skylight_core::record::write_atomic(Path::new(path), text)
+        .map(|()| format!("wrote {path}"))
+        .map_err(|e| e.to_string())
+}
+
+/// A browser has no file system; the web page installs a download hook instead.
+#[cfg(target_arch = "wasm32")]
+fn save_to_disk(_path: &str, _text: &str) -> Result<String, String> {
+    Err("no file system here: the page must install an export hook".into())
+}
 
 /// Which picture the central panel shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -420,7 +437,13 @@ pub struct SkylightApp {
     sweep: (String, String, String, Metric),
     autostart: bool,
     on_finish: Option<FinishHook>,
+    saver: Option<SaveHook>,
+    /// Dropped files' names and contents, as they finish reading.
+    dropped: (Sender<DroppedText>, Receiver<DroppedText>),
 }
+
+/// A dropped file's name and its bytes (or why they could not be read).
+type DroppedText = (String, Result<Vec<u8>, String>);
 
 impl SkylightApp {
     /// Builds the app from the registry's apps; the adapters are listed in
@@ -455,6 +478,8 @@ impl SkylightApp {
             sweep: (String::new(), String::new(), String::new(), Metric::Gflops),
             autostart: false,
             on_finish: None,
+            saver: None,
+            dropped: channel(),
         }
     }
 
@@ -514,6 +539,11 @@ impl SkylightApp {
             started: Instant::now(),
         });
         app
+    }
+
+    /// Shows `msg` as an error in the messages panel.
+    pub fn report_error(&mut self, msg: impl Into<String>) {
+        self.error(msg);
     }
 
     fn error(&mut self, msg: impl Into<String>) {
@@ -715,16 +745,62 @@ impl SkylightApp {
         let roof = Roofline::from_records(&records);
         let file = ResultFile::new(records, roof);
         let text = if csv { file.to_csv() } else { file.to_json() };
-        let path = self.path.trim().to_string();
-        match write_atomic(Path::new(&path), &text) {
-            Ok(()) => self.info(format!("wrote {path}")),
+        let mut path = self.path.trim().to_string();
+        let ext = if csv { ".csv" } else { ".json" };
+        if let Some(stem) = path
+            .strip_suffix(".json")
+            .or_else(|| path.strip_suffix(".csv"))
+        {
+            path = format!("{stem}{ext}");
+        }
+        let saved = match &mut self.saver {
+            Some(save) => save(&path, &text),
+            None => save_to_disk(&path, &text),
+        };
+        match saved {
+            Ok(msg) => self.info(msg),
             Err(e) => self.error(format!("cannot write {path}: {e}")),
         }
     }
 
+    /// Loads the result file named in the path field.
     fn load(&mut self) {
         let path = self.path.trim().to_string();
-        match ResultFile::load(Path::new(&path)) {
+        let parsed = std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| ResultFile::from_json(&text, &path).map_err(|e| e.to_string()));
+        self.add_loaded(path, parsed);
+    }
+
+    /// Reads result files dropped on the window: synchronously from their
+    /// paths natively, asynchronously in a browser (which reads files only
+    /// that way); either way the text arrives through `dropped`.
+    fn load_dropped(&mut self, ctx: &egui::Context) {
+        for f in ctx.input(|i| i.raw.dropped_files.clone()) {
+            let name = f.path().display().to_string();
+            let tx = self.dropped.0.clone();
+            #[cfg(not(target_arch = "wasm32"))]
+            let _ = tx.send((name, f.bytes()));
+            #[cfg(target_arch = "wasm32")]
+            {
+                let wake = ctx.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let _ = tx.send((name, f.bytes_async().await));
+                    wake.request_repaint();
+                });
+            }
+        }
+        while let Ok((name, bytes)) = self.dropped.1.try_recv() {
+            let parsed = bytes
+                .and_then(|b| String::from_utf8(b).map_err(|e| e.to_string()))
+                .and_then(|t| ResultFile::from_json(&t, &name).map_err(|e| e.to_string()));
+            self.add_loaded(name, parsed);
+        }
+    }
+
+    /// Adds a parsed result file to the overlay, or reports why it was refused.
+    fn add_loaded(&mut self, path: String, parsed: Result<ResultFile, String>) {
+        match parsed {
             Ok(file) => {
                 let device = file
                     .records
@@ -748,6 +824,14 @@ impl SkylightApp {
             }
             Err(e) => self.error(format!("cannot load {path}: {e}")),
         }
+    }
+
+    /// Saves exports through `hook` (given the file name and text, it returns
+    /// a message for the user) instead of the file system: the web page
+    /// turns them into downloads.
+    pub fn on_export(mut self, hook: SaveHook) -> Self {
+        self.saver = Some(hook);
+        self
     }
 
     /// Rows of every source, unsorted.
@@ -918,6 +1002,7 @@ impl SkylightApp {
                 self.load();
             }
         });
+        ui.label("or drop result files on the window to overlay them");
         let mut remove = None;
         for (i, f) in self.loaded.iter().enumerate() {
             ui.horizontal(|ui| {
@@ -1389,6 +1474,7 @@ impl eframe::App for SkylightApp {
         let ctx = ui.ctx().clone();
         self.poll_adapters();
         self.poll();
+        self.load_dropped(&ctx);
         if self.autostart && self.adapters_rx.is_none() {
             self.autostart = false;
             self.start(&ctx);

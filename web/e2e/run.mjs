@@ -1,0 +1,102 @@
+// End-to-end test of the web demo: serve dist/, open it in headless Chromium
+// on its SwiftShader WebGPU adapter, start a preset through the URL, wait
+// for the run to end, and check that validated results came back for the
+// stream kernels and su3 in f32 and df64. Saves assets/screenshots/web.png.
+//
+//   node web/e2e/run.mjs [dist] [screenshot.png]
+import { createServer } from "node:http";
+import { readFile, mkdtemp, rm } from "node:fs/promises";
+import { extname, join, resolve, normalize } from "node:path";
+import { tmpdir } from "node:os";
+import { chromium } from "playwright-core";
+
+const root = resolve(process.argv[2] ?? "dist");
+const shot = resolve(process.argv[3] ?? "assets/screenshots/web.png");
+const timeoutMs = Number(process.env.SKYLIGHT_WEB_TIMEOUT_S ?? 1500) * 1000;
+const query = "?run=stream,su3&precision=f32,df64&size=small&samples=3" +
+  "&kernel=copy,mul,add,triad,dot&mapping=site,element&layout=soa&wg=64";
+
+const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
+const server = createServer(async (req, res) => {
+  const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+  const file = join(root, path === "/" ? "index.html" : path);
+  try {
+    if (!file.startsWith(root)) throw new Error("outside dist");
+    const body = await readFile(file);
+    res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" });
+    res.end(body);
+  } catch {
+    res.writeHead(404).end();
+  }
+});
+await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+const url = `http://127.0.0.1:${server.address().port}/${query}`;
+
+const profile = await mkdtemp(join(tmpdir(), "skylight-chromium-"));
+// A fresh profile each run (playwright passes it as --user-data-dir).
+const browser = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  viewport: { width: 1280, height: 800 },
+  args: [
+    "--enable-unsafe-webgpu", "--use-webgpu-adapter=swiftshader",
+    "--no-sandbox", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run",
+    // Without a Vulkan (SwiftShader) compositor the WebGPU canvas never
+    // reaches the page in headless mode, and Dawn's instance is lost
+    // ("A valid external Instance reference no longer exists").
+    "--enable-gpu", "--enable-features=Vulkan", "--use-vulkan=swiftshader",
+    "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+  ],
+});
+let failed = null;
+try {
+  const page = browser.pages()[0] ?? await browser.newPage();
+  page.on("console", (m) => { if (m.type() === "error" || process.env.SKYLIGHT_WEB_VERBOSE) console.error("page:", m.text()); });
+  page.on("pageerror", (e) => console.error("page error:", e.message));
+  console.log(`opening ${url}`);
+  await page.goto(url);
+  const start = Date.now();
+  let status = "";
+  while (Date.now() - start < timeoutMs) {
+    status = String(await page.evaluate(() => window.skylightStatus ?? "loading"));
+    if (status === "done" || status.startsWith("error") || status.startsWith("no-webgpu")) break;
+    await page.waitForTimeout(2000);
+  }
+  console.log(`status after ${((Date.now() - start) / 1000).toFixed(0)} s: ${status}`);
+  await page.waitForTimeout(1500); // let the last points draw
+  await page.screenshot({ path: shot });
+  console.log(`screenshot: ${shot}`);
+  if (status !== "done") throw new Error(`the run did not finish: ${status}`);
+
+  const file = await page.evaluate(() => window.skylightResults);
+  const records = file?.records ?? [];
+  const ok = (app, kernel, precision) =>
+    records.some((r) => r.app === app && (kernel === null || r.kernel === kernel) &&
+      r.precision === precision && r.validation.passed && r.gbps > 0);
+  const missing = [];
+  for (const precision of ["f32", "df64"]) {
+    for (const k of ["copy", "mul", "add", "triad", "dot"]) {
+      if (!ok("stream", k, precision)) missing.push(`stream/${k} ${precision}`);
+    }
+    if (!ok("su3", null, precision)) missing.push(`su3 ${precision}`);
+  }
+  const bad = records.filter((r) => !r.validation.passed);
+  for (const r of records) {
+    console.log(`${r.app}/${r.kernel} [${r.variant}] ${r.precision}: ` +
+      `${r.gbps.toFixed(2)} GB/s, ${r.gflops.toFixed(2)} GFLOP/s, ${r.timing}, ` +
+      `${r.validation.passed ? "ok" : "FAILED " + r.validation.detail}`);
+  }
+  if (missing.length) throw new Error(`no validated result for: ${missing.join(", ")}`);
+  if (bad.length) throw new Error(`${bad.length} results failed validation`);
+  console.log(`web e2e: ${records.length} validated results on ${records[0].platform.name}`);
+} catch (e) {
+  failed = e;
+} finally {
+  await browser.close();
+  server.close();
+  await rm(profile, { recursive: true, force: true });
+}
+if (failed) {
+  console.error(`web e2e FAILED: ${failed.message}`);
+  process.exit(1);
+}
