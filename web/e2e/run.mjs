@@ -2,6 +2,7 @@
 // on its SwiftShader WebGPU adapter, start a preset through the URL, wait
 // for the run to end, and check that validated results came back for the
 // stream kernels and su3 in f32 and df64. Saves assets/screenshots/web.png.
+// Then opens the page in a Chromium without WebGPU and checks that it says so.
 //
 //   node web/e2e/run.mjs [dist] [screenshot.png]
 import { createServer } from "node:http";
@@ -95,6 +96,35 @@ try {
   await browser.close();
   server.close();
   await rm(profile, { recursive: true, force: true });
+}
+// The same page in a Chromium without WebGPU must explain itself, not show
+// a blank canvas.
+if (!failed) {
+  const plain = await mkdtemp(join(tmpdir(), "skylight-chromium-"));
+  const server2 = createServer(server.listeners("request")[0]);
+  await new Promise((ok) => server2.listen(0, "127.0.0.1", ok));
+  const nogpu = await chromium.launchPersistentContext(plain, {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
+      "--disable-sync", "--no-first-run"],
+  });
+  try {
+    const page = nogpu.pages()[0] ?? await nogpu.newPage();
+    await page.goto(`http://127.0.0.1:${server2.address().port}/`);
+    await page.waitForFunction(() => window.skylightStatus !== undefined, null, { timeout: 60000 });
+    const status = await page.evaluate(() => window.skylightStatus);
+    const shown = await page.isVisible("#no-webgpu");
+    if (!String(status).startsWith("no-webgpu") || !shown) {
+      throw new Error(`without WebGPU the page said "${status}" (message visible: ${shown})`);
+    }
+    console.log(`without WebGPU the page explains: ${status}`);
+  } catch (e) {
+    failed = e;
+  } finally {
+    await nogpu.close();
+    server2.close();
+    await rm(plain, { recursive: true, force: true });
+  }
 }
 if (failed) {
   console.error(`web e2e FAILED: ${failed.message}`);
