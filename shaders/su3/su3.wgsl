@@ -56,19 +56,21 @@ fn split(t: u32, per_site: u32) -> vec2<u32> {
     return vec2<u32>(t / per_site, t % per_site);
 }
 
-// All nine outputs of link l of site s: A's link and B[l] are loaded once.
+// All nine outputs of link l of site s, a row of A at a time. Each element of
+// A is loaded once; B's 9 are re-read per row from the tiny, cache-resident B
+// buffer. No private arrays: an indexed array of 9 complex values went to
+// local memory for f64 on NVIDIA's compiler (su3 site/link f64 at half of the
+// element mapping), whereas named values stay in registers.
 fn link_product(s: u32, l: u32) {
     let base = l * 9u;
-    var am: array<Complex, 9>;
-    var bm: array<Complex, 9>;
-    for (var k = 0u; k < 9u; k++) {
-        am[k] = load_a(s, base + k);
-        bm[k] = load_b(base + k);
-    }
     for (var r = 0u; r < 3u; r++) {
+        let row = base + 3u * r;
+        let a0 = load_a(s, row);
+        let a1 = load_a(s, row + 1u);
+        let a2 = load_a(s, row + 2u);
         for (var col = 0u; col < 3u; col++) {
-            let v = dot3(am[3u * r], am[3u * r + 1u], am[3u * r + 2u], bm[col], bm[3u + col], bm[6u + col]);
-            store_c(s, base + 3u * r + col, v);
+            let v = dot3(a0, a1, a2, load_b(base + col), load_b(base + 3u + col), load_b(base + 6u + col));
+            store_c(s, row + col, v);
         }
     }
 }
