@@ -522,6 +522,22 @@ impl SkylightApp {
         self
     }
 
+    /// Loads result files to overlay (the binary's positional arguments).
+    pub fn with_files(mut self, paths: &[PathBuf]) -> Self {
+        for p in paths {
+            self.path = p.display().to_string();
+            self.load();
+        }
+        self.path = "skylight-results.json".to_string();
+        self
+    }
+
+    /// Opens on the sweep heat map instead of the roofline.
+    pub fn with_sweep_view(mut self) -> Self {
+        self.view = View::Sweep;
+        self
+    }
+
     /// Calls `hook` with the run's JSON result file each time a run ends.
     pub fn on_finish(mut self, hook: FinishHook) -> Self {
         self.on_finish = Some(hook);
@@ -1006,7 +1022,10 @@ impl SkylightApp {
         let mut remove = None;
         for (i, f) in self.loaded.iter().enumerate() {
             ui.horizontal(|ui| {
-                ui.colored_label(app_color("stream", i + 1), "■");
+                let (swatch, _) =
+                    ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+                ui.painter()
+                    .rect_filled(swatch, 2.0, app_color("stream", i + 1));
                 ui.label(format!("{} ({})", f.device, f.path));
                 if ui.small_button("remove").clicked() {
                     remove = Some(i);
@@ -1181,9 +1200,24 @@ impl SkylightApp {
     }
 
     /// The heat map of one app's results over two parameters that vary.
+    /// Loaded files' records are offered too, as "app @ device".
     fn sweep_view(&mut self, ui: &mut egui::Ui, records: &[ResultRecord]) {
-        let mut apps: Vec<&str> = records.iter().map(|r| r.case.app.as_str()).collect();
-        apps.dedup();
+        let mut groups: Vec<(String, Vec<&ResultRecord>)> = Vec::new();
+        let loaded = self
+            .loaded
+            .iter()
+            .flat_map(|f| f.records.iter().map(move |r| (Some(&f.device), r)));
+        for (device, r) in records.iter().map(|r| (None, r)).chain(loaded) {
+            let label = match device {
+                None => r.case.app.clone(),
+                Some(d) => format!("{} @ {d}", r.case.app),
+            };
+            match groups.iter_mut().find(|(l, _)| *l == label) {
+                Some((_, v)) => v.push(r),
+                None => groups.push((label, vec![r])),
+            }
+        }
+        let apps: Vec<&str> = groups.iter().map(|(l, _)| l.as_str()).collect();
         if apps.is_empty() {
             ui.label("run an app with comma lists (e.g. wg = 32,64,128,256 and several variants) to see its sweep");
             return;
@@ -1192,10 +1226,15 @@ impl SkylightApp {
         if !apps.contains(&app.as_str()) {
             *app = apps[0].to_string();
         }
-        let mine: Vec<&ResultRecord> = records.iter().filter(|r| r.case.app == *app).collect();
+        let mine: Vec<&ResultRecord> = groups
+            .iter()
+            .find(|(l, _)| l == app)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
         let axes = sweep::varying(&mine);
         ui.horizontal(|ui| {
-            egui::ComboBox::from_label("app")
+            ui.label("app");
+            egui::ComboBox::from_id_salt("sweep-app")
                 .selected_text(app.as_str())
                 .show_ui(ui, |ui| {
                     for a in &apps {
@@ -1203,7 +1242,8 @@ impl SkylightApp {
                     }
                 });
             for (label, axis) in [("x", &mut *x), ("y", &mut *y)] {
-                egui::ComboBox::from_label(label)
+                ui.label(label);
+                egui::ComboBox::from_id_salt(("sweep-axis", label))
                     .selected_text(axis.as_str())
                     .show_ui(ui, |ui| {
                         for a in &axes {
@@ -1211,7 +1251,8 @@ impl SkylightApp {
                         }
                     });
             }
-            egui::ComboBox::from_label("value")
+            ui.label("value");
+            egui::ComboBox::from_id_salt("sweep-value")
                 .selected_text(metric.name())
                 .show_ui(ui, |ui| {
                     for m in Metric::ALL {

@@ -13,8 +13,11 @@ use std::time::Duration;
 use eframe::egui;
 use skylight_desktop::{DemoOptions, SkylightApp};
 
-const USAGE: &str = "usage: skylight-desktop [--demo] [--screenshot PATH]
+const USAGE: &str =
+    "usage: skylight-desktop [--demo] [--screenshot PATH] [--sweep] [RESULTS.json ...]
 
+  RESULTS.json       result files (skylight run --json) to overlay from the start
+  --sweep            open on the sweep heat map instead of the roofline
   --demo             run stream + peak (size=small, iters=64, 3 samples), then exit
   --screenshot PATH  with --demo: save the window as a PNG once results are drawn";
 
@@ -22,6 +25,8 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let mut demo = false;
     let mut screenshot = None;
+    let mut sweep = false;
+    let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -33,14 +38,16 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             },
+            "--sweep" => sweep = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
             }
-            other => {
+            other if other.starts_with('-') => {
                 eprintln!("unknown argument `{other}`\n{USAGE}");
                 return ExitCode::from(2);
             }
+            file => files.push(PathBuf::from(file)),
         }
     }
     if screenshot.is_some() && !demo {
@@ -64,7 +71,10 @@ fn main() -> ExitCode {
         options,
         Box::new(move |cc| {
             let ctx = cc.egui_ctx.clone();
-            let app = SkylightApp::new(move || ctx.request_repaint());
+            let mut app = SkylightApp::new(move || ctx.request_repaint()).with_files(&files);
+            if sweep {
+                app = app.with_sweep_view();
+            }
             Ok(Box::new(match demo_opts {
                 Some(d) => app.with_demo(d),
                 None => app,
