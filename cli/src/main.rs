@@ -163,7 +163,9 @@ fn real_main() -> Result<bool> {
 
 /// Builds the request for `app` from the flags, passing only the parameters
 /// the app declares (so `run all --wg 128` sets it where it means something).
-fn request_for(app: &dyn App, args: &RunArgs, strict: bool) -> Result<Request> {
+/// The request `args` make of `app`; a sweep adds the app's characteristic
+/// sweep for every parameter the user left unset.
+fn request_for(app: &dyn App, args: &RunArgs, strict: bool, sweep: bool) -> Result<Request> {
     let names: Vec<&str> = app.params().iter().map(|p| p.name).collect();
     let mut req = Request::default().precisions(&args.common.precision);
     let common = [
@@ -188,6 +190,13 @@ fn request_for(app: &dyn App, args: &RunArgs, strict: bool) -> Result<Request> {
     for (k, v) in &args.set {
         if names.contains(&k.as_str()) || strict {
             req = req.set(k, v.clone());
+        }
+    }
+    if sweep {
+        for (k, v) in app.sweep_defaults() {
+            if !req.params.contains_key(k) {
+                req = req.set(k, v);
+            }
         }
     }
     Ok(req)
@@ -238,7 +247,7 @@ fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
     let strict = apps.len() == 1;
     let requests: Vec<(&dyn App, Request)> = apps
         .iter()
-        .map(|&a| request_for(a, args, strict).map(|r| (a, r)))
+        .map(|&a| request_for(a, args, strict, sweep).map(|r| (a, r)))
         .collect::<Result<_>>()?;
     let platform = open_platform(&args.common)?;
     let opts = RunOptions {

@@ -1,6 +1,6 @@
 //! Human-readable tables on stdout.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use skylight_core::app::App;
 use skylight_core::device::AdapterEntry;
@@ -108,24 +108,47 @@ pub fn row(o: &Outcome) -> String {
     }
 }
 
-/// A table of GFLOP/s (or GB/s when the kernel has no FLOPs): rows are
-/// variants, columns the workgroup sizes swept.
+/// The parameter a sweep table spreads over its columns: the workgroup size
+/// when it varies, else another numeric parameter that varies (a vector
+/// length, a block size), else none.
+fn sweep_column(records: &[ResultRecord]) -> Option<String> {
+    let mut names: Vec<&String> = records.iter().flat_map(|r| r.case.params.keys()).collect();
+    names.sort();
+    names.dedup();
+    let varying_numeric = |n: &&String| {
+        let vals: BTreeSet<&str> = records
+            .iter()
+            .filter_map(|r| r.case.params.get(*n).map(String::as_str))
+            .collect();
+        vals.len() > 1 && vals.iter().all(|v| v.parse::<f64>().is_ok())
+    };
+    let numeric: Vec<&String> = names.into_iter().filter(varying_numeric).collect();
+    numeric
+        .iter()
+        .find(|n| n.as_str() == "wg")
+        .or_else(|| numeric.first())
+        .map(|n| n.to_string())
+}
+
+/// The sweep table: one row per kernel, variant (less the column's part) and
+/// precision, one column per value of [`sweep_column`]; GFLOP/s, or GB/s for
+/// kernels without FLOPs.
 pub fn print_sweep(records: &[ResultRecord]) {
+    let Some(col) = sweep_column(records) else {
+        println!("\nsweep: no numeric parameter varies; the table above lists every case");
+        return;
+    };
     let mut table: BTreeMap<String, BTreeMap<u64, f64>> = BTreeMap::new();
     let mut cols: Vec<u64> = Vec::new();
     for r in records {
-        let wg: u64 = r
+        let v: u64 = r
             .case
             .params
-            .get("wg")
+            .get(&col)
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
-        let row_variant: Vec<&str> = r
-            .case
-            .variant
-            .split('/')
-            .filter(|s| !s.starts_with("wg"))
-            .collect();
+        let token = format!("{col}{v}");
+        let row_variant: Vec<&str> = r.case.variant.split('/').filter(|s| *s != token).collect();
         let row = format!(
             "{} {} {}",
             r.case.kernel,
@@ -137,20 +160,20 @@ pub fn print_sweep(records: &[ResultRecord]) {
         } else {
             r.gbps
         };
-        table.entry(row).or_default().insert(wg, value);
-        if !cols.contains(&wg) {
-            cols.push(wg);
+        table.entry(row).or_default().insert(v, value);
+        if !cols.contains(&v) {
+            cols.push(v);
         }
     }
     cols.sort_unstable();
-    println!("\nsweep (GFLOP/s; GB/s for kernels without FLOPs), columns = workgroup size");
-    print!("{:<36}", "");
+    println!("\nsweep (GFLOP/s; GB/s for kernels without FLOPs), columns = {col}");
+    print!("{:<40}", "");
     for c in &cols {
         print!("{:>10}", c);
     }
     println!();
     for (row, vals) in &table {
-        print!("{row:<36}");
+        print!("{row:<40}");
         for c in &cols {
             match vals.get(c) {
                 Some(v) => print!("{v:>10.1}"),

@@ -408,6 +408,11 @@ pub trait App: Send + Sync {
     fn default_precisions(&self) -> Vec<Precision> {
         Precision::ALL.to_vec()
     }
+    /// Parameter values `skylight sweep` uses when the user sets none of
+    /// them: the app's characteristic sweep (workgroup sizes, layouts, ...).
+    fn sweep_defaults(&self) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
     /// Expands a request into cases; errors on bad values.
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>>;
     /// Allocates, uploads and poisons on `gpu` and builds the pipelines.

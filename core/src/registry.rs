@@ -13,6 +13,7 @@ pub fn apps() -> Vec<&'static dyn App> {
         &apps::cache::Cache,
         &apps::gpp::Gpp,
         &apps::su3::Su3,
+        &apps::lbm::Lbm,
     ]
 }
 

@@ -3,6 +3,8 @@
 pub mod cache;
 pub mod common;
 pub mod gpp;
+pub mod lbm;
 pub mod peak;
 pub mod stream;
 pub mod su3;
+pub mod targetdp;

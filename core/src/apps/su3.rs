@@ -150,6 +150,11 @@ impl App for Su3 {
         ]
     }
 
+    fn sweep_defaults(&self) -> Vec<(&'static str, &'static str)> {
+        // The seed's threads-per-block table.
+        vec![("wg", "32,36,64,72,128,256")]
+    }
+
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
         let r = Resolved::new(self.name(), &self.params(), req, &self.default_precisions())?;
         let l = parse_size(

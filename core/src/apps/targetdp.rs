@@ -1,0 +1,136 @@
+//! targetDP's data layouts for lattice fields (AoS, SoA, AoSoA with a short
+//! array length SAL) and its virtual vector length (sites per invocation),
+//! shared by the lattice apps. The host side mirrors the shader's
+//! `tdp_index` (`shaders/common/targetdp.wgsl`) so uploads and readbacks go
+//! through the same function the kernels use.
+
+use crate::app::{ParamKind, ParamSpec};
+use crate::error::{Error, Result};
+use crate::shader::ShaderSpec;
+
+/// Layout names a user can pick; `aosoa-N` is AoSoA with SAL = N.
+pub const LAYOUTS: &[&str] = &[
+    "aos", "soa", "aosoa-2", "aosoa-4", "aosoa-8", "aosoa-16", "aosoa-32",
+];
+
+/// WGSL of `tdp_index`, included by every lattice kernel.
+pub const INDEX_WGSL: &str = include_str!("../../../shaders/common/targetdp.wgsl");
+
+/// The `layout` parameter of a lattice app.
+pub fn layout_param(default: &'static str) -> ParamSpec {
+    ParamSpec {
+        name: "layout",
+        help: "field layout: aos, soa, or aosoa-SAL (blocks of SAL sites); a comma list sweeps",
+        kind: ParamKind::Choice(LAYOUTS),
+        default,
+    }
+}
+
+/// The `vvl` parameter: targetDP's virtual vector length.
+pub fn vvl_param() -> ParamSpec {
+    ParamSpec {
+        name: "vvl",
+        help: "virtual vector length: consecutive sites per invocation (1, 2, 4, 8); a comma list sweeps",
+        kind: ParamKind::UInt { min: 1, max: 8 },
+        default: "1",
+    }
+}
+
+/// A field layout over `sites` lattice sites of `ncomp` reals each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Short-array length: 1 for AoS, `sites` for SoA.
+    pub sal: u32,
+    /// Lattice sites.
+    pub sites: u32,
+    /// Reals per site.
+    pub ncomp: u32,
+}
+
+impl Layout {
+    /// Parses a layout name for a field of `sites` x `ncomp` reals.
+    pub fn new(name: &str, sites: u32, ncomp: u32) -> Result<Layout> {
+        let sal = match name {
+            "aos" => 1,
+            "soa" => sites,
+            other => other
+                .strip_prefix("aosoa-")
+                .and_then(|n| n.parse::<u32>().ok())
+                .filter(|n| n.is_power_of_two() && LAYOUTS.contains(&other))
+                .ok_or_else(|| {
+                    Error::bad_param(
+                        "layout",
+                        format!("`{other}` is not one of {}", LAYOUTS.join(", ")),
+                    )
+                })?,
+        };
+        Ok(Layout { sal, sites, ncomp })
+    }
+
+    /// Reals the field occupies (the last AoSoA block is padded to SAL sites).
+    pub fn reals(&self) -> u64 {
+        u64::from(self.sites.div_ceil(self.sal)) * u64::from(self.sal) * u64::from(self.ncomp)
+    }
+
+    /// The shader's `tdp_index`.
+    pub fn index(&self, site: u32, comp: u32) -> usize {
+        let (sal, nc) = (self.sal as usize, self.ncomp as usize);
+        let s = site as usize;
+        ((s / sal) * nc + comp as usize) * sal + s % sal
+    }
+
+    /// A field in logical order (site-major, `ncomp` per site) laid out for
+    /// upload; padding holds `fill`.
+    pub fn pack(&self, logical: &[f64], fill: f64) -> Vec<f64> {
+        let mut out = vec![fill; self.reals() as usize];
+        for (i, &v) in logical.iter().enumerate() {
+            let (s, c) = (i / self.ncomp as usize, i % self.ncomp as usize);
+            out[self.index(s as u32, c as u32)] = v;
+        }
+        out
+    }
+
+    /// The logical-order field from a buffer of this layout.
+    pub fn unpack(&self, raw: &[f64]) -> Vec<f64> {
+        let nc = self.ncomp as usize;
+        crate::parallel::par_map(self.sites as usize * nc, |i| {
+            raw[self.index((i / nc) as u32, (i % nc) as u32)]
+        })
+    }
+
+    /// Adds the `SAL` constant and the index function to a kernel.
+    pub fn apply(&self, spec: ShaderSpec) -> ShaderSpec {
+        spec.with_u32("SAL", self.sal).with_include(INDEX_WGSL)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_three_families_index_as_targetdp_does() {
+        let aos = Layout::new("aos", 10, 3).expect("aos");
+        assert_eq!(aos.index(4, 2), 14);
+        let soa = Layout::new("soa", 10, 3).expect("soa");
+        assert_eq!(soa.index(4, 2), 24);
+        let a4 = Layout::new("aosoa-4", 10, 3).expect("aosoa");
+        // Site 5 is lane 1 of block 1; block 1 starts after 4 x 3 reals.
+        assert_eq!(a4.index(5, 2), 12 + 2 * 4 + 1);
+        assert_eq!(a4.reals(), 12 * 3);
+        assert!(Layout::new("aosoa-3", 10, 3).is_err());
+        assert!(Layout::new("soaa", 10, 3).is_err());
+    }
+
+    #[test]
+    fn pack_and_unpack_are_inverse_and_every_slot_is_distinct() {
+        let logical: Vec<f64> = (0..13 * 19).map(f64::from).collect();
+        for name in LAYOUTS {
+            let l = Layout::new(name, 13, 19).expect("layout");
+            let raw = l.pack(&logical, -1.0);
+            assert_eq!(l.unpack(&raw), logical, "{name}");
+            let written = raw.iter().filter(|v| **v >= 0.0).count();
+            assert_eq!(written, logical.len(), "{name}: two sites share a slot");
+        }
+    }
+}

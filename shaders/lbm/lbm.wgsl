@@ -1,0 +1,41 @@
+// D3Q19 lattice Boltzmann, Ludwig's hydrodynamics core: BGK collision (with a
+// body force), pull propagation to the 18 neighbours on a periodic box, and
+// the two fused. The host injects
+//   WG, NX, NY, NZ, SITES   workgroup size and box
+//   SAL                     targetDP layout (tdp_index, included)
+//   VVL                     virtual vector length: consecutive sites per invocation
+// and appends the per-site functions generated from the velocity set
+// (lbm_collide_at, lbm_propagate_at, lbm_fused_at).
+const NVEL: u32 = 19u;
+
+// Every kernel reads one field and writes the other; the host ping-pongs.
+@group(0) @binding(0) var<storage, read> src: array<RealStore>;
+@group(0) @binding(1) var<storage, read_write> dst: array<RealStore>;
+// 1/tau, tau, body force (x, y, z), the weights 1/3, 1/18, 1/36, in the
+// kernel's precision so that f64 and df64 see exact constants.
+@group(0) @binding(2) var<storage, read> coef: array<RealStore>;
+
+// targetDP's __targetILP__ loop: invocation t owns sites t*VVL .. t*VVL + VVL - 1.
+@compute @workgroup_size(WG)
+fn collide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let first = linear_id(gid, nwg) * VVL;
+    for (var v = 0u; v < VVL; v++) {
+        if (first + v < SITES) { lbm_collide_at(first + v); }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn propagate(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let first = linear_id(gid, nwg) * VVL;
+    for (var v = 0u; v < VVL; v++) {
+        if (first + v < SITES) { lbm_propagate_at(first + v); }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn fused(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let first = linear_id(gid, nwg) * VVL;
+    for (var v = 0u; v < VVL; v++) {
+        if (first + v < SITES) { lbm_fused_at(first + v); }
+    }
+}

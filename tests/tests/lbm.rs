@@ -1,0 +1,142 @@
+//! lbm on the real adapter: every layout x vector length, every kernel in
+//! every precision, conservation over many steps, and the shear wave's
+//! viscous decay (all checked inside the app's validation).
+
+use skylight_core::Precision;
+use skylight_core::app::Request;
+use skylight_core::apps::lbm::Lbm;
+use skylight_core::device::Gpu;
+use skylight_core::runner::{self, Outcome, RunOptions};
+
+const OPTS: RunOptions = RunOptions {
+    warmup: 1,
+    warmup_s: 0.0,
+    samples: 2,
+};
+
+fn precisions(gpu: &Gpu) -> Vec<Precision> {
+    Precision::ALL
+        .into_iter()
+        .filter(|&p| gpu.require(p).is_ok())
+        .collect()
+}
+
+/// Runs `req` and asserts every case ran and validated; returns the details.
+fn run_all(gpu: &Gpu, req: &Request, expected_cases: usize) -> Vec<String> {
+    let out = pollster::block_on(runner::run_request(
+        gpu,
+        &Lbm,
+        req,
+        OPTS,
+        &mut |_| {},
+        &|| false,
+    ))
+    .expect("run");
+    assert_eq!(out.len(), expected_cases);
+    out.iter()
+        .map(|o| match o {
+            Outcome::Done(r) => {
+                assert!(
+                    r.validation.passed,
+                    "{}: {}",
+                    r.case.label(),
+                    r.validation.detail
+                );
+                r.validation.detail.clone()
+            }
+            other => panic!("{}: {other:?}", other.case().label()),
+        })
+        .collect()
+}
+
+#[test]
+fn every_layout_and_vector_length_validates() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "4")
+        .set("kernel", "fused,propagate")
+        .set(
+            "layout",
+            "aos,soa,aosoa-2,aosoa-4,aosoa-8,aosoa-16,aosoa-32",
+        )
+        .set("vvl", "1,2,4,8")
+        .set("wg", "32")
+        .precisions(&[Precision::F32]);
+    run_all(&gpu, &req, 2 * 7 * 4);
+}
+
+#[test]
+fn every_kernel_conserves_over_many_steps_in_every_precision() {
+    let gpu = skylight_tests::gpu();
+    let ps = precisions(&gpu);
+    let req = Request::default()
+        .set("size", "8")
+        .set("layout", "aosoa-4")
+        .set("vvl", "2")
+        .set("steps", "20")
+        .precisions(&ps);
+    for detail in run_all(&gpu, &req, 4 * ps.len()) {
+        assert!(detail.contains("mass change"), "{detail}");
+    }
+}
+
+#[test]
+fn shear_wave_decays_at_the_viscous_rate() {
+    let gpu = skylight_tests::gpu();
+    let double = if gpu.caps.f64 {
+        Precision::F64
+    } else {
+        Precision::Df64
+    };
+    let req = Request::default()
+        .set("size", "16")
+        .set("kernel", "fused,step")
+        .set("init", "shear")
+        .set("steps", "100")
+        .precisions(&[Precision::F32, double]);
+    for detail in run_all(&gpu, &req, 4) {
+        assert!(detail.contains("shear decay rate"), "{detail}");
+    }
+    // Too few steps to measure the decay is a failure, not a pass.
+    let short = Request::default()
+        .set("size", "8")
+        .set("kernel", "fused")
+        .set("init", "shear")
+        .set("steps", "2")
+        .precisions(&[Precision::F32]);
+    let out = pollster::block_on(runner::run_request(
+        &gpu,
+        &Lbm,
+        &short,
+        OPTS,
+        &mut |_| {},
+        &|| false,
+    ))
+    .expect("run");
+    assert!(matches!(&out[0], Outcome::Done(r) if !r.validation.passed));
+}
+
+#[test]
+fn a_box_over_the_binding_limit_is_a_clean_error() {
+    let gpu = skylight_tests::gpu();
+    let l = ((gpu.caps.max_storage_binding / (19 * 8)) as f64).cbrt() as u64 + 2;
+    let req = Request::default()
+        .set("size", l.to_string())
+        .set("kernel", "fused")
+        .precisions(&[Precision::Df64]);
+    let out = pollster::block_on(runner::run_request(
+        &gpu,
+        &Lbm,
+        &req,
+        OPTS,
+        &mut |_| {},
+        &|| false,
+    ));
+    match out {
+        Err(e) => assert!(e.to_string().contains("too large"), "{e}"),
+        Ok(o) => assert!(
+            matches!(&o[0], Outcome::Failed { error, .. } if error.to_string().contains("max_")),
+            "{o:?}"
+        ),
+    }
+}
