@@ -20,6 +20,8 @@ fn small(app: &str) -> Request {
         // Every variant is covered by tests/tests/gpp.rs; here one order keeps lavapipe fast.
         "gpp" => r.set("inputs", "random").set("order", "nx"),
         "su3" => r.set("size", "4").set("wg", "32,64"),
+        // Every kernel, layout and mapping; the launch shapes are in tests/tests/comd.rs.
+        "comd" => r.set("steps", "2"),
         _ => r,
     }
 }

@@ -1,6 +1,7 @@
 //! The mini-apps, one module each (their WGSL lives in `shaders/<app>/`).
 
 pub mod cache;
+pub mod comd;
 pub mod common;
 pub mod gpp;
 pub mod lbm;

@@ -1,0 +1,124 @@
+//! comd on the real adapter: CoMD's step-0 lattice energy through the GPU
+//! force kernels, energy conservation over 20 steps, grid-stride launch
+//! shapes, and clean errors for shapes the cell mapping cannot run.
+
+use skylight_core::Precision;
+use skylight_core::app::Request;
+use skylight_core::apps::comd::Comd;
+use skylight_core::device::Gpu;
+use skylight_core::runner::{self, Outcome, RunOptions};
+
+const OPTS: RunOptions = RunOptions {
+    warmup: 1,
+    warmup_s: 0.0,
+    samples: 2,
+};
+
+fn run(gpu: &Gpu, req: &Request) -> Vec<Outcome> {
+    pollster::block_on(runner::run_request(
+        gpu,
+        &Comd,
+        req,
+        OPTS,
+        &mut |_| {},
+        &|| false,
+    ))
+    .expect("run")
+}
+
+fn assert_passed(out: &[Outcome], n: usize, must_mention: &str) {
+    assert_eq!(out.len(), n);
+    for o in out {
+        match o {
+            Outcome::Done(r) => {
+                assert!(
+                    r.validation.passed,
+                    "{}: {}",
+                    r.case.label(),
+                    r.validation.detail
+                );
+                assert!(
+                    r.validation.detail.contains(must_mention),
+                    "{}",
+                    r.validation.detail
+                );
+            }
+            other => panic!("{}: {other:?}", other.case().label()),
+        }
+    }
+}
+
+fn double(gpu: &Gpu) -> Precision {
+    if gpu.caps.f64 {
+        Precision::F64
+    } else {
+        Precision::Df64
+    }
+}
+
+#[test]
+fn lattice_energy_matches_comd_on_the_gpu() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "small")
+        .set("kernel", "force")
+        .set("layout", "soa")
+        .set("init", "comd")
+        .precisions(&[Precision::F32, double(&gpu)]);
+    assert_passed(&run(&gpu, &req), 4, "-1.243619295058");
+}
+
+#[test]
+fn twenty_steps_conserve_energy() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "small")
+        .set("kernel", "step")
+        .set("layout", "aos4")
+        .set("steps", "20")
+        .set("init", "comd")
+        .precisions(&[Precision::F32, double(&gpu)]);
+    assert_passed(&run(&gpu, &req), 4, "over 20 steps");
+}
+
+#[test]
+fn any_workgroup_count_covers_every_atom_and_cell() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "small")
+        .set("layout", "soa")
+        .set("wg", "64")
+        .set("groups", "3")
+        .precisions(&[Precision::F32]);
+    // 3 per-atom kernels and 2 force kernels x 2 mappings.
+    assert_passed(&run(&gpu, &req), 7, "");
+}
+
+#[test]
+fn impossible_shapes_are_clean_errors() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "small")
+        .set("kernel", "force")
+        .set("variant", "cell")
+        .set("layout", "aos")
+        .set("wg", "16")
+        .precisions(&[Precision::F32]);
+    let out = run(&gpu, &req);
+    assert!(
+        matches!(&out[0], Outcome::Failed { error, .. } if error.to_string().contains("wg must be at least")),
+        "{out:?}"
+    );
+    let small_box = Request::default().set("size", "4");
+    assert!(
+        pollster::block_on(runner::run_request(
+            &gpu,
+            &Comd,
+            &small_box,
+            OPTS,
+            &mut |_| {},
+            &|| false
+        ))
+        .is_err()
+    );
+}
