@@ -1,6 +1,7 @@
 //! `skylight`: the headless front end. Lists adapters, runs apps (validated and
 //! timed), sweeps parameters and draws the empirical roofline.
 
+mod isolate;
 mod plot;
 mod report;
 
@@ -56,6 +57,16 @@ enum Command {
         #[arg(long)]
         from: Option<PathBuf>,
     },
+    /// Runs one serialized case and prints its record as JSON (the child
+    /// process of `--isolate`).
+    #[command(hide = true)]
+    Case {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// The case, as JSON.
+        #[arg(long)]
+        case_json: String,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -110,9 +121,16 @@ struct RunArgs {
     /// Workgroup size(s).
     #[arg(long)]
     wg: Option<String>,
+    /// Virtual vector length(s) of the lattice apps (sites per invocation).
+    #[arg(long)]
+    vvl: Option<String>,
     /// Any other app parameter, as name=value (repeatable).
     #[arg(long = "set", value_parser = parse_kv)]
     set: Vec<(String, String)>,
+    /// Run every case in a fresh process (reproducible bandwidth on drivers
+    /// whose large allocations slow down as a process allocates more).
+    #[arg(long)]
+    isolate: bool,
 }
 
 fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
@@ -158,6 +176,9 @@ fn real_main() -> Result<bool> {
             with,
             from,
         } => roofline(&common, plot, &with, from),
+        Command::Case { common, case_json } => {
+            isolate::serve(&case_json, &common.adapter, run_options(&common))
+        }
     }
 }
 
@@ -174,6 +195,7 @@ fn request_for(app: &dyn App, args: &RunArgs, strict: bool, sweep: bool) -> Resu
         ("kernel", &args.kernel),
         ("layout", &args.layout),
         ("wg", &args.wg),
+        ("vvl", &args.vvl),
     ];
     for (name, value) in common {
         if let Some(v) = value {
@@ -250,17 +272,28 @@ fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
         .map(|&a| request_for(a, args, strict, sweep).map(|r| (a, r)))
         .collect::<Result<_>>()?;
     let platform = open_platform(&args.common)?;
-    let opts = RunOptions {
-        warmup: args.common.warmup,
-        warmup_s: args.common.warmup_s,
-        samples: args.common.samples,
-    };
+    let opts = run_options(&args.common);
     println!("{}", report::header());
     let mut outcomes = Vec::new();
     for (app, req) in &requests {
-        outcomes.extend(run_app(&platform, *app, req, opts, args.common.quiet)?);
+        outcomes.extend(run_app(
+            &platform,
+            *app,
+            req,
+            opts,
+            args.common.quiet,
+            args.isolate,
+        )?);
     }
     finish(&outcomes, &args.common, sweep)
+}
+
+fn run_options(common: &CommonArgs) -> RunOptions {
+    RunOptions {
+        warmup: common.warmup,
+        warmup_s: common.warmup_s,
+        samples: common.samples,
+    }
 }
 
 fn run_app(
@@ -269,6 +302,7 @@ fn run_app(
     req: &Request,
     opts: RunOptions,
     quiet: bool,
+    isolate: bool,
 ) -> Result<Vec<Outcome>> {
     let bar = if quiet {
         ProgressBar::hidden()
@@ -290,6 +324,7 @@ fn run_app(
         Progress::Finish(o) => bar.suspend(|| println!("{}", report::row(o))),
     };
     let out = match platform {
+        Platform::Gpu(gpu) if isolate => run_isolated(gpu, app, req, opts, &mut progress),
         Platform::Gpu(gpu) => pollster::block_on(runner::run_request(
             gpu,
             app,
@@ -302,6 +337,29 @@ fn run_app(
     };
     bar.finish_and_clear();
     out.with_context(|| format!("app `{}`", app.name()))
+}
+
+/// [`runner::run_request`] with every case in its own process.
+fn run_isolated(
+    gpu: &Gpu,
+    app: &dyn App,
+    req: &Request,
+    opts: RunOptions,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> skylight_core::Result<Vec<Outcome>> {
+    let (cases, mut outcomes) = runner::plan(app, req, &gpu.caps)?;
+    for o in &outcomes {
+        progress(Progress::Finish(o));
+    }
+    let adapter = gpu.info.index.unwrap_or(0);
+    let total = cases.len();
+    for (index, case) in cases.iter().enumerate() {
+        progress(Progress::Start { case, index, total });
+        let outcome = isolate::run_case(case, adapter, opts);
+        progress(Progress::Finish(&outcome));
+        outcomes.push(outcome);
+    }
+    Ok(outcomes)
 }
 
 fn finish(outcomes: &[Outcome], common: &CommonArgs, sweep: bool) -> Result<bool> {
@@ -345,11 +403,7 @@ fn roofline(
         Some(path) => (ResultFile::load(&path)?.records, true),
         None => {
             let platform = open_platform(common)?;
-            let opts = RunOptions {
-                warmup: common.warmup,
-                warmup_s: common.warmup_s,
-                samples: common.samples,
-            };
+            let opts = run_options(common);
             println!("{}", report::header());
             let mut outcomes = Vec::new();
             for name in ["stream", "peak"] {
@@ -358,7 +412,7 @@ fn roofline(
                 if let Some(s) = &common.size {
                     req = req.set("size", s.clone());
                 }
-                outcomes.extend(run_app(&platform, app, &req, opts, common.quiet)?);
+                outcomes.extend(run_app(&platform, app, &req, opts, common.quiet, false)?);
             }
             let ok = finish(&outcomes, common, false)?;
             let recs = outcomes

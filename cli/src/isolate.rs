@@ -1,0 +1,70 @@
+//! `--isolate`: each case in a fresh process of this binary.
+//!
+//! On NVIDIA's Vulkan driver (H100 and H200, driver 580) the bandwidth a
+//! large buffer streams at depends on the process's allocation history: the
+//! first few GiB a process allocates run at full HBM bandwidth, later
+//! allocations often at 40-50% of it, whatever was freed in between
+//! (BENCHMARKS.md has the measurements). A long run in one process then
+//! measures where the driver put each case's buffers, not the kernel. A child
+//! process per case gives every case the same, fresh history.
+
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use skylight_core::app::Case;
+use skylight_core::device::{Gpu, Selector};
+use skylight_core::record::ResultRecord;
+use skylight_core::registry;
+use skylight_core::runner::{self, Outcome, RunOptions};
+
+/// Runs `case` in a child `skylight case` process on the adapter with index
+/// `adapter`; a child that fails becomes [`Outcome::Failed`] with its message.
+pub fn run_case(case: &Case, adapter: usize, opts: RunOptions) -> Outcome {
+    child(case, adapter, opts).unwrap_or_else(|e| Outcome::Failed {
+        case: case.clone(),
+        error: format!("{e:#}"),
+    })
+}
+
+fn child(case: &Case, adapter: usize, opts: RunOptions) -> Result<Outcome> {
+    let exe = std::env::current_exe().context("locating this binary")?;
+    let out = Command::new(exe)
+        .arg("case")
+        .args(["--adapter", &adapter.to_string()])
+        .args(["--samples", &opts.samples.to_string()])
+        .args(["--warmup", &opts.warmup.to_string()])
+        .args(["--warmup-s", &opts.warmup_s.to_string()])
+        .args(["--case-json", &serde_json::to_string(case)?])
+        .output()
+        .context("starting the child process")?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let err = err.trim().trim_start_matches("error: ");
+        bail!(
+            "child process ({}): {}",
+            out.status,
+            if err.is_empty() { "no message" } else { err }
+        );
+    }
+    let record: ResultRecord =
+        serde_json::from_slice(&out.stdout).context("reading the child's result record")?;
+    Ok(Outcome::Done(Box::new(record)))
+}
+
+/// The child's side: runs the one case of `case_json` on a fresh device and
+/// prints its result record as JSON (validation failures included: the
+/// record says so); an error or an unsupported case is an error.
+pub fn serve(case_json: &str, adapter: &str, opts: RunOptions) -> Result<bool> {
+    let case: Case = serde_json::from_str(case_json).context("parsing --case-json")?;
+    let app = registry::find(&case.app)?;
+    let gpu =
+        pollster::block_on(Gpu::open(&Selector::parse(adapter))).context("opening the adapter")?;
+    match pollster::block_on(runner::run_case(&gpu, app, &case, opts)) {
+        Outcome::Done(r) => {
+            println!("{}", serde_json::to_string(&*r)?);
+            Ok(true)
+        }
+        Outcome::Failed { error, .. } => bail!("{error}"),
+        Outcome::Unsupported { reason, .. } => bail!("unsupported: {reason}"),
+    }
+}
