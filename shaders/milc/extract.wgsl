@@ -1,15 +1,12 @@
 // Extract: the forward-hopping half spinors (1 - isign gamma_mu) psi(x) of
 // every direction (upper two spins; the projections are generated from the
-// gamma table with the operator's sign, as proj_fwd_0 .. proj_fwd_3).
+// gamma table with the operator's sign, as proj_fwd).
 @group(0) @binding(0) var<storage, read> psi: array<RealStore>;
 @group(0) @binding(1) var<storage, read_write> hf: array<RealStore>;
 
 fn extract_at(site: u32) {
     let p = psi_spinor(site);
-    hf_set_half(site, 0u, proj_fwd_0(p));
-    hf_set_half(site, 1u, proj_fwd_1(p));
-    hf_set_half(site, 2u, proj_fwd_2(p));
-    hf_set_half(site, 3u, proj_fwd_3(p));
+    for (var mu = 0u; mu < 4u; mu++) { hf_set_half(site, mu, proj_fwd(p, mu)); }
 }
 
 // targetDP's __targetILP__ loop: invocation t owns sites t*VVL .. t*VVL + VVL - 1.

@@ -7,10 +7,9 @@
 
 fn extract_mul_at(site: u32) {
     let p = psi_spinor(site);
-    hb_set_half(site, 0u, half_adj_mat_vec(links_link(site, 0u), proj_bwd_0(p)));
-    hb_set_half(site, 1u, half_adj_mat_vec(links_link(site, 1u), proj_bwd_1(p)));
-    hb_set_half(site, 2u, half_adj_mat_vec(links_link(site, 2u), proj_bwd_2(p)));
-    hb_set_half(site, 3u, half_adj_mat_vec(links_link(site, 3u), proj_bwd_3(p)));
+    for (var mu = 0u; mu < 4u; mu++) {
+        hb_set_half(site, mu, half_adj_mat_vec(links_link(site, mu), proj_bwd(p, mu)));
+    }
 }
 
 @compute @workgroup_size(WG)

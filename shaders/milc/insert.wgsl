@@ -6,10 +6,7 @@
 
 fn insert_at(site: u32) {
     var a = acc_spinor(site);
-    a = recon_bwd_0(a, gb_half(site, 0u));
-    a = recon_bwd_1(a, gb_half(site, 1u));
-    a = recon_bwd_2(a, gb_half(site, 2u));
-    a = recon_bwd_3(a, gb_half(site, 3u));
+    for (var mu = 0u; mu < 4u; mu++) { a = recon_bwd(a, gb_half(site, mu), mu); }
     out_set_spinor(site, a);
 }
 

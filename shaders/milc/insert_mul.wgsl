@@ -1,16 +1,15 @@
 // Insert and multiply: out(x) = sum_mu of the spinors rebuilt from
 // U_mu(x) gf_mu(x), the gathered forward half spinors (the reconstructions
-// recon_fwd_0 .. recon_fwd_3 are generated with the operator's sign).
+// recon_fwd are generated with the operator's sign).
 @group(0) @binding(0) var<storage, read> gf: array<RealStore>;
 @group(0) @binding(1) var<storage, read> links: array<RealStore>;
 @group(0) @binding(2) var<storage, read_write> out: array<RealStore>;
 
 fn insert_mul_at(site: u32) {
     var acc = spinor_zero();
-    acc = recon_fwd_0(acc, half_mat_vec(links_link(site, 0u), gf_half(site, 0u)));
-    acc = recon_fwd_1(acc, half_mat_vec(links_link(site, 1u), gf_half(site, 1u)));
-    acc = recon_fwd_2(acc, half_mat_vec(links_link(site, 2u), gf_half(site, 2u)));
-    acc = recon_fwd_3(acc, half_mat_vec(links_link(site, 3u), gf_half(site, 3u)));
+    for (var mu = 0u; mu < 4u; mu++) {
+        acc = recon_fwd(acc, half_mat_vec(links_link(site, mu), gf_half(site, mu)), mu);
+    }
     out_set_spinor(site, acc);
 }
 

@@ -26,12 +26,21 @@ fn precisions(gpu: &Gpu) -> Vec<Precision> {
 
 /// Runs `req` and asserts every case ran and validated; returns the records.
 fn run_all(gpu: &Gpu, req: &Request, expected_cases: usize) -> Vec<ResultRecord> {
+    let mut started = std::time::Instant::now();
+    let mut progress = |p: runner::Progress<'_>| match p {
+        runner::Progress::Start { .. } => started = std::time::Instant::now(),
+        runner::Progress::Finish(o) => println!(
+            "{} took {:.2} s",
+            o.case().label(),
+            started.elapsed().as_secs_f64()
+        ),
+    };
     let out = pollster::block_on(runner::run_request(
         gpu,
         &Milc,
         req,
         OPTS,
-        &mut |_| {},
+        &mut progress,
         &|| false,
     ))
     .expect("run");

@@ -281,7 +281,7 @@ pub fn spin_functions(isign: i32) -> String {
         for (mu, row) in GAMMA.iter().enumerate() {
             let ph = |spin: usize| {
                 let p = row[spin].1;
-                if sigma < 0 { p.neg() } else { p }
+                if sigma < 0 { -p } else { p }
             };
             let _ = writeln!(
                 s,
@@ -294,6 +294,29 @@ pub fn spin_functions(isign: i32) -> String {
                 "fn recon_{dir}_{mu}(acc: Spinor, h: Half) -> Spinor {{\n    return Spinor(v_add(acc.s0, h.h0), v_add(acc.s1, h.h1), {}, {});\n}}",
                 phase_term("acc.s2", ph(2), &format!("h.h{}", row[2].0)),
                 phase_term("acc.s3", ph(3), &format!("h.h{}", row[3].0)),
+            );
+        }
+        // Kernels loop over mu (a loop with the heavy df64 link algebra in
+        // its body once compiles several times faster on LLVM-based drivers
+        // than four unrolled copies); the switch is uniform across invocations.
+        for (kind, sig, args) in [
+            ("proj", "p: Spinor, mu: u32) -> Half", "p"),
+            (
+                "recon",
+                "acc: Spinor, h: Half, mu: u32) -> Spinor",
+                "acc, h",
+            ),
+        ] {
+            let _ = writeln!(s, "fn {kind}_{dir}({sig} {{\n    switch mu {{");
+            for mu in 0..3 {
+                let _ = writeln!(
+                    s,
+                    "        case {mu}u: {{ return {kind}_{dir}_{mu}({args}); }}"
+                );
+            }
+            let _ = writeln!(
+                s,
+                "        default: {{ return {kind}_{dir}_3({args}); }}\n    }}\n}}"
             );
         }
     }

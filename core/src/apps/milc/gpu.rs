@@ -381,7 +381,7 @@ fn record_cg(
         prog.axpy([&p[c], &r[n], &p[n], &scalars], slot::BETA, false)?;
     }
     let [x0, x1] = x;
-    let x = if iterations % 2 == 0 { x0 } else { x1 };
+    let x = if iterations.is_multiple_of(2) { x0 } else { x1 };
     Ok(vec![(x, Field::Spinor), (scalars, Field::Plain)])
 }
 

@@ -268,10 +268,12 @@ fn tolerance(kernel: &str, p: Precision) -> f64 {
         // A copy: exact.
         return 0.0;
     }
+    // Measured on lavapipe (4^3 x 8, largest of the split kernels and the
+    // whole Dslash): 6.3e-7 (f32), 1.6e-15 (f64), 3.2e-14 (df64).
     match p {
-        Precision::F32 => 1e-5,
-        Precision::F64 => 1e-13,
-        Precision::Df64 => 1e-12,
+        Precision::F32 => 4e-6,
+        Precision::F64 => 1e-14,
+        Precision::Df64 => 2e-13,
     }
 }
 
@@ -402,8 +404,8 @@ impl Setup {
 
     /// A solve: the GPU's recursive residual reached the tolerance within
     /// the iterations, and `|M x - b| / |b|` checked here in f64 is within
-    /// 100 x the tolerance (the condition number of M at kappa < 1/8 for
-    /// random links is far below 100).
+    /// 10 x the tolerance (M is well conditioned at kappa < 1/8 with random
+    /// links: measured on lavapipe 1.4 x the tolerance in f32, 1.3 x in f64).
     fn check_solve(
         &self,
         x: &[f64],
@@ -412,7 +414,7 @@ impl Setup {
         converged: bool,
     ) -> Validation {
         let true_res = wilson::true_residual(&self.lat, &self.u, x, &self.inputs[0], self.kappa);
-        let bound = 100.0 * self.tol;
+        let bound = 10.0 * self.tol;
         let conv = Validation {
             max_error: residual,
             tolerance: self.tol,
