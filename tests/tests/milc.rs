@@ -67,7 +67,7 @@ fn every_layout_and_vector_length_validates() {
     let gpu = skylight_tests::gpu();
     let req = Request::default()
         .set("size", "3x4")
-        .set("kernel", "dslash")
+        .set("kernel", "dslash,dslash-fused")
         .set(
             "layout",
             "aos,soa,aosoa-2,aosoa-4,aosoa-8,aosoa-16,aosoa-32",
@@ -75,7 +75,7 @@ fn every_layout_and_vector_length_validates() {
         .set("vvl", "1,2,4,8")
         .set("wg", "32")
         .precisions(&[Precision::F32]);
-    run_all(&gpu, &req, 7 * 4);
+    run_all(&gpu, &req, 2 * 7 * 4);
 }
 
 #[test]
@@ -88,7 +88,7 @@ fn every_kernel_validates_in_every_precision() {
         .set("vvl", "2")
         .set("wg", "64")
         .precisions(&ps);
-    let records = run_all(&gpu, &req, 9 * ps.len());
+    let records = run_all(&gpu, &req, 10 * ps.len());
     for r in records.iter().filter(|r| r.case.kernel == "cg") {
         assert!(
             r.validation.detail.contains("|M x - b|"),

@@ -125,6 +125,18 @@ pub static MODULES: &[Module] = &[
         reduce: false,
     },
     Module {
+        name: "dslash_fused",
+        source: wgsl!("dslash_fused.wgsl"),
+        entries: &["dslash_fused"],
+        binds: &[
+            ("psi", Field::Spinor, R),
+            ("links", Field::Links, R),
+            ("out", Field::Spinor, RW),
+        ],
+        spin: true,
+        reduce: false,
+    },
+    Module {
         name: "axpy",
         source: wgsl!("axpy.wgsl"),
         entries: &["axpy", "zero"],

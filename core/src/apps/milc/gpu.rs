@@ -297,6 +297,12 @@ impl MilcGpu {
                 prog.dslash(&t, &u, &psi, &out, 1)?;
                 vec![(out, Field::Spinor)]
             }
+            "dslash-fused" => {
+                let (psi, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
+                let out = prog.field("milc-out", Field::Spinor, None)?;
+                prog.sites("dslash_fused", 1, &[&psi, &u, &out])?;
+                vec![(out, Field::Spinor)]
+            }
             _ => {
                 let (b, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
                 let scalars = prog.scalars(&setup)?;

@@ -11,7 +11,8 @@
 //! spinors), `extract-mul` (project to the backward ones and multiply by
 //! `U^dagger`), `shift` (gather from the 8 neighbours), `insert-mul`
 //! (multiply by `U`, rebuild the spinors, sum) and `insert` (rebuild the
-//! backward ones and add). `axpy` is the scalar multiply-add, `dot` CG's
+//! backward ones and add); `dslash-fused` is the same operator in one
+//! kernel. `axpy` is the scalar multiply-add, `dot` CG's
 //! deterministic reduction, and `cg` solves `M^dagger M x = M^dagger b`
 //! with every scalar kept on the GPU. Every field goes through targetDP's
 //! index function, so one kernel source serves every layout and virtual
@@ -46,6 +47,7 @@ const KERNELS: &[&str] = &[
     "axpy",
     "dot",
     "dslash",
+    "dslash-fused",
     "cg",
 ];
 
@@ -73,9 +75,9 @@ impl App for Milc {
         vec![
             ParamSpec {
                 name: "kernel",
-                help: "extract, extract-mul, shift, insert-mul, insert (MILC's Dslash split), axpy, dot, dslash (the five split kernels), cg (the solve)",
+                help: "extract, extract-mul, shift, insert-mul, insert (MILC's Dslash split), axpy, dot, dslash (the five split kernels), dslash-fused (one kernel), cg (the solve)",
                 kind: ParamKind::Choice(KERNELS),
-                default: "extract,extract-mul,shift,insert-mul,insert,axpy,dot,dslash,cg",
+                default: "extract,extract-mul,shift,insert-mul,insert,axpy,dot,dslash,dslash-fused,cg",
             },
             targetdp::layout_param("soa"),
             targetdp::vvl_param(),
@@ -289,6 +291,9 @@ pub fn per_site(entry: &str) -> (u64, u64) {
         "shift" => (2 * h + 2 * h, 0),
         "insert_mul" => (h + u + s, 4 * (2 * 66 + 24)),
         "insert" => (h + 2 * s, 4 * 24),
+        // 8 neighbours' spinors, the site's and its backward neighbours'
+        // links in, one spinor out; the split's FLOPs.
+        "dslash_fused" => (8 * s + 2 * u + s, 8 * (12 + 2 * 66 + 24)),
         "axpy" => (3 * s, 2 * s),
         "dot" => (2 * s, 2 * s),
         "zero" => (s, 0),
@@ -323,7 +328,7 @@ impl Setup {
         let mut field = |reals: usize| random_reals(&mut rng, n * reals, -1.0, 1.0, p);
         let (needs_links, shapes): (bool, &[usize]) = match case.kernel.as_str() {
             "extract" => (false, &[SPINOR]),
-            "extract-mul" | "dslash" | "cg" => (true, &[SPINOR]),
+            "extract-mul" | "dslash" | "dslash-fused" | "cg" => (true, &[SPINOR]),
             "shift" => (false, &[HALF, HALF]),
             "insert-mul" => (true, &[HALF]),
             "insert" => (false, &[HALF, SPINOR]),
@@ -367,7 +372,7 @@ impl Setup {
             "insert" => vec![wilson::insert(lat, &x[0], &x[1], 1.0)],
             "axpy" => vec![wilson::axpy(-self.kappa, &x[0], &x[1])],
             "dot" => vec![vec![wilson::dot(&x[0], &x[1])]],
-            "dslash" => vec![wilson::dslash(lat, u, &x[0], 1.0)],
+            "dslash" | "dslash-fused" => vec![wilson::dslash(lat, u, &x[0], 1.0)],
             _ => Vec::new(),
         }
     }
@@ -596,6 +601,8 @@ mod tests {
         // 648 reals and 1344 FLOPs per site (MILC counts 1320).
         assert_eq!(m.bytes, 648.0 * 4.0 * 10.0);
         assert_eq!(m.flops, 1344.0 * 10.0);
+        let f = case_model("dslash-fused", 10, 1, Precision::F32);
+        assert_eq!((f.bytes, f.flops), (360.0 * 4.0 * 10.0, m.flops));
     }
 
     #[test]
