@@ -101,6 +101,27 @@ fn every_kernel_validates_in_every_precision() {
 }
 
 #[test]
+fn cg_with_the_fused_operator_converges() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "small")
+        .set("kernel", "cg")
+        .set("operator", "fused")
+        .set("layout", "soa")
+        .precisions(&[Precision::F32]);
+    let records = run_all(&gpu, &req, 1);
+    for r in records.iter().filter(|r| r.case.kernel == "cg") {
+        assert!(
+            r.validation.detail.contains("|M x - b|"),
+            "{}",
+            r.validation.detail
+        );
+        let iters = r.metrics.get("cg_iterations").copied().unwrap_or(0.0);
+        assert!(iters >= 1.0, "{}: {iters} iterations", r.case.label());
+    }
+}
+
+#[test]
 fn too_few_iterations_fail_and_a_lattice_over_the_limit_is_a_clean_error() {
     let gpu = skylight_tests::gpu();
     let short = Request::default()

@@ -159,15 +159,17 @@ impl<'g> Program<'g> {
             .clone()
     }
 
-    /// `dst = D src` (`isign` 1) or `D^dagger src` (-1), as MILC splits it.
+    /// `dst = D src` (`isign` 1) or `D^dagger src` (-1), as MILC splits it
+    /// through the intermediates `split`, or in one kernel without them.
     fn dslash(
         &mut self,
-        t: &Temps,
-        links: &wgpu::Buffer,
-        src: &wgpu::Buffer,
-        dst: &wgpu::Buffer,
+        split: Option<&Temps>,
+        [links, src, dst]: [&wgpu::Buffer; 3],
         isign: i32,
     ) -> Result<()> {
+        let Some(t) = split else {
+            return self.sites("dslash_fused", isign, &[src, links, dst]);
+        };
         self.sites("extract", isign, &[src, &t.hf])?;
         self.sites("extract_mul", isign, &[src, links, &t.hb])?;
         self.sites("shift", isign, &[&t.hf, &t.hb, &t.gf, &t.gb])?;
@@ -294,7 +296,7 @@ impl MilcGpu {
                 let (psi, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
                 let t = prog.temps()?;
                 let out = prog.field("milc-out", Field::Spinor, None)?;
-                prog.dslash(&t, &u, &psi, &out, 1)?;
+                prog.dslash(Some(&t), [&u, &psi, &out], 1)?;
                 vec![(out, Field::Spinor)]
             }
             "dslash-fused" => {
@@ -306,7 +308,7 @@ impl MilcGpu {
             _ => {
                 let (b, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
                 let scalars = prog.scalars(&setup)?;
-                record_cg(&mut prog, [&b, &u], scalars, setup.iterations)?
+                record_cg(&mut prog, [&b, &u], scalars, &setup)?
             }
         };
         Ok(MilcGpu {
@@ -347,15 +349,20 @@ impl MilcGpu {
     }
 }
 
-/// CG on `M^dagger M x = M^dagger b` from x = 0, `iterations` times; returns
+/// CG on `M^dagger M x = M^dagger b` from x = 0, the setup's iterations; returns
 /// the buffers holding x and the scalars at the end.
 fn record_cg(
     prog: &mut Program,
     [b, u]: [&wgpu::Buffer; 2],
     scalars: wgpu::Buffer,
-    iterations: u64,
+    setup: &Setup,
 ) -> Result<Vec<(wgpu::Buffer, Field)>> {
-    let t = prog.temps()?;
+    let iterations = setup.iterations;
+    let temps = match setup.fused {
+        true => None,
+        false => Some(prog.temps()?),
+    };
+    let t = temps.as_ref();
     let spinor = |prog: &Program| prog.field("milc-cg", Field::Spinor, None);
     let (d, mp, ap) = (spinor(prog)?, spinor(prog)?, spinor(prog)?);
     let x = [spinor(prog)?, spinor(prog)?];
@@ -364,7 +371,7 @@ fn record_cg(
     let partial = prog.partial()?;
     let mk = slot::MINUS_KAPPA;
     // r = M^dagger b, p = r, x = 0, |r0|^2.
-    prog.dslash(&t, u, b, &d, -1)?;
+    prog.dslash(t, [u, b, &d], -1)?;
     prog.axpy([&d, b, &r[0], &scalars], mk, false)?;
     prog.axpy([&r[0], &r[0], &p[0], &scalars], slot::ZERO, false)?;
     let op = prog.op(0, false);
@@ -374,9 +381,9 @@ fn record_cg(
     for k in 0..iterations as usize {
         let (c, n) = (k % 2, 1 - k % 2);
         // A p = M^dagger M p.
-        prog.dslash(&t, u, &p[c], &d, 1)?;
+        prog.dslash(t, [u, &p[c], &d], 1)?;
         prog.axpy([&d, &p[c], &mp, &scalars], mk, false)?;
-        prog.dslash(&t, u, &mp, &d, -1)?;
+        prog.dslash(t, [u, &mp, &d], -1)?;
         prog.axpy([&d, &mp, &ap, &scalars], mk, false)?;
         prog.dot([&p[c], &ap, &partial, &scalars], slot::PAP)?;
         prog.scalar("cg_alpha", &partial, &scalars)?;
@@ -432,6 +439,7 @@ impl Kernel for MilcGpu {
     fn model(&self) -> Model {
         case_model(
             &self.setup.kernel,
+            self.setup.fused,
             self.sites as u64,
             self.setup.iterations,
             self.precision,

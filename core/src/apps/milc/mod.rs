@@ -51,6 +51,9 @@ const KERNELS: &[&str] = &[
     "cg",
 ];
 
+/// How CG applies D: MILC's five split kernels, or `dslash-fused`.
+const OPERATORS: &[&str] = &["split", "fused"];
+
 /// Lattice sizes (L, T): the CI preset and the default for a large GPU
 /// (2^21 sites: 4.4 GB of fields for a CG solve in f32, 8.9 GB in f64).
 const SIZES: &[(&str, (u64, u64))] = &[("small", (4, 8)), ("default", (32, 64))];
@@ -99,6 +102,12 @@ impl App for Milc {
                 help: "CG tolerance |r| / |r0| on the normal equations: auto (1e-6 in f32, 1e-12 in f64 and df64) or a number",
                 kind: ParamKind::Text,
                 default: "auto",
+            },
+            ParamSpec {
+                name: "operator",
+                help: "how cg applies D: split (MILC's five kernels) or fused (dslash-fused); a comma list sweeps",
+                kind: ParamKind::Choice(OPERATORS),
+                default: "split",
             },
             ParamSpec {
                 name: "iterations",
@@ -150,40 +159,50 @@ impl App for Milc {
             }
         };
         let iterations = r.uints("iterations").first().copied().unwrap_or(100);
+        let mut shapes = Vec::new();
+        for layout in r.list("layout") {
+            for vvl in r.uints("vvl") {
+                for wg in r.uints("wg") {
+                    let wg = check_wg(wg, caps)?;
+                    if !wg.is_power_of_two() {
+                        return Err(Error::bad_param(
+                            "wg",
+                            format!("the reductions need a power-of-two workgroup size, not {wg}"),
+                        ));
+                    }
+                    shapes.push((layout, vvl, wg));
+                }
+            }
+        }
+        let split = [OPERATORS[0].to_string()];
         let mut cases = Vec::new();
         for &p in &r.precisions {
             let tol = tol.unwrap_or(default_tol(p));
             for kernel in r.list("kernel") {
-                for layout in r.list("layout") {
-                    for vvl in r.uints("vvl") {
-                        for wg in r.uints("wg") {
-                            let wg = check_wg(wg, caps)?;
-                            if !wg.is_power_of_two() {
-                                return Err(Error::bad_param(
-                                    "wg",
-                                    format!(
-                                        "the reductions need a power-of-two workgroup size, not {wg}"
-                                    ),
-                                ));
-                            }
-                            cases.push(
-                                Case::new(
-                                    self.name(),
-                                    kernel,
-                                    &format!("{layout}/vvl{vvl}/wg{wg}"),
-                                    p,
-                                )
+                // Only a solve applies D through a choice of kernels.
+                let operators = match kernel.as_str() {
+                    "cg" => r.list("operator"),
+                    _ => &split[..],
+                };
+                for operator in operators {
+                    for &(layout, vvl, wg) in &shapes {
+                        let mut variant = format!("{layout}/vvl{vvl}/wg{wg}");
+                        if operator.as_str() != OPERATORS[0] {
+                            variant.push_str(&format!("/{operator}"));
+                        }
+                        cases.push(
+                            Case::new(self.name(), kernel, &variant, p)
                                 .param("layout", layout)
                                 .param("vvl", vvl)
                                 .param("wg", wg)
+                                .param("operator", operator)
                                 .param("L", l)
                                 .param("T", t)
                                 .param("sites", sites)
                                 .param("kappa", kappa)
                                 .param("tol", tol)
                                 .param("iterations", iterations),
-                            );
-                        }
+                        );
                     }
                 }
             }
@@ -305,6 +324,8 @@ pub fn per_site(entry: &str) -> (u64, u64) {
 /// case's precision) and the parameters of the solve.
 struct Setup {
     kernel: String,
+    /// Whether a solve applies D with `dslash-fused`.
+    fused: bool,
     lat: Lattice,
     kappa: f64,
     tol: f64,
@@ -348,6 +369,7 @@ impl Setup {
         };
         Ok(Setup {
             kernel: case.kernel.clone(),
+            fused: case.text("operator") == "fused",
             lat,
             kappa,
             tol,
@@ -488,6 +510,7 @@ impl CpuKernel for MilcCpu {
         let s = &self.setup;
         case_model(
             &s.kernel,
+            s.fused,
             s.lat.sites() as u64,
             s.iterations,
             Precision::F64,
@@ -505,11 +528,12 @@ fn site_model(entry: &str, sites: u64, p: Precision) -> Model {
 }
 
 /// Work and traffic of one run of `kernel`: its dispatches' per-site
-/// figures (a Dslash is its five split kernels; a solve is one Dslash, two
+/// figures (a Dslash is its five split kernels, or `dslash_fused` in a
+/// solve with the `fused` operator; a solve is one Dslash, two
 /// multiply-adds, a zero fill and a dot to start, then per iteration two
 /// Dslash, five multiply-adds and two dots). The second pass of a dot and
 /// CG's scalar updates touch a few reals and are left out.
-fn case_model(kernel: &str, sites: u64, iterations: u64, p: Precision) -> Model {
+fn case_model(kernel: &str, fused: bool, sites: u64, iterations: u64, p: Precision) -> Model {
     let times = |entry: &str, n: u64| {
         let m = site_model(entry, sites, p);
         Model {
@@ -517,14 +541,18 @@ fn case_model(kernel: &str, sites: u64, iterations: u64, p: Precision) -> Model 
             bytes: m.bytes * n as f64,
         }
     };
-    let dslash = |n: u64| {
+    let split = |n: u64| {
         ["extract", "extract_mul", "shift", "insert_mul", "insert"]
             .iter()
             .map(|e| times(e, n))
             .fold(Model::default(), add_models)
     };
+    let dslash = |n: u64| match fused {
+        true => times("dslash_fused", n),
+        false => split(n),
+    };
     match kernel {
-        "dslash" => dslash(1),
+        "dslash" => split(1),
         "cg" => [
             dslash(1 + 2 * iterations),
             times("axpy", 2 + 5 * iterations),
@@ -568,6 +596,7 @@ mod tests {
             .param("kappa", 0.12)
             .param("tol", 1e-12)
             .param("iterations", 200)
+            .param("operator", "split")
     }
 
     #[test]
@@ -597,12 +626,20 @@ mod tests {
 
     #[test]
     fn model_of_dslash_is_the_sum_of_its_split() {
-        let m = case_model("dslash", 10, 1, Precision::F32);
+        let m = case_model("dslash", false, 10, 1, Precision::F32);
         // 648 reals and 1344 FLOPs per site (MILC counts 1320).
         assert_eq!(m.bytes, 648.0 * 4.0 * 10.0);
         assert_eq!(m.flops, 1344.0 * 10.0);
-        let f = case_model("dslash-fused", 10, 1, Precision::F32);
+        let f = case_model("dslash-fused", false, 10, 1, Precision::F32);
         assert_eq!((f.bytes, f.flops), (360.0 * 4.0 * 10.0, m.flops));
+        let (split, fused) = (
+            case_model("cg", false, 10, 3, Precision::F32),
+            case_model("cg", true, 10, 3, Precision::F32),
+        );
+        // 7 operator applications, 17 multiply-adds, a zero fill and 7 dots.
+        let rest = (17.0 * 72.0 + 24.0 + 7.0 * 48.0) * 40.0;
+        assert_eq!(split.bytes, 7.0 * m.bytes + rest);
+        assert_eq!(fused.bytes, 7.0 * f.bytes + rest);
     }
 
     #[test]
@@ -617,6 +654,9 @@ mod tests {
             .set("layout", "aos,aosoa-4");
         let cases = Milc.cases(&ok, &caps).expect("cases");
         assert_eq!(cases.len(), 3 * 2 * 2);
+        let both = ok.clone().set("operator", "split,fused");
+        // Only the solve is swept over the operator.
+        assert_eq!(Milc.cases(&both, &caps).expect("cases").len(), 3 * 3 * 2);
         assert_eq!(cases[0].text("sites"), "512");
         assert_eq!(parse_lattice("6x12").ok(), Some((6, 12)));
         assert_eq!(parse_lattice("5").ok(), Some((5, 10)));
