@@ -62,6 +62,16 @@ fn run_all(gpu: &Gpu, req: &Request, expected_cases: usize) -> Vec<ResultRecord>
         .collect()
 }
 
+/// Every solve among `records` was checked against `M x = b` on the host and ran.
+fn assert_solved(records: &[ResultRecord]) {
+    for r in records.iter().filter(|r| r.case.kernel == "cg") {
+        let detail = &r.validation.detail;
+        assert!(detail.contains("|M x - b|"), "{detail}");
+        let iters = r.metrics.get("cg_iterations").copied().unwrap_or(0.0);
+        assert!(iters >= 1.0, "{}: {iters} iterations", r.case.label());
+    }
+}
+
 #[test]
 fn every_layout_and_vector_length_validates() {
     let gpu = skylight_tests::gpu();
@@ -88,37 +98,24 @@ fn every_kernel_validates_in_every_precision() {
         .set("vvl", "2")
         .set("wg", "64")
         .precisions(&ps);
-    let records = run_all(&gpu, &req, 10 * ps.len());
-    for r in records.iter().filter(|r| r.case.kernel == "cg") {
-        assert!(
-            r.validation.detail.contains("|M x - b|"),
-            "{}",
-            r.validation.detail
-        );
-        let iters = r.metrics.get("cg_iterations").copied().unwrap_or(0.0);
-        assert!(iters >= 1.0, "{}: {iters} iterations", r.case.label());
-    }
+    assert_solved(&run_all(&gpu, &req, 10 * ps.len()));
 }
 
 #[test]
 fn cg_with_the_fused_operator_converges() {
     let gpu = skylight_tests::gpu();
+    let double = if gpu.caps.f64 {
+        Precision::F64
+    } else {
+        Precision::Df64
+    };
     let req = Request::default()
         .set("size", "small")
         .set("kernel", "cg")
         .set("operator", "fused")
         .set("layout", "soa")
-        .precisions(&[Precision::F32]);
-    let records = run_all(&gpu, &req, 1);
-    for r in records.iter().filter(|r| r.case.kernel == "cg") {
-        assert!(
-            r.validation.detail.contains("|M x - b|"),
-            "{}",
-            r.validation.detail
-        );
-        let iters = r.metrics.get("cg_iterations").copied().unwrap_or(0.0);
-        assert!(iters >= 1.0, "{}: {iters} iterations", r.case.label());
-    }
+        .precisions(&[Precision::F32, double]);
+    assert_solved(&run_all(&gpu, &req, 2));
 }
 
 #[test]

@@ -141,7 +141,12 @@ impl<'g> Program<'g> {
     }
 
     /// A kernel over every site.
-    fn sites(&mut self, entry: &'static str, isign: i32, buffers: &[&wgpu::Buffer]) -> Result<()> {
+    fn over_sites(
+        &mut self,
+        entry: &'static str,
+        isign: i32,
+        buffers: &[&wgpu::Buffer],
+    ) -> Result<()> {
         self.push(entry, isign, buffers, self.dispatch)
     }
 
@@ -168,26 +173,26 @@ impl<'g> Program<'g> {
         isign: i32,
     ) -> Result<()> {
         let Some(t) = split else {
-            return self.sites("dslash_fused", isign, &[src, links, dst]);
+            return self.over_sites("dslash_fused", isign, &[src, links, dst]);
         };
-        self.sites("extract", isign, &[src, &t.hf])?;
-        self.sites("extract_mul", isign, &[src, links, &t.hb])?;
-        self.sites("shift", isign, &[&t.hf, &t.hb, &t.gf, &t.gb])?;
-        self.sites("insert_mul", isign, &[&t.gf, links, &t.acc])?;
-        self.sites("insert", isign, &[&t.gb, &t.acc, dst])
+        self.over_sites("extract", isign, &[src, &t.hf])?;
+        self.over_sites("extract_mul", isign, &[src, links, &t.hb])?;
+        self.over_sites("shift", isign, &[&t.hf, &t.hb, &t.gf, &t.gb])?;
+        self.over_sites("insert_mul", isign, &[&t.gf, links, &t.acc])?;
+        self.over_sites("insert", isign, &[&t.gb, &t.acc, dst])
     }
 
     /// `out = y + s x` with `s` the scalar in `slot` (negated if asked).
     fn axpy(&mut self, bufs: [&wgpu::Buffer; 4], slot: u32, negate: bool) -> Result<()> {
         let [x, y, out, scalars] = bufs;
         let op = self.op(slot, negate);
-        self.sites("axpy", 1, &[x, y, out, scalars, &op])
+        self.over_sites("axpy", 1, &[x, y, out, scalars, &op])
     }
 
     /// `scalars[slot] = Re <a, b>`: per-workgroup partials, then one workgroup adds them.
     fn dot(&mut self, bufs: [&wgpu::Buffer; 4], slot: u32) -> Result<()> {
         let [a, b, partial, scalars] = bufs;
-        self.sites("dot", 1, &[a, b, partial])?;
+        self.over_sites("dot", 1, &[a, b, partial])?;
         let op = self.op(slot, false);
         self.push("finish", 1, &[partial, scalars, &op], (1, 1))
     }
@@ -242,26 +247,26 @@ impl MilcGpu {
             "extract" => {
                 let psi = input(&prog, 0, Field::Spinor)?;
                 let hf = prog.field("milc-hf", Field::Half, None)?;
-                prog.sites("extract", 1, &[&psi, &hf])?;
+                prog.over_sites("extract", 1, &[&psi, &hf])?;
                 vec![(hf, Field::Half)]
             }
             "extract-mul" => {
                 let (psi, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
                 let hb = prog.field("milc-hb", Field::Half, None)?;
-                prog.sites("extract_mul", 1, &[&psi, &u, &hb])?;
+                prog.over_sites("extract_mul", 1, &[&psi, &u, &hb])?;
                 vec![(hb, Field::Half)]
             }
             "shift" => {
                 let (hf, hb) = (input(&prog, 0, Field::Half)?, input(&prog, 1, Field::Half)?);
                 let gf = prog.field("milc-gf", Field::Half, None)?;
                 let gb = prog.field("milc-gb", Field::Half, None)?;
-                prog.sites("shift", 1, &[&hf, &hb, &gf, &gb])?;
+                prog.over_sites("shift", 1, &[&hf, &hb, &gf, &gb])?;
                 vec![(gf, Field::Half), (gb, Field::Half)]
             }
             "insert-mul" => {
                 let (gf, u) = (input(&prog, 0, Field::Half)?, links(&prog)?);
                 let out = prog.field("milc-out", Field::Spinor, None)?;
-                prog.sites("insert_mul", 1, &[&gf, &u, &out])?;
+                prog.over_sites("insert_mul", 1, &[&gf, &u, &out])?;
                 vec![(out, Field::Spinor)]
             }
             "insert" => {
@@ -270,7 +275,7 @@ impl MilcGpu {
                     input(&prog, 1, Field::Spinor)?,
                 );
                 let out = prog.field("milc-out", Field::Spinor, None)?;
-                prog.sites("insert", 1, &[&gb, &acc, &out])?;
+                prog.over_sites("insert", 1, &[&gb, &acc, &out])?;
                 vec![(out, Field::Spinor)]
             }
             "axpy" => {
@@ -302,7 +307,7 @@ impl MilcGpu {
             "dslash-fused" => {
                 let (psi, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
                 let out = prog.field("milc-out", Field::Spinor, None)?;
-                prog.sites("dslash_fused", 1, &[&psi, &u, &out])?;
+                prog.over_sites("dslash_fused", 1, &[&psi, &u, &out])?;
                 vec![(out, Field::Spinor)]
             }
             _ => {
@@ -375,7 +380,7 @@ fn record_cg(
     prog.axpy([&d, b, &r[0], &scalars], mk, false)?;
     prog.axpy([&r[0], &r[0], &p[0], &scalars], slot::ZERO, false)?;
     let op = prog.op(0, false);
-    prog.sites("zero", 1, &[b, b, &x[0], &scalars, &op])?;
+    prog.over_sites("zero", 1, &[b, b, &x[0], &scalars, &op])?;
     prog.dot([&r[0], &r[0], &partial, &scalars], slot::RR)?;
     prog.scalar("cg_start", &partial, &scalars)?;
     for k in 0..iterations as usize {
