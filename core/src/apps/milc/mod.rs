@@ -122,13 +122,7 @@ impl App for Milc {
     }
 
     fn sweep_defaults(&self) -> Vec<(&'static str, &'static str)> {
-        vec![
-            (
-                "layout",
-                "aos,soa,aosoa-2,aosoa-4,aosoa-8,aosoa-16,aosoa-32",
-            ),
-            ("vvl", "1,2,4,8"),
-        ]
+        targetdp::sweep_defaults()
     }
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
@@ -252,14 +246,15 @@ fn parse_lattice(text: &str) -> Result<(u64, u64)> {
         Some((l, t)) => (parse_size("size", l, &[])?, parse_size("size", t, &[])?),
         None => {
             let l = parse_size("size", text, &[])?;
-            (l, 2 * l)
+            // Saturating: a huge L is rejected as too large, later, not here.
+            (l, l.saturating_mul(2))
         }
     };
-    // A neighbour two steps away must differ from the site itself.
-    if l < 3 || t < 3 {
+    // An extent of 1 would make a site its own neighbour.
+    if l < 2 || t < 2 {
         return Err(Error::bad_param(
             "size",
-            format!("{l}^3 x {t}: every extent must be at least 3"),
+            format!("{l}^3 x {t}: every extent must be at least 2"),
         ));
     }
     Ok((l, t))
@@ -661,7 +656,8 @@ mod tests {
         assert_eq!(parse_lattice("6x12").ok(), Some((6, 12)));
         assert_eq!(parse_lattice("5").ok(), Some((5, 10)));
         for (k, v) in [
-            ("size", "2x8"),
+            ("size", "1x8"),
+            ("size", "9223372036854775807"),
             ("size", "100000"),
             ("size", "big"),
             ("kappa", "0.2"),
