@@ -10,8 +10,9 @@ struct Op { slot: u32, negate: u32, pad0: u32, pad1: u32 }
 @group(0) @binding(1) var<storage, read_write> scalars: array<RealStore>;
 @group(0) @binding(2) var<uniform> op: Op;
 
-// One workgroup: invocation lid adds partials lid, lid + WG, ... in order,
-// then the tree adds the invocations' sums; the total goes to scalars[op.slot].
+// One workgroup (the host sets WG to 256 here, whatever the case's size):
+// invocation lid adds partials lid, lid + WG, ... in order, then the tree
+// adds the invocations' sums; the total goes to scalars[op.slot].
 @compute @workgroup_size(WG)
 fn finish(@builtin(local_invocation_index) lid: u32) {
     var acc = r_zero();

@@ -239,6 +239,12 @@ pub struct Build {
     pub layout: Layout,
 }
 
+/// Workgroup size of the dot products' second pass (`cg.wgsl`), whatever
+/// the case's: the pass is one workgroup adding one partial per workgroup of
+/// the first, so the widest size every WebGPU adapter allows keeps each
+/// invocation's serial loop short (64 partials at 2^21 sites and WG 128).
+pub const FINISH_WG: u32 = 256;
+
 /// The composed module `m` for `build`, with the spin functions of `isign`.
 pub fn spec(m: &Module, b: &Build, isign: i32) -> ShaderSpec {
     let label = if m.spin {
@@ -246,8 +252,9 @@ pub fn spec(m: &Module, b: &Build, isign: i32) -> ShaderSpec {
     } else {
         format!("milc/{}", m.name)
     };
+    let wg = if m.name == "cg" { FINISH_WG } else { b.wg };
     let mut s = ShaderSpec::new(label, m.source, b.precision)
-        .with_u32("WG", b.wg)
+        .with_u32("WG", wg)
         .with_u32("LX", b.l)
         .with_u32("LT", b.t)
         .with_u32("SITES", b.l.pow(3) * b.t)
