@@ -1,8 +1,8 @@
-//! milc on the real adapter: the Dslash split in every layout x vector
-//! length (on a lattice whose site count no SAL divides, so AoSoA padding
-//! is exercised), every kernel in every precision against the f64
-//! reference, and CG solves checked on the host (all inside the app's
-//! validation).
+//! milc on the real adapter: the Dslash split and the fused Dslash in every
+//! layout x vector length (on a lattice whose site count no SAL divides, so
+//! AoSoA padding is exercised), every kernel in every precision and the
+//! D^dagger kernels against the f64 reference, and CG solves (split and
+//! fused operator) checked on the host (all inside the app's validation).
 
 use skylight_core::Precision;
 use skylight_core::app::Request;
@@ -22,6 +22,15 @@ fn precisions(gpu: &Gpu) -> Vec<Precision> {
         .into_iter()
         .filter(|&p| gpu.require(p).is_ok())
         .collect()
+}
+
+/// Native f64 where the adapter has it, else df64.
+fn double(gpu: &Gpu) -> Precision {
+    if gpu.caps.f64 {
+        Precision::F64
+    } else {
+        Precision::Df64
+    }
 }
 
 /// Runs `req` and asserts every case ran and validated; returns the records.
@@ -102,19 +111,32 @@ fn every_kernel_validates_in_every_precision() {
 }
 
 #[test]
+fn the_adjoint_kernels_validate() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "small")
+        .set(
+            "kernel",
+            "extract,extract-mul,insert-mul,insert,dslash,dslash-fused",
+        )
+        .set("sign", "minus")
+        .set("layout", "aosoa-8")
+        .set("vvl", "4")
+        .precisions(&[Precision::F32, double(&gpu)]);
+    for r in run_all(&gpu, &req, 6 * 2) {
+        assert!(r.case.variant.ends_with("/minus"), "{}", r.case.label());
+    }
+}
+
+#[test]
 fn cg_with_the_fused_operator_converges() {
     let gpu = skylight_tests::gpu();
-    let double = if gpu.caps.f64 {
-        Precision::F64
-    } else {
-        Precision::Df64
-    };
     let req = Request::default()
         .set("size", "small")
         .set("kernel", "cg")
         .set("operator", "fused")
         .set("layout", "soa")
-        .precisions(&[Precision::F32, double]);
+        .precisions(&[Precision::F32, double(&gpu)]);
     assert_solved(&run_all(&gpu, &req, 2));
 }
 

@@ -238,6 +238,7 @@ impl MilcGpu {
             layout,
         };
         let mut prog = Program::new(gpu, build, sites)?;
+        let isign = setup.isign as i32;
         let x = &setup.inputs;
         let input =
             |prog: &Program, i: usize, f: Field| prog.field("milc-in", f, Some(x[i].as_slice()));
@@ -247,13 +248,13 @@ impl MilcGpu {
             "extract" => {
                 let psi = input(&prog, 0, Field::Spinor)?;
                 let hf = prog.field("milc-hf", Field::Half, None)?;
-                prog.over_sites("extract", 1, &[&psi, &hf])?;
+                prog.over_sites("extract", isign, &[&psi, &hf])?;
                 vec![(hf, Field::Half)]
             }
             "extract-mul" => {
                 let (psi, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
                 let hb = prog.field("milc-hb", Field::Half, None)?;
-                prog.over_sites("extract_mul", 1, &[&psi, &u, &hb])?;
+                prog.over_sites("extract_mul", isign, &[&psi, &u, &hb])?;
                 vec![(hb, Field::Half)]
             }
             "shift" => {
@@ -266,7 +267,7 @@ impl MilcGpu {
             "insert-mul" => {
                 let (gf, u) = (input(&prog, 0, Field::Half)?, links(&prog)?);
                 let out = prog.field("milc-out", Field::Spinor, None)?;
-                prog.over_sites("insert_mul", 1, &[&gf, &u, &out])?;
+                prog.over_sites("insert_mul", isign, &[&gf, &u, &out])?;
                 vec![(out, Field::Spinor)]
             }
             "insert" => {
@@ -275,7 +276,7 @@ impl MilcGpu {
                     input(&prog, 1, Field::Spinor)?,
                 );
                 let out = prog.field("milc-out", Field::Spinor, None)?;
-                prog.over_sites("insert", 1, &[&gb, &acc, &out])?;
+                prog.over_sites("insert", isign, &[&gb, &acc, &out])?;
                 vec![(out, Field::Spinor)]
             }
             "axpy" => {
@@ -301,13 +302,13 @@ impl MilcGpu {
                 let (psi, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
                 let t = prog.temps()?;
                 let out = prog.field("milc-out", Field::Spinor, None)?;
-                prog.dslash(Some(&t), [&u, &psi, &out], 1)?;
+                prog.dslash(Some(&t), [&u, &psi, &out], isign)?;
                 vec![(out, Field::Spinor)]
             }
             "dslash-fused" => {
                 let (psi, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
                 let out = prog.field("milc-out", Field::Spinor, None)?;
-                prog.over_sites("dslash_fused", 1, &[&psi, &u, &out])?;
+                prog.over_sites("dslash_fused", isign, &[&psi, &u, &out])?;
                 vec![(out, Field::Spinor)]
             }
             _ => {

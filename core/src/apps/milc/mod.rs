@@ -54,6 +54,19 @@ const KERNELS: &[&str] = &[
 /// How CG applies D: MILC's five split kernels, or `dslash-fused`.
 const OPERATORS: &[&str] = &["split", "fused"];
 
+/// MILC's `isign`: `plus` applies D, `minus` D^dagger (gamma_mu negated).
+const SIGNS: &[&str] = &["plus", "minus"];
+
+/// Kernels whose result depends on the sign.
+const SIGNED: &[&str] = &[
+    "extract",
+    "extract-mul",
+    "insert-mul",
+    "insert",
+    "dslash",
+    "dslash-fused",
+];
+
 /// Lattice sizes (L, T): the CI preset and the default for a large GPU
 /// (2^21 sites: 4.4 GB of fields for a CG solve in f32, 8.9 GB in f64).
 const SIZES: &[(&str, (u64, u64))] = &[("small", (4, 8)), ("default", (32, 64))];
@@ -102,6 +115,12 @@ impl App for Milc {
                 help: "CG tolerance |r| / |r0| on the normal equations: auto (1e-6 in f32, 1e-12 in f64 and df64) or a number",
                 kind: ParamKind::Text,
                 default: "auto",
+            },
+            ParamSpec {
+                name: "sign",
+                help: "plus applies D, minus D^dagger (MILC's isign), for the split kernels and both dslash; a comma list sweeps",
+                kind: ParamKind::Choice(SIGNS),
+                default: "plus",
             },
             ParamSpec {
                 name: "operator",
@@ -168,21 +187,31 @@ impl App for Milc {
                 }
             }
         }
-        let split = [OPERATORS[0].to_string()];
+        let (split, plus) = ([OPERATORS[0].to_string()], [SIGNS[0].to_string()]);
         let mut cases = Vec::new();
         for &p in &r.precisions {
             let tol = tol.unwrap_or(default_tol(p));
             for kernel in r.list("kernel") {
-                // Only a solve applies D through a choice of kernels.
+                // Only a solve applies D through a choice of kernels, and
+                // only the kernels that project or rebuild spinors have a sign.
                 let operators = match kernel.as_str() {
                     "cg" => r.list("operator"),
                     _ => &split[..],
                 };
-                for operator in operators {
+                let signs = match SIGNED.contains(&kernel.as_str()) {
+                    true => r.list("sign"),
+                    false => &plus[..],
+                };
+                let extras = operators
+                    .iter()
+                    .flat_map(|o| signs.iter().map(move |s| (o, s)));
+                for (operator, sign) in extras {
                     for &(layout, vvl, wg) in &shapes {
                         let mut variant = format!("{layout}/vvl{vvl}/wg{wg}");
-                        if operator.as_str() != OPERATORS[0] {
-                            variant.push_str(&format!("/{operator}"));
+                        for (value, default) in [(operator, OPERATORS[0]), (sign, SIGNS[0])] {
+                            if value.as_str() != default {
+                                variant.push_str(&format!("/{value}"));
+                            }
                         }
                         cases.push(
                             Case::new(self.name(), kernel, &variant, p)
@@ -190,6 +219,7 @@ impl App for Milc {
                                 .param("vvl", vvl)
                                 .param("wg", wg)
                                 .param("operator", operator)
+                                .param("sign", sign)
                                 .param("L", l)
                                 .param("T", t)
                                 .param("sites", sites)
@@ -321,6 +351,8 @@ struct Setup {
     kernel: String,
     /// Whether a solve applies D with `dslash-fused`.
     fused: bool,
+    /// 1 for D, -1 for D^dagger.
+    isign: f64,
     lat: Lattice,
     kappa: f64,
     tol: f64,
@@ -365,6 +397,11 @@ impl Setup {
         Ok(Setup {
             kernel: case.kernel.clone(),
             fused: case.text("operator") == "fused",
+            isign: if case.text("sign") == "minus" {
+                -1.0
+            } else {
+                1.0
+            },
             lat,
             kappa,
             tol,
@@ -377,19 +414,19 @@ impl Setup {
     /// The f64 reference of the kernel's outputs (D itself for `dslash`,
     /// from the definition, not the split); `dot` gives one value; `cg` none.
     fn expected(&self) -> Vec<Vec<f64>> {
-        let (lat, u, x) = (&self.lat, &self.u, &self.inputs);
+        let (lat, u, x, s) = (&self.lat, &self.u, &self.inputs, self.isign);
         match self.kernel.as_str() {
-            "extract" => vec![wilson::extract(lat, &x[0], 1.0)],
-            "extract-mul" => vec![wilson::extract_mul(lat, u, &x[0], 1.0)],
+            "extract" => vec![wilson::extract(lat, &x[0], s)],
+            "extract-mul" => vec![wilson::extract_mul(lat, u, &x[0], s)],
             "shift" => {
                 let (gf, gb) = wilson::shift(lat, &x[0], &x[1]);
                 vec![gf, gb]
             }
-            "insert-mul" => vec![wilson::insert_mul(lat, u, &x[0], 1.0)],
-            "insert" => vec![wilson::insert(lat, &x[0], &x[1], 1.0)],
+            "insert-mul" => vec![wilson::insert_mul(lat, u, &x[0], s)],
+            "insert" => vec![wilson::insert(lat, &x[0], &x[1], s)],
             "axpy" => vec![wilson::axpy(-self.kappa, &x[0], &x[1])],
             "dot" => vec![vec![wilson::dot(&x[0], &x[1])]],
-            "dslash" | "dslash-fused" => vec![wilson::dslash(lat, u, &x[0], 1.0)],
+            "dslash" | "dslash-fused" => vec![wilson::dslash(lat, u, &x[0], s)],
             _ => Vec::new(),
         }
     }
@@ -592,6 +629,7 @@ mod tests {
             .param("tol", 1e-12)
             .param("iterations", 200)
             .param("operator", "split")
+            .param("sign", "minus")
     }
 
     #[test]
@@ -650,8 +688,12 @@ mod tests {
         let cases = Milc.cases(&ok, &caps).expect("cases");
         assert_eq!(cases.len(), 3 * 2 * 2);
         let both = ok.clone().set("operator", "split,fused");
-        // Only the solve is swept over the operator.
+        // Only the solve is swept over the operator, only dslash over the sign.
         assert_eq!(Milc.cases(&both, &caps).expect("cases").len(), 3 * 3 * 2);
+        let signs = both.set("sign", "plus,minus");
+        let cases = Milc.cases(&signs, &caps).expect("cases");
+        assert_eq!(cases.len(), 3 * 4 * 2);
+        assert!(cases.iter().any(|c| c.variant == "aos/vvl1/wg128/minus"));
         assert_eq!(cases[0].text("sites"), "512");
         assert_eq!(parse_lattice("6x12").ok(), Some((6, 12)));
         assert_eq!(parse_lattice("5").ok(), Some((5, 10)));
