@@ -14,6 +14,7 @@ pub fn apps() -> Vec<&'static dyn App> {
         &apps::gpp::Gpp,
         &apps::su3::Su3,
         &apps::lbm::Lbm,
+        &apps::milc::Milc,
         &apps::comd::Comd,
     ]
 }

@@ -5,6 +5,7 @@ pub mod comd;
 pub mod common;
 pub mod gpp;
 pub mod lbm;
+pub mod milc;
 pub mod peak;
 pub mod stream;
 pub mod su3;

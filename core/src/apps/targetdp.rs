@@ -13,6 +13,18 @@ pub const LAYOUTS: &[&str] = &[
     "aos", "soa", "aosoa-2", "aosoa-4", "aosoa-8", "aosoa-16", "aosoa-32",
 ];
 
+/// The layout x vector length study of `skylight sweep` for a lattice app:
+/// every layout, every vector length.
+pub fn sweep_defaults() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (
+            "layout",
+            "aos,soa,aosoa-2,aosoa-4,aosoa-8,aosoa-16,aosoa-32",
+        ),
+        ("vvl", "1,2,4,8"),
+    ]
+}
+
 /// WGSL of `tdp_index`, included by every lattice kernel.
 pub const INDEX_WGSL: &str = include_str!("../../../shaders/common/targetdp.wgsl");
 
@@ -120,6 +132,11 @@ mod tests {
         assert_eq!(a4.reals(), 12 * 3);
         assert!(Layout::new("aosoa-3", 10, 3).is_err());
         assert!(Layout::new("soaa", 10, 3).is_err());
+    }
+
+    #[test]
+    fn the_sweep_covers_every_layout() {
+        assert_eq!(sweep_defaults()[0].1, LAYOUTS.join(","));
     }
 
     #[test]

@@ -1,0 +1,449 @@
+//! The kernel modules: which WGSL file each split kernel is, what it binds,
+//! and the WGSL generated for it: field accessors through targetDP's
+//! `tdp_index` for the buffers it binds, and the spin projections and
+//! reconstructions of every direction, straight-line from [`GAMMA`] with
+//! the operator's sign (`isign`: 1 for D, -1 for D^dagger).
+
+use std::fmt::Write;
+
+use super::wilson::{GAMMA, HALF, LINKS, Phase, SPINOR};
+use crate::apps::targetdp::Layout;
+use crate::gpu::Bind;
+use crate::precision::Precision;
+use crate::shader::{ShaderSpec, sources};
+
+const LATTICE: &str = include_str!("../../../../shaders/milc/lattice.wgsl");
+const REDUCE: &str = include_str!("../../../../shaders/common/reduce.wgsl");
+
+/// What a binding holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// A spinor field (24 reals per site).
+    Spinor,
+    /// Four half spinors per site (48 reals).
+    Half,
+    /// The gauge links (72 reals per site).
+    Links,
+    /// Plain reals (scalars, partial sums) or a uniform: no accessors.
+    Plain,
+}
+
+impl Field {
+    /// Reals per site.
+    pub fn ncomp(self) -> u32 {
+        match self {
+            Field::Spinor => SPINOR as u32,
+            Field::Half => HALF as u32,
+            Field::Links => LINKS as u32,
+            Field::Plain => 1,
+        }
+    }
+}
+
+/// One WGSL module of the app: its source, entry points and bindings (in
+/// binding order).
+pub struct Module {
+    /// Label and file stem.
+    pub name: &'static str,
+    /// The kernel's WGSL.
+    pub source: &'static str,
+    /// Entry points.
+    pub entries: &'static [&'static str],
+    /// (name in WGSL, what it holds, how it is bound), binding 0 first.
+    pub binds: &'static [(&'static str, Field, Bind)],
+    /// Whether it uses the generated spin functions (and so depends on `isign`).
+    pub spin: bool,
+    /// Whether it uses the workgroup reduction.
+    pub reduce: bool,
+}
+
+macro_rules! wgsl {
+    ($f:literal) => {
+        include_str!(concat!("../../../../shaders/milc/", $f))
+    };
+}
+
+use Bind::{Read as R, ReadWrite as RW, Uniform as U};
+
+/// Every module of the app.
+pub static MODULES: &[Module] = &[
+    Module {
+        name: "extract",
+        source: wgsl!("extract.wgsl"),
+        entries: &["extract"],
+        binds: &[("psi", Field::Spinor, R), ("hf", Field::Half, RW)],
+        spin: true,
+        reduce: false,
+    },
+    Module {
+        name: "extract_mul",
+        source: wgsl!("extract_mul.wgsl"),
+        entries: &["extract_mul"],
+        binds: &[
+            ("psi", Field::Spinor, R),
+            ("links", Field::Links, R),
+            ("hb", Field::Half, RW),
+        ],
+        spin: true,
+        reduce: false,
+    },
+    Module {
+        name: "shift",
+        source: wgsl!("shift.wgsl"),
+        entries: &["shift"],
+        binds: &[
+            ("hf", Field::Plain, R),
+            ("hb", Field::Plain, R),
+            ("gf", Field::Plain, RW),
+            ("gb", Field::Plain, RW),
+        ],
+        spin: false,
+        reduce: false,
+    },
+    Module {
+        name: "insert_mul",
+        source: wgsl!("insert_mul.wgsl"),
+        entries: &["insert_mul"],
+        binds: &[
+            ("gf", Field::Half, R),
+            ("links", Field::Links, R),
+            ("out", Field::Spinor, RW),
+        ],
+        spin: true,
+        reduce: false,
+    },
+    Module {
+        name: "insert",
+        source: wgsl!("insert.wgsl"),
+        entries: &["insert"],
+        binds: &[
+            ("gb", Field::Half, R),
+            ("acc", Field::Spinor, R),
+            ("out", Field::Spinor, RW),
+        ],
+        spin: true,
+        reduce: false,
+    },
+    Module {
+        name: "dslash_fused",
+        source: wgsl!("dslash_fused.wgsl"),
+        entries: &["dslash_fused"],
+        binds: &[
+            ("psi", Field::Spinor, R),
+            ("links", Field::Links, R),
+            ("out", Field::Spinor, RW),
+        ],
+        spin: true,
+        reduce: false,
+    },
+    Module {
+        name: "axpy",
+        source: wgsl!("axpy.wgsl"),
+        entries: &["axpy", "zero"],
+        binds: &[
+            ("x", Field::Plain, R),
+            ("y", Field::Plain, R),
+            ("out", Field::Plain, RW),
+            ("scalars", Field::Plain, R),
+            ("op", Field::Plain, U),
+        ],
+        spin: false,
+        reduce: false,
+    },
+    Module {
+        name: "dot",
+        source: wgsl!("dot.wgsl"),
+        entries: &["dot"],
+        binds: &[
+            ("a", Field::Plain, R),
+            ("b", Field::Plain, R),
+            ("partial", Field::Plain, RW),
+        ],
+        spin: false,
+        reduce: true,
+    },
+    Module {
+        name: "cg",
+        source: wgsl!("cg.wgsl"),
+        entries: &["finish", "cg_start", "cg_alpha", "cg_beta"],
+        binds: &[
+            ("partial", Field::Plain, R),
+            ("scalars", Field::Plain, RW),
+            ("op", Field::Plain, U),
+        ],
+        spin: false,
+        reduce: true,
+    },
+];
+
+/// The module that has entry point `entry`.
+pub fn module_of(entry: &str) -> Option<&'static Module> {
+    MODULES.iter().find(|m| m.entries.contains(&entry))
+}
+
+/// Slots of the GPU's scalar buffer, injected into `cg.wgsl` as `S_*`.
+pub mod slot {
+    /// -kappa (the scalar of M = 1 - kappa D).
+    pub const MINUS_KAPPA: u32 = 0;
+    /// Zero (a copy is `y + 0 x`).
+    pub const ZERO: u32 = 1;
+    /// The squared relative tolerance of CG.
+    pub const TOL2: u32 = 2;
+    /// `<r, r>`.
+    pub const RR: u32 = 3;
+    /// `<p, A p>`.
+    pub const PAP: u32 = 4;
+    /// `<r', r'>`.
+    pub const RR_NEW: u32 = 5;
+    /// CG's alpha.
+    pub const ALPHA: u32 = 6;
+    /// CG's beta.
+    pub const BETA: u32 = 7;
+    /// `<r0, r0>`.
+    pub const RR0: u32 = 8;
+    /// Iterations run before convergence.
+    pub const ITERS: u32 = 9;
+    /// 1 once converged.
+    pub const CONVERGED: u32 = 10;
+    /// Slots in all.
+    pub const COUNT: u32 = 11;
+
+    /// (WGSL name, slot) of every slot `cg.wgsl` names.
+    pub const NAMED: &[(&str, u32)] = &[
+        ("S_TOL2", TOL2),
+        ("S_RR", RR),
+        ("S_PAP", PAP),
+        ("S_RR_NEW", RR_NEW),
+        ("S_ALPHA", ALPHA),
+        ("S_BETA", BETA),
+        ("S_RR0", RR0),
+        ("S_ITERS", ITERS),
+        ("S_CONVERGED", CONVERGED),
+    ];
+}
+
+/// Constants of one build: lattice, launch shape, layout and sign.
+#[derive(Clone, Copy, Debug)]
+pub struct Build {
+    /// Arithmetic.
+    pub precision: Precision,
+    /// Workgroup size.
+    pub wg: u32,
+    /// Spatial extent L.
+    pub l: u32,
+    /// Time extent T.
+    pub t: u32,
+    /// Sites per invocation.
+    pub vvl: u32,
+    /// The layout (its SAL; the site count is the lattice's).
+    pub layout: Layout,
+}
+
+/// Workgroup size of the dot products' second pass (`cg.wgsl`), whatever
+/// the case's: the pass is one workgroup adding one partial per workgroup of
+/// the first, so the widest size every WebGPU adapter allows keeps each
+/// invocation's serial loop short (64 partials at 2^21 sites and WG 128).
+pub const FINISH_WG: u32 = 256;
+
+/// The composed module `m` for `build`, with the spin functions of `isign`.
+pub fn spec(m: &Module, b: &Build, isign: i32) -> ShaderSpec {
+    let label = if m.spin {
+        format!("milc/{}{}", m.name, if isign > 0 { "+" } else { "-" })
+    } else {
+        format!("milc/{}", m.name)
+    };
+    let wg = if m.name == "cg" { FINISH_WG } else { b.wg };
+    let mut s = ShaderSpec::new(label, m.source, b.precision)
+        .with_u32("WG", wg)
+        .with_u32("LX", b.l)
+        .with_u32("LT", b.t)
+        .with_u32("SITES", b.l.pow(3) * b.t)
+        .with_u32("VVL", b.vvl)
+        .with_include(sources::GRID);
+    s = b.layout.apply(s).with_include(LATTICE);
+    if m.reduce {
+        s = s.with_include(REDUCE);
+    }
+    if m.name == "cg" {
+        for &(name, v) in slot::NAMED {
+            s = s.with_u32(name, v);
+        }
+    }
+    if m.spin {
+        s = s.with_include(spin_functions(isign));
+    }
+    let mut acc = String::new();
+    for &(name, field, bind) in m.binds {
+        acc.push_str(&accessors(name, field, bind == Bind::ReadWrite));
+    }
+    s.with_include(acc)
+}
+
+/// `a + phase b` on colour vectors, as a WGSL expression.
+fn phase_term(a: &str, phase: Phase, b: &str) -> String {
+    match phase {
+        Phase::One => format!("v_add({a}, {b})"),
+        Phase::MinusOne => format!("v_sub({a}, {b})"),
+        Phase::I => format!("v_add({a}, v_i({b}))"),
+        Phase::MinusI => format!("v_sub({a}, v_i({b}))"),
+    }
+}
+
+/// `proj_{fwd,bwd}_mu(p) -> Half` and `recon_{fwd,bwd}_mu(acc, h) -> Spinor`:
+/// the forward hop projects with `1 - isign gamma_mu`, the backward one with
+/// `1 + isign gamma_mu`. The upper spins of `(1 + sigma gamma) psi` are
+/// `psi_s + sigma g_s psi_{c(s)}`; the lower ones are `sigma g_s h_{c(s)}`
+/// (`sigma gamma` leaves the projected spinor unchanged).
+pub fn spin_functions(isign: i32) -> String {
+    let mut s = String::new();
+    for (dir, sigma) in [("fwd", -isign), ("bwd", isign)] {
+        for (mu, row) in GAMMA.iter().enumerate() {
+            let ph = |spin: usize| {
+                let p = row[spin].1;
+                if sigma < 0 { -p } else { p }
+            };
+            let _ = writeln!(
+                s,
+                "fn proj_{dir}_{mu}(p: Spinor) -> Half {{\n    return Half({}, {});\n}}",
+                phase_term("p.s0", ph(0), &format!("p.s{}", row[0].0)),
+                phase_term("p.s1", ph(1), &format!("p.s{}", row[1].0)),
+            );
+            let _ = writeln!(
+                s,
+                "fn recon_{dir}_{mu}(acc: Spinor, h: Half) -> Spinor {{\n    return Spinor(v_add(acc.s0, h.h0), v_add(acc.s1, h.h1), {}, {});\n}}",
+                phase_term("acc.s2", ph(2), &format!("h.h{}", row[2].0)),
+                phase_term("acc.s3", ph(3), &format!("h.h{}", row[3].0)),
+            );
+        }
+        // Kernels loop over mu (a loop with the heavy df64 link algebra in
+        // its body once compiles several times faster on LLVM-based drivers
+        // than four unrolled copies); the switch is uniform across invocations.
+        for (kind, sig, args) in [
+            ("proj", "p: Spinor, mu: u32) -> Half", "p"),
+            (
+                "recon",
+                "acc: Spinor, h: Half, mu: u32) -> Spinor",
+                "acc, h",
+            ),
+        ] {
+            let _ = writeln!(s, "fn {kind}_{dir}({sig} {{\n    switch mu {{");
+            for mu in 0..3 {
+                let _ = writeln!(
+                    s,
+                    "        case {mu}u: {{ return {kind}_{dir}_{mu}({args}); }}"
+                );
+            }
+            let _ = writeln!(
+                s,
+                "        default: {{ return {kind}_{dir}_3({args}); }}\n    }}\n}}"
+            );
+        }
+    }
+    s
+}
+
+/// Getters (and setters when `writable`) of colour vectors, spinors, half
+/// spinors or links of the field bound as `name`, through `tdp_index`.
+pub fn accessors(name: &str, field: Field, writable: bool) -> String {
+    let nc = field.ncomp();
+    let mut s = String::new();
+    let at = |k: &str| format!("{name}[tdp_index(site, base{k}, {nc}u)]");
+    if field == Field::Plain {
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "fn {name}_v3(site: u32, base: u32) -> Vec3 {{\n    return Vec3(c_load({}, {}), c_load({}, {}), c_load({}, {}));\n}}",
+        at(""),
+        at(" + 1u"),
+        at(" + 2u"),
+        at(" + 3u"),
+        at(" + 4u"),
+        at(" + 5u"),
+    );
+    if writable {
+        let _ = writeln!(s, "fn {name}_set_v3(site: u32, base: u32, v: Vec3) {{");
+        for (k, part) in ["c0.re", "c0.im", "c1.re", "c1.im", "c2.re", "c2.im"]
+            .iter()
+            .enumerate()
+        {
+            let off = if k == 0 {
+                String::new()
+            } else {
+                format!(" + {k}u")
+            };
+            let _ = writeln!(s, "    {} = r_store(v.{part});", at(&off));
+        }
+        s.push_str("}\n");
+    }
+    let (ty, args, parts, stride) = match field {
+        Field::Spinor => ("Spinor", "", 4, None),
+        Field::Half => ("Half", ", mu: u32", 2, Some(12)),
+        _ => ("Mat3", ", mu: u32", 3, Some(18)),
+    };
+    let fname = match field {
+        Field::Spinor => "spinor",
+        Field::Half => "half",
+        _ => "link",
+    };
+    let base = |i: usize| match stride {
+        Some(st) => format!("{st}u * mu + {}u", 6 * i),
+        None => format!("{}u", 6 * i),
+    };
+    let gets: Vec<String> = (0..parts)
+        .map(|i| format!("{name}_v3(site, {})", base(i)))
+        .collect();
+    let _ = writeln!(
+        s,
+        "fn {name}_{fname}(site: u32{args}) -> {ty} {{\n    return {ty}({});\n}}",
+        gets.join(", ")
+    );
+    if writable && field != Field::Links {
+        let members = if field == Field::Spinor {
+            &["s0", "s1", "s2", "s3"][..]
+        } else {
+            &["h0", "h1"][..]
+        };
+        let _ = writeln!(s, "fn {name}_set_{fname}(site: u32{args}, v: {ty}) {{");
+        for (i, m) in members.iter().enumerate() {
+            let _ = writeln!(s, "    {name}_set_v3(site, {}, v.{m});", base(i));
+        }
+        s.push_str("}\n");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn projections_follow_the_gamma_table() {
+        let s = spin_functions(1);
+        // gamma_x row 0 is i at column 3: the forward hop (1 - gamma_x)
+        // subtracts i psi_3, the backward one adds it.
+        assert!(s.contains(
+            "fn proj_fwd_0(p: Spinor) -> Half {\n    return Half(v_sub(p.s0, v_i(p.s3))"
+        ));
+        assert!(s.contains(
+            "fn proj_bwd_0(p: Spinor) -> Half {\n    return Half(v_add(p.s0, v_i(p.s3))"
+        ));
+        // D^dagger swaps them.
+        assert!(spin_functions(-1).contains(
+            "fn proj_fwd_0(p: Spinor) -> Half {\n    return Half(v_add(p.s0, v_i(p.s3))"
+        ));
+    }
+
+    #[test]
+    fn every_entry_has_one_module_and_accessors_match_the_bindings() {
+        for m in MODULES {
+            for e in m.entries {
+                assert_eq!(module_of(e).map(|x| x.name), Some(m.name));
+            }
+        }
+        let a = accessors("hb", Field::Half, true);
+        assert!(a.contains("fn hb_half(site: u32, mu: u32) -> Half"));
+        assert!(a.contains("hb[tdp_index(site, base + 5u, 48u)] = r_store(v.c2.im);"));
+        assert!(!accessors("links", Field::Links, false).contains("set"));
+    }
+}

@@ -1,0 +1,464 @@
+//! The app on a GPU: a case is a program of dispatches recorded into one
+//! compute pass (WebGPU orders their storage accesses), built from the split
+//! kernels. A whole CG solve is one such program: the scalars stay on the
+//! GPU, so nothing is read back until the end.
+
+use std::collections::BTreeMap;
+
+use super::codegen::{self, Build, Field, slot};
+use super::{Setup, case_model, solve_metrics};
+use crate::app::{Case, Kernel, Model, Timestamps, Validation};
+use crate::apps::targetdp::Layout;
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use crate::gpu::{Bind, Pipeline, dispatch_shape};
+use crate::precision::Precision;
+
+/// One recorded dispatch.
+struct Step {
+    pipe: usize,
+    group: wgpu::BindGroup,
+    dispatch: (u32, u32),
+}
+
+/// Pipelines (built once per entry point and sign) and the dispatches using them.
+struct Program<'g> {
+    gpu: &'g Gpu,
+    build: Build,
+    sites: u32,
+    dispatch: (u32, u32),
+    pipes: Vec<Pipeline>,
+    keys: Vec<(&'static str, i32)>,
+    ops: BTreeMap<(u32, bool), wgpu::Buffer>,
+    steps: Vec<Step>,
+}
+
+/// The intermediate fields of one Dslash.
+struct Temps {
+    hf: wgpu::Buffer,
+    hb: wgpu::Buffer,
+    gf: wgpu::Buffer,
+    gb: wgpu::Buffer,
+    acc: wgpu::Buffer,
+}
+
+impl<'g> Program<'g> {
+    fn new(gpu: &'g Gpu, build: Build, sites: u32) -> Result<Program<'g>> {
+        let dispatch = dispatch_shape(
+            u64::from(sites.div_ceil(build.vvl)),
+            build.wg,
+            gpu.caps.max_workgroups_per_dim,
+        )?;
+        Ok(Program {
+            gpu,
+            build,
+            sites,
+            dispatch,
+            pipes: Vec::new(),
+            keys: Vec::new(),
+            ops: BTreeMap::new(),
+            steps: Vec::new(),
+        })
+    }
+
+    fn layout(&self, field: Field) -> Layout {
+        Layout {
+            sal: self.build.layout.sal,
+            sites: self.sites,
+            ncomp: field.ncomp(),
+        }
+    }
+
+    /// A field uploaded from logical order, or poisoned when `init` is `None`.
+    fn field(&self, label: &str, field: Field, init: Option<&[f64]>) -> Result<wgpu::Buffer> {
+        let (l, p) = (self.layout(field), self.build.precision);
+        match init {
+            Some(v) => self.gpu.storage_init(label, &p.encode(&l.pack(v, 0.0))),
+            None => {
+                self.gpu
+                    .storage_poisoned(label, l.reals() * p.real_bytes(), &p.poison_pattern())
+            }
+        }
+    }
+
+    fn temps(&self) -> Result<Temps> {
+        Ok(Temps {
+            hf: self.field("milc-hf", Field::Half, None)?,
+            hb: self.field("milc-hb", Field::Half, None)?,
+            gf: self.field("milc-gf", Field::Half, None)?,
+            gb: self.field("milc-gb", Field::Half, None)?,
+            acc: self.field("milc-acc", Field::Spinor, None)?,
+        })
+    }
+
+    /// The scalar slots: -kappa, 0 and tol^2 set, the rest poisoned.
+    fn scalars(&self, setup: &Setup) -> Result<wgpu::Buffer> {
+        let mut v = vec![f64::NAN; slot::COUNT as usize];
+        v[slot::MINUS_KAPPA as usize] = -setup.kappa;
+        v[slot::ZERO as usize] = 0.0;
+        v[slot::TOL2 as usize] = setup.tol * setup.tol;
+        self.gpu
+            .storage_init("milc-scalars", &self.build.precision.encode(&v))
+    }
+
+    /// One partial sum per workgroup of a per-site dispatch.
+    fn partial(&self) -> Result<wgpu::Buffer> {
+        let p = self.build.precision;
+        let groups = u64::from(self.dispatch.0) * u64::from(self.dispatch.1);
+        self.gpu
+            .storage_poisoned("milc-partial", groups * p.real_bytes(), &p.poison_pattern())
+    }
+
+    fn pipe(&mut self, entry: &'static str, isign: i32) -> Result<usize> {
+        let m = codegen::module_of(entry)
+            .ok_or_else(|| Error::bad_param("kernel", format!("no entry point `{entry}`")))?;
+        let isign = if m.spin { isign } else { 1 };
+        if let Some(i) = self.keys.iter().position(|k| *k == (entry, isign)) {
+            return Ok(i);
+        }
+        let binds: Vec<Bind> = m.binds.iter().map(|b| b.2).collect();
+        let spec = codegen::spec(m, &self.build, isign);
+        self.pipes.push(self.gpu.pipeline(&spec, entry, &binds)?);
+        self.keys.push((entry, isign));
+        Ok(self.pipes.len() - 1)
+    }
+
+    fn push(
+        &mut self,
+        entry: &'static str,
+        isign: i32,
+        buffers: &[&wgpu::Buffer],
+        dispatch: (u32, u32),
+    ) -> Result<()> {
+        let pipe = self.pipe(entry, isign)?;
+        let group = self.gpu.bind(&self.pipes[pipe], buffers);
+        self.steps.push(Step {
+            pipe,
+            group,
+            dispatch,
+        });
+        Ok(())
+    }
+
+    /// A kernel over every site.
+    fn over_sites(
+        &mut self,
+        entry: &'static str,
+        isign: i32,
+        buffers: &[&wgpu::Buffer],
+    ) -> Result<()> {
+        self.push(entry, isign, buffers, self.dispatch)
+    }
+
+    /// The uniform selecting scalar `slot` (negated or not).
+    fn op(&mut self, slot: u32, negate: bool) -> wgpu::Buffer {
+        let gpu = self.gpu;
+        self.ops
+            .entry((slot, negate))
+            .or_insert_with(|| {
+                gpu.uniform(
+                    "milc-op",
+                    bytemuck::cast_slice(&[slot, u32::from(negate), 0, 0]),
+                )
+            })
+            .clone()
+    }
+
+    /// `dst = D src` (`isign` 1) or `D^dagger src` (-1), as MILC splits it
+    /// through the intermediates `split`, or in one kernel without them.
+    fn dslash(
+        &mut self,
+        split: Option<&Temps>,
+        [links, src, dst]: [&wgpu::Buffer; 3],
+        isign: i32,
+    ) -> Result<()> {
+        let Some(t) = split else {
+            return self.over_sites("dslash_fused", isign, &[src, links, dst]);
+        };
+        self.over_sites("extract", isign, &[src, &t.hf])?;
+        self.over_sites("extract_mul", isign, &[src, links, &t.hb])?;
+        self.over_sites("shift", isign, &[&t.hf, &t.hb, &t.gf, &t.gb])?;
+        self.over_sites("insert_mul", isign, &[&t.gf, links, &t.acc])?;
+        self.over_sites("insert", isign, &[&t.gb, &t.acc, dst])
+    }
+
+    /// `out = y + s x` with `s` the scalar in `slot` (negated if asked).
+    fn axpy(&mut self, bufs: [&wgpu::Buffer; 4], slot: u32, negate: bool) -> Result<()> {
+        let [x, y, out, scalars] = bufs;
+        let op = self.op(slot, negate);
+        self.over_sites("axpy", 1, &[x, y, out, scalars, &op])
+    }
+
+    /// `scalars[slot] = Re <a, b>`: per-workgroup partials, then one workgroup adds them.
+    fn dot(&mut self, bufs: [&wgpu::Buffer; 4], slot: u32) -> Result<()> {
+        let [a, b, partial, scalars] = bufs;
+        self.over_sites("dot", 1, &[a, b, partial])?;
+        let op = self.op(slot, false);
+        self.push("finish", 1, &[partial, scalars, &op], (1, 1))
+    }
+
+    /// A one-invocation CG update.
+    fn scalar(
+        &mut self,
+        entry: &'static str,
+        partial: &wgpu::Buffer,
+        scalars: &wgpu::Buffer,
+    ) -> Result<()> {
+        let op = self.op(0, false);
+        self.push(entry, 1, &[partial, scalars, &op], (1, 1))
+    }
+}
+
+/// A prepared case.
+pub(super) struct MilcGpu {
+    setup: Setup,
+    precision: Precision,
+    sites: u32,
+    sal: u32,
+    pipes: Vec<Pipeline>,
+    steps: Vec<Step>,
+    /// Buffers read back, with what they hold.
+    outputs: Vec<(wgpu::Buffer, Field)>,
+}
+
+impl MilcGpu {
+    pub(super) fn new(gpu: &Gpu, case: &Case) -> Result<MilcGpu> {
+        let p = case.precision;
+        let sites = case.uint("sites")? as u32;
+        let layout = Layout::new(case.text("layout"), sites, Field::Links.ncomp())?;
+        // Before drawing the inputs: the links are the largest field.
+        gpu.check_size(layout.reals() * p.real_bytes())?;
+        let setup = Setup::new(case, p)?;
+        let build = Build {
+            precision: p,
+            wg: case.uint("wg")? as u32,
+            l: setup.lat.l as u32,
+            t: setup.lat.t as u32,
+            vvl: case.uint("vvl")? as u32,
+            layout,
+        };
+        let mut prog = Program::new(gpu, build, sites)?;
+        let isign = setup.isign as i32;
+        let x = &setup.inputs;
+        let input =
+            |prog: &Program, i: usize, f: Field| prog.field("milc-in", f, Some(x[i].as_slice()));
+        let links =
+            |prog: &Program| prog.field("milc-links", Field::Links, Some(setup.u.as_slice()));
+        let outputs = match setup.kernel.as_str() {
+            "extract" => {
+                let psi = input(&prog, 0, Field::Spinor)?;
+                let hf = prog.field("milc-hf", Field::Half, None)?;
+                prog.over_sites("extract", isign, &[&psi, &hf])?;
+                vec![(hf, Field::Half)]
+            }
+            "extract-mul" => {
+                let (psi, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
+                let hb = prog.field("milc-hb", Field::Half, None)?;
+                prog.over_sites("extract_mul", isign, &[&psi, &u, &hb])?;
+                vec![(hb, Field::Half)]
+            }
+            "shift" => {
+                let (hf, hb) = (input(&prog, 0, Field::Half)?, input(&prog, 1, Field::Half)?);
+                let gf = prog.field("milc-gf", Field::Half, None)?;
+                let gb = prog.field("milc-gb", Field::Half, None)?;
+                prog.over_sites("shift", 1, &[&hf, &hb, &gf, &gb])?;
+                vec![(gf, Field::Half), (gb, Field::Half)]
+            }
+            "insert-mul" => {
+                let (gf, u) = (input(&prog, 0, Field::Half)?, links(&prog)?);
+                let out = prog.field("milc-out", Field::Spinor, None)?;
+                prog.over_sites("insert_mul", isign, &[&gf, &u, &out])?;
+                vec![(out, Field::Spinor)]
+            }
+            "insert" => {
+                let (gb, acc) = (
+                    input(&prog, 0, Field::Half)?,
+                    input(&prog, 1, Field::Spinor)?,
+                );
+                let out = prog.field("milc-out", Field::Spinor, None)?;
+                prog.over_sites("insert", isign, &[&gb, &acc, &out])?;
+                vec![(out, Field::Spinor)]
+            }
+            "axpy" => {
+                let (a, b) = (
+                    input(&prog, 0, Field::Spinor)?,
+                    input(&prog, 1, Field::Spinor)?,
+                );
+                let out = prog.field("milc-out", Field::Spinor, None)?;
+                let scalars = prog.scalars(&setup)?;
+                prog.axpy([&a, &b, &out, &scalars], slot::MINUS_KAPPA, false)?;
+                vec![(out, Field::Spinor)]
+            }
+            "dot" => {
+                let (a, b) = (
+                    input(&prog, 0, Field::Spinor)?,
+                    input(&prog, 1, Field::Spinor)?,
+                );
+                let (partial, scalars) = (prog.partial()?, prog.scalars(&setup)?);
+                prog.dot([&a, &b, &partial, &scalars], slot::RR)?;
+                vec![(scalars, Field::Plain)]
+            }
+            "dslash" => {
+                let (psi, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
+                let t = prog.temps()?;
+                let out = prog.field("milc-out", Field::Spinor, None)?;
+                prog.dslash(Some(&t), [&u, &psi, &out], isign)?;
+                vec![(out, Field::Spinor)]
+            }
+            "dslash-fused" => {
+                let (psi, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
+                let out = prog.field("milc-out", Field::Spinor, None)?;
+                prog.over_sites("dslash_fused", isign, &[&psi, &u, &out])?;
+                vec![(out, Field::Spinor)]
+            }
+            _ => {
+                let (b, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
+                let scalars = prog.scalars(&setup)?;
+                record_cg(&mut prog, [&b, &u], scalars, &setup)?
+            }
+        };
+        Ok(MilcGpu {
+            precision: p,
+            sites,
+            sal: layout.sal,
+            pipes: prog.pipes,
+            steps: prog.steps,
+            outputs,
+            setup,
+        })
+    }
+
+    /// A read-back field in logical order.
+    fn unpack(&self, bytes: &[u8], field: Field) -> Vec<f64> {
+        let raw = self.precision.decode(bytes);
+        if field == Field::Plain {
+            return raw;
+        }
+        let l = Layout {
+            sal: self.sal,
+            sites: self.sites,
+            ncomp: field.ncomp(),
+        };
+        if raw.len() as u64 != l.reals() {
+            return vec![f64::NAN; (self.sites * field.ncomp()) as usize];
+        }
+        l.unpack(&raw)
+    }
+
+    /// (x, iterations, |r| / |r0|, converged) of a solve.
+    fn solve(&self, outputs: &[Vec<u8>]) -> (Vec<f64>, f64, f64, bool) {
+        let x = self.unpack(&outputs[0], Field::Spinor);
+        let s = self.precision.decode(&outputs[1]);
+        let at = |i: u32| s.get(i as usize).copied().unwrap_or(f64::NAN);
+        let residual = (at(slot::RR) / at(slot::RR0)).sqrt();
+        (x, at(slot::ITERS), residual, at(slot::CONVERGED) == 1.0)
+    }
+}
+
+/// CG on `M^dagger M x = M^dagger b` from x = 0, the setup's iterations; returns
+/// the buffers holding x and the scalars at the end.
+fn record_cg(
+    prog: &mut Program,
+    [b, u]: [&wgpu::Buffer; 2],
+    scalars: wgpu::Buffer,
+    setup: &Setup,
+) -> Result<Vec<(wgpu::Buffer, Field)>> {
+    let iterations = setup.iterations;
+    let temps = match setup.fused {
+        true => None,
+        false => Some(prog.temps()?),
+    };
+    let t = temps.as_ref();
+    let spinor = |prog: &Program| prog.field("milc-cg", Field::Spinor, None);
+    let (d, mp, ap) = (spinor(prog)?, spinor(prog)?, spinor(prog)?);
+    let x = [spinor(prog)?, spinor(prog)?];
+    let r = [spinor(prog)?, spinor(prog)?];
+    let p = [spinor(prog)?, spinor(prog)?];
+    let partial = prog.partial()?;
+    let mk = slot::MINUS_KAPPA;
+    // r = M^dagger b, p = r, x = 0, |r0|^2.
+    prog.dslash(t, [u, b, &d], -1)?;
+    prog.axpy([&d, b, &r[0], &scalars], mk, false)?;
+    prog.axpy([&r[0], &r[0], &p[0], &scalars], slot::ZERO, false)?;
+    let op = prog.op(0, false);
+    prog.over_sites("zero", 1, &[b, b, &x[0], &scalars, &op])?;
+    prog.dot([&r[0], &r[0], &partial, &scalars], slot::RR)?;
+    prog.scalar("cg_start", &partial, &scalars)?;
+    for k in 0..iterations as usize {
+        let (c, n) = (k % 2, 1 - k % 2);
+        // A p = M^dagger M p.
+        prog.dslash(t, [u, &p[c], &d], 1)?;
+        prog.axpy([&d, &p[c], &mp, &scalars], mk, false)?;
+        prog.dslash(t, [u, &mp, &d], -1)?;
+        prog.axpy([&d, &mp, &ap, &scalars], mk, false)?;
+        prog.dot([&p[c], &ap, &partial, &scalars], slot::PAP)?;
+        prog.scalar("cg_alpha", &partial, &scalars)?;
+        prog.axpy([&p[c], &x[c], &x[n], &scalars], slot::ALPHA, false)?;
+        prog.axpy([&ap, &r[c], &r[n], &scalars], slot::ALPHA, true)?;
+        prog.dot([&r[n], &r[n], &partial, &scalars], slot::RR_NEW)?;
+        prog.scalar("cg_beta", &partial, &scalars)?;
+        prog.axpy([&p[c], &r[n], &p[n], &scalars], slot::BETA, false)?;
+    }
+    let [x0, x1] = x;
+    let x = if iterations.is_multiple_of(2) { x0 } else { x1 };
+    Ok(vec![(x, Field::Spinor), (scalars, Field::Plain)])
+}
+
+impl Kernel for MilcGpu {
+    fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("milc"),
+            timestamp_writes: ts.pass(true, true),
+        });
+        for s in &self.steps {
+            self.pipes[s.pipe].set(&mut pass, &s.group);
+            pass.dispatch_workgroups(s.dispatch.0, s.dispatch.1, 1);
+        }
+    }
+
+    fn outputs(&self) -> Vec<&wgpu::Buffer> {
+        self.outputs.iter().map(|(b, _)| b).collect()
+    }
+
+    fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
+        match self.setup.kernel.as_str() {
+            "cg" => {
+                let (x, iters, res, conv) = self.solve(outputs);
+                self.setup.check_solve(&x, iters, res, conv)
+            }
+            "dot" => {
+                let s = self.precision.decode(&outputs[0]);
+                let v = s.get(slot::RR as usize).copied().unwrap_or(f64::NAN);
+                self.setup.check_fields(&[vec![v]], self.precision)
+            }
+            _ => {
+                let got: Vec<Vec<f64>> = outputs
+                    .iter()
+                    .zip(&self.outputs)
+                    .map(|(bytes, (_, f))| self.unpack(bytes, *f))
+                    .collect();
+                self.setup.check_fields(&got, self.precision)
+            }
+        }
+    }
+
+    fn model(&self) -> Model {
+        case_model(
+            &self.setup.kernel,
+            self.setup.fused,
+            self.sites as u64,
+            self.setup.iterations,
+            self.precision,
+        )
+    }
+
+    fn metrics(&self, outputs: &[Vec<u8>]) -> BTreeMap<String, f64> {
+        if self.setup.kernel != "cg" {
+            return BTreeMap::new();
+        }
+        let (x, iters, res, _) = self.solve(outputs);
+        let s = &self.setup;
+        let true_res = super::wilson::true_residual(&s.lat, &s.u, &x, &s.inputs[0], s.kappa);
+        solve_metrics(iters, res, true_res)
+    }
+}

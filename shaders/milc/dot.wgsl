@@ -1,0 +1,30 @@
+// Re <a, b> of two spinor fields, first pass: one partial sum per workgroup
+// (each invocation sums its VVL sites' 24 products, then the workgroup's
+// fixed tree). cg.wgsl's `finish` adds the partials.
+const SPINOR: u32 = 24u;
+
+@group(0) @binding(0) var<storage, read> a: array<RealStore>;
+@group(0) @binding(1) var<storage, read> b: array<RealStore>;
+@group(0) @binding(2) var<storage, read_write> partial: array<RealStore>;
+
+@compute @workgroup_size(WG)
+fn dot(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let first = linear_id(gid, nwg) * VVL;
+    var acc = r_zero();
+    for (var v = 0u; v < VVL; v++) {
+        let site = first + v;
+        if (site < SITES) {
+            for (var k = 0u; k < SPINOR; k++) {
+                let i = tdp_index(site, k, SPINOR);
+                acc = r_fma(r_load(a[i]), r_load(b[i]), acc);
+            }
+        }
+    }
+    let total = reduce_sum(acc, lid);
+    if (lid == 0u) { partial[linear_group(wid, nwg)] = r_store(total); }
+}

@@ -1,0 +1,50 @@
+// Colour and spin algebra of the Wilson-Dirac kernels, and the lattice
+// geometry. Values are named struct fields, never indexed private arrays, so
+// they stay in registers. The host injects LX (spatial extent) and LT (time
+// extent); sites are x + LX (y + LX (z + LX t)).
+struct Vec3 { c0: Complex, c1: Complex, c2: Complex }
+struct Half { h0: Vec3, h1: Vec3 }
+struct Spinor { s0: Vec3, s1: Vec3, s2: Vec3, s3: Vec3 }
+struct Mat3 { r0: Vec3, r1: Vec3, r2: Vec3 }
+
+fn v_zero() -> Vec3 { return Vec3(c_zero(), c_zero(), c_zero()); }
+fn v_add(a: Vec3, b: Vec3) -> Vec3 { return Vec3(c_add(a.c0, b.c0), c_add(a.c1, b.c1), c_add(a.c2, b.c2)); }
+fn v_sub(a: Vec3, b: Vec3) -> Vec3 { return Vec3(c_sub(a.c0, b.c0), c_sub(a.c1, b.c1), c_sub(a.c2, b.c2)); }
+// i z: a swap and a sign, no arithmetic.
+fn c_times_i(z: Complex) -> Complex { return Complex(r_neg(z.im), z.re); }
+fn v_i(a: Vec3) -> Vec3 { return Vec3(c_times_i(a.c0), c_times_i(a.c1), c_times_i(a.c2)); }
+fn spinor_zero() -> Spinor { return Spinor(v_zero(), v_zero(), v_zero(), v_zero()); }
+
+// conj(a) b + c.
+fn c_cfma(a: Complex, b: Complex, c: Complex) -> Complex {
+    let re = r_fma(a.re, b.re, r_fma(a.im, b.im, c.re));
+    let im = r_fma(a.re, b.im, r_fma(r_neg(a.im), b.re, c.im));
+    return Complex(re, im);
+}
+
+fn row_dot(r: Vec3, v: Vec3) -> Complex { return c_fma(r.c2, v.c2, c_fma(r.c1, v.c1, c_mul(r.c0, v.c0))); }
+fn mat_vec(m: Mat3, v: Vec3) -> Vec3 { return Vec3(row_dot(m.r0, v), row_dot(m.r1, v), row_dot(m.r2, v)); }
+
+// U^dagger v: component i is sum_k conj(U_ki) v_k.
+fn adj_mat_vec(m: Mat3, v: Vec3) -> Vec3 {
+    return Vec3(
+        c_cfma(m.r2.c0, v.c2, c_cfma(m.r1.c0, v.c1, c_mul(c_conj(m.r0.c0), v.c0))),
+        c_cfma(m.r2.c1, v.c2, c_cfma(m.r1.c1, v.c1, c_mul(c_conj(m.r0.c1), v.c0))),
+        c_cfma(m.r2.c2, v.c2, c_cfma(m.r1.c2, v.c1, c_mul(c_conj(m.r0.c2), v.c0))),
+    );
+}
+
+fn half_mat_vec(m: Mat3, h: Half) -> Half { return Half(mat_vec(m, h.h0), mat_vec(m, h.h1)); }
+fn half_adj_mat_vec(m: Mat3, h: Half) -> Half { return Half(adj_mat_vec(m, h.h0), adj_mat_vec(m, h.h1)); }
+
+// The site one step forward (or back) along mu, periodic.
+fn neighbour(site: u32, mu: u32, forward: bool) -> u32 {
+    var stride = 1u;
+    for (var k = 0u; k < mu; k++) { stride *= LX; }
+    let extent = select(LX, LT, mu == 3u);
+    let c = (site / stride) % extent;
+    if (forward) {
+        return select(site + stride, site - c * stride, c + 1u == extent);
+    }
+    return select(site - stride, site + (extent - 1u) * stride, c == 0u);
+}

@@ -1,0 +1,28 @@
+// Shift: the stencil. Forward half spinors are gathered from x + mu, backward
+// ones from x - mu; the reals are copied as stored, so no precision's
+// arithmetic is involved.
+const HALF: u32 = 48u;
+
+@group(0) @binding(0) var<storage, read> hf: array<RealStore>;
+@group(0) @binding(1) var<storage, read> hb: array<RealStore>;
+@group(0) @binding(2) var<storage, read_write> gf: array<RealStore>;
+@group(0) @binding(3) var<storage, read_write> gb: array<RealStore>;
+
+fn shift_at(site: u32) {
+    for (var mu = 0u; mu < 4u; mu++) {
+        let up = neighbour(site, mu, true);
+        let dn = neighbour(site, mu, false);
+        for (var k = 12u * mu; k < 12u * mu + 12u; k++) {
+            gf[tdp_index(site, k, HALF)] = hf[tdp_index(up, k, HALF)];
+            gb[tdp_index(site, k, HALF)] = hb[tdp_index(dn, k, HALF)];
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn shift(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let first = linear_id(gid, nwg) * VVL;
+    for (var v = 0u; v < VVL; v++) {
+        if (first + v < SITES) { shift_at(first + v); }
+    }
+}

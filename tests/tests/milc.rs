@@ -1,0 +1,186 @@
+//! milc on the real adapter: the Dslash split and the fused Dslash in every
+//! layout x vector length (on a lattice whose site count no SAL divides, so
+//! AoSoA padding is exercised), every kernel in every precision and the
+//! D^dagger kernels against the f64 reference, and CG solves (split and
+//! fused operator) checked on the host (all inside the app's validation).
+
+use skylight_core::Precision;
+use skylight_core::app::Request;
+use skylight_core::apps::milc::Milc;
+use skylight_core::device::Gpu;
+use skylight_core::record::ResultRecord;
+use skylight_core::runner::{self, Outcome, RunOptions};
+
+const OPTS: RunOptions = RunOptions {
+    warmup: 1,
+    warmup_s: 0.0,
+    samples: 2,
+};
+
+fn precisions(gpu: &Gpu) -> Vec<Precision> {
+    Precision::ALL
+        .into_iter()
+        .filter(|&p| gpu.require(p).is_ok())
+        .collect()
+}
+
+/// Native f64 where the adapter has it, else df64.
+fn double(gpu: &Gpu) -> Precision {
+    if gpu.caps.f64 {
+        Precision::F64
+    } else {
+        Precision::Df64
+    }
+}
+
+/// Runs `req` and asserts every case ran and validated; returns the records.
+fn run_all(gpu: &Gpu, req: &Request, expected_cases: usize) -> Vec<ResultRecord> {
+    let mut started = std::time::Instant::now();
+    let mut progress = |p: runner::Progress<'_>| match p {
+        runner::Progress::Start { .. } => started = std::time::Instant::now(),
+        runner::Progress::Finish(o) => println!(
+            "{} took {:.2} s",
+            o.case().label(),
+            started.elapsed().as_secs_f64()
+        ),
+    };
+    let out = pollster::block_on(runner::run_request(
+        gpu,
+        &Milc,
+        req,
+        OPTS,
+        &mut progress,
+        &|| false,
+    ))
+    .expect("run");
+    assert_eq!(out.len(), expected_cases);
+    out.into_iter()
+        .map(|o| match o {
+            Outcome::Done(r) => {
+                assert!(
+                    r.validation.passed,
+                    "{}: {}",
+                    r.case.label(),
+                    r.validation.detail
+                );
+                println!("{}: {}", r.case.label(), r.validation.detail);
+                *r
+            }
+            other => panic!("{}: {other:?}", other.case().label()),
+        })
+        .collect()
+}
+
+/// Every solve among `records` was checked against `M x = b` on the host and ran.
+fn assert_solved(records: &[ResultRecord]) {
+    for r in records.iter().filter(|r| r.case.kernel == "cg") {
+        let detail = &r.validation.detail;
+        assert!(detail.contains("|M x - b|"), "{detail}");
+        let iters = r.metrics.get("cg_iterations").copied().unwrap_or(0.0);
+        assert!(iters >= 1.0, "{}: {iters} iterations", r.case.label());
+    }
+}
+
+#[test]
+fn every_layout_and_vector_length_validates() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "3x4")
+        .set("kernel", "dslash,dslash-fused")
+        .set(
+            "layout",
+            "aos,soa,aosoa-2,aosoa-4,aosoa-8,aosoa-16,aosoa-32",
+        )
+        .set("vvl", "1,2,4,8")
+        .set("wg", "32")
+        .precisions(&[Precision::F32]);
+    run_all(&gpu, &req, 2 * 7 * 4);
+}
+
+#[test]
+fn every_kernel_validates_in_every_precision() {
+    let gpu = skylight_tests::gpu();
+    let ps = precisions(&gpu);
+    let req = Request::default()
+        .set("size", "small")
+        .set("layout", "aosoa-4")
+        .set("vvl", "2")
+        .set("wg", "64")
+        .precisions(&ps);
+    assert_solved(&run_all(&gpu, &req, 10 * ps.len()));
+}
+
+#[test]
+fn the_adjoint_kernels_validate() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "small")
+        .set(
+            "kernel",
+            "extract,extract-mul,insert-mul,insert,dslash,dslash-fused",
+        )
+        .set("sign", "minus")
+        .set("layout", "aosoa-8")
+        .set("vvl", "4")
+        .precisions(&[Precision::F32, double(&gpu)]);
+    for r in run_all(&gpu, &req, 6 * 2) {
+        assert!(r.case.variant.ends_with("/minus"), "{}", r.case.label());
+    }
+}
+
+#[test]
+fn cg_with_the_fused_operator_converges() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "small")
+        .set("kernel", "cg")
+        .set("operator", "fused")
+        .set("layout", "soa")
+        .precisions(&[Precision::F32, double(&gpu)]);
+    assert_solved(&run_all(&gpu, &req, 2));
+}
+
+#[test]
+fn too_few_iterations_fail_and_a_lattice_over_the_limit_is_a_clean_error() {
+    let gpu = skylight_tests::gpu();
+    let short = Request::default()
+        .set("size", "small")
+        .set("kernel", "cg")
+        .set("iterations", "3")
+        .precisions(&[Precision::F32]);
+    let out = pollster::block_on(runner::run_request(
+        &gpu,
+        &Milc,
+        &short,
+        OPTS,
+        &mut |_| {},
+        &|| false,
+    ))
+    .expect("run");
+    assert!(
+        matches!(&out[0], Outcome::Done(r) if !r.validation.passed && r.validation.detail.contains("not converged")),
+        "{out:?}"
+    );
+    // The links (72 reals a site) pass the binding limit first.
+    let sites = gpu.caps.max_storage_binding / (72 * 8) + 1;
+    let l = ((sites / 2) as f64).powf(0.25).ceil() as u64 + 1;
+    let req = Request::default()
+        .set("size", format!("{l}x{}", 2 * l))
+        .set("kernel", "dslash")
+        .precisions(&[Precision::Df64]);
+    let out = pollster::block_on(runner::run_request(
+        &gpu,
+        &Milc,
+        &req,
+        OPTS,
+        &mut |_| {},
+        &|| false,
+    ));
+    match out {
+        Err(e) => assert!(e.to_string().contains("too large"), "{e}"),
+        Ok(o) => assert!(
+            matches!(&o[0], Outcome::Failed { error, .. } if error.contains("max_")),
+            "{o:?}"
+        ),
+    }
+}
