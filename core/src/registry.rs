@@ -15,6 +15,7 @@ pub fn apps() -> Vec<&'static dyn App> {
         &apps::su3::Su3,
         &apps::lbm::Lbm,
         &apps::comd::Comd,
+        &apps::snap::Snap,
     ]
 }
 

@@ -6,6 +6,7 @@ pub mod common;
 pub mod gpp;
 pub mod lbm;
 pub mod peak;
+pub mod snap;
 pub mod stream;
 pub mod su3;
 pub mod targetdp;
