@@ -1,0 +1,123 @@
+//! snap on the real adapter: TestSNAP's reference forces (2J = 2 and 4) in
+//! every precision, every variant and kernel on the synthetic BCC problem
+//! against the CPU f64 reference, batching, and clean errors.
+
+use skylight_core::Precision;
+use skylight_core::app::Request;
+use skylight_core::apps::snap::Snap;
+use skylight_core::device::Gpu;
+use skylight_core::runner::{self, Outcome, RunOptions};
+
+const OPTS: RunOptions = RunOptions {
+    warmup: 0,
+    warmup_s: 0.0,
+    samples: 1,
+};
+
+fn run(gpu: &Gpu, req: &Request) -> Vec<Outcome> {
+    pollster::block_on(runner::run_request(
+        gpu,
+        &Snap,
+        req,
+        OPTS,
+        &mut |_| {},
+        &|| false,
+    ))
+    .expect("run")
+}
+
+fn precisions(gpu: &Gpu) -> Vec<Precision> {
+    let mut p = vec![Precision::F32, Precision::Df64];
+    if gpu.caps.f64 {
+        p.push(Precision::F64);
+    }
+    p
+}
+
+/// Every case ran and passed; returns the RMS |F| deviation of each force case.
+fn assert_passed(out: &[Outcome], n: usize) -> Vec<(String, f64)> {
+    assert_eq!(out.len(), n);
+    let mut rms = Vec::new();
+    for o in out {
+        match o {
+            Outcome::Done(r) => {
+                eprintln!("{}: {}", r.case.label(), r.validation.detail);
+                assert!(
+                    r.validation.passed,
+                    "{}: {}",
+                    r.case.label(),
+                    r.validation.detail
+                );
+                if let Some(v) = r.metrics.get("rms_force_deviation") {
+                    rms.push((r.case.label(), *v));
+                }
+            }
+            other => panic!("{}: {other:?}", other.case().label()),
+        }
+    }
+    rms
+}
+
+#[test]
+fn reference_files_in_every_precision() {
+    let gpu = skylight_tests::gpu();
+    let ps = precisions(&gpu);
+    for file in ["2J2_W.json", "2J4_W.json"] {
+        let req = Request::default()
+            .set("refdata", format!("../assets/testsnap/{file}"))
+            .set("kernel", "force")
+            .set("variant", "baseline,reorder")
+            .precisions(&ps);
+        for (label, rms) in assert_passed(&run(&gpu, &req), 2 * ps.len()) {
+            eprintln!("{file} {label}: RMS |F| deviation {rms:.3e} eV/A");
+        }
+    }
+}
+
+#[test]
+fn every_variant_and_kernel_matches_the_cpu_reference() {
+    let gpu = skylight_tests::gpu();
+    let double = if gpu.caps.f64 {
+        Precision::F64
+    } else {
+        Precision::Df64
+    };
+    for twoj in ["2", "6"] {
+        let req = Request::default()
+            .set("size", "small")
+            .set("twojmax", twoj)
+            .set("variant", "baseline,collapse,column-major,reorder")
+            .precisions(&[Precision::F32, double]);
+        assert_passed(&run(&gpu, &req), 2 * 5 * 4);
+    }
+}
+
+#[test]
+fn batches_cover_every_atom() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "small")
+        .set("twojmax", "4")
+        .set("kernel", "force")
+        .set("variant", "baseline,reorder")
+        .set("batch", "10")
+        .set("steps", "2")
+        .precisions(&[Precision::Df64]);
+    let out = run(&gpu, &req);
+    assert_passed(&out, 2);
+    if let Outcome::Done(r) = &out[0] {
+        assert_eq!(r.metrics.get("batches"), Some(&6.0));
+    }
+    // A single kernel cannot be split: it names the limit.
+    let req = Request::default()
+        .set("size", "small")
+        .set("twojmax", "2")
+        .set("kernel", "compute_Y")
+        .set("batch", "10")
+        .precisions(&[Precision::F32]);
+    let out = run(&gpu, &req);
+    assert!(
+        matches!(&out[0], Outcome::Failed { error, .. } if error.to_string().contains("max_storage_buffer_binding_size")),
+        "{out:?}"
+    );
+}
