@@ -110,6 +110,9 @@ struct RunArgs {
     /// Workgroup size(s).
     #[arg(long)]
     wg: Option<String>,
+    /// Reference data file (apps with a `refdata` parameter, e.g. snap's TestSNAP JSON).
+    #[arg(long)]
+    refdata: Option<String>,
     /// Any other app parameter, as name=value (repeatable).
     #[arg(long = "set", value_parser = parse_kv)]
     set: Vec<(String, String)>,
@@ -174,6 +177,7 @@ fn request_for(app: &dyn App, args: &RunArgs, strict: bool, sweep: bool) -> Resu
         ("kernel", &args.kernel),
         ("layout", &args.layout),
         ("wg", &args.wg),
+        ("refdata", &args.refdata),
     ];
     for (name, value) in common {
         if let Some(v) = value {
@@ -287,7 +291,12 @@ fn run_app(
             bar.set_message(case.label());
         }
         // Rows print as cases finish, so long runs show results as they come.
-        Progress::Finish(o) => bar.suspend(|| println!("{}", report::row(o))),
+        Progress::Finish(o) => bar.suspend(|| {
+            println!("{}", report::row(o));
+            for line in report::metric_lines(o) {
+                println!("{line}");
+            }
+        }),
     };
     let out = match platform {
         Platform::Gpu(gpu) => pollster::block_on(runner::run_request(

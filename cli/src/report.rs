@@ -108,6 +108,30 @@ pub fn row(o: &Outcome) -> String {
     }
 }
 
+/// One line per app-specific metric of a finished case, under its row. A
+/// force deviation reads as TestSNAP prints it; a per-run atom-step count
+/// also gives the grind time from the median.
+pub fn metric_lines(o: &Outcome) -> Vec<String> {
+    let Outcome::Done(r) = o else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    for (name, v) in &r.metrics {
+        match name.as_str() {
+            "rms_force_deviation" => lines.push(format!("    RMS |F| deviation: {v:.6e} eV/A")),
+            "atom_steps_per_run" if *v > 0.0 => {
+                lines.push(format!("    {name}: {v}"));
+                lines.push(format!(
+                    "    grind time: {:.6e} ms/atom-step",
+                    r.stats.median * 1e3 / v
+                ));
+            }
+            _ => lines.push(format!("    {name}: {v}")),
+        }
+    }
+    lines
+}
+
 /// The parameter a sweep table spreads over its columns: the workgroup size
 /// when it varies, else another numeric parameter that varies (a vector
 /// length, a block size), else none.
