@@ -300,7 +300,11 @@ impl Tables {
             half[self.h(j, mb, ma)]
         } else {
             let v = half[self.h(j, j - mb, j - ma)].conj();
-            if (mb + ma) % 2 == 0 { v } else { v.scale(-1.0) }
+            if (mb + ma).is_multiple_of(2) {
+                v
+            } else {
+                v.scale(-1.0)
+            }
         }
     }
 
