@@ -8,7 +8,16 @@
 //!
 //! Inputs: a TestSNAP reference file (`refdata`, validated against its
 //! forces) or the synthetic BCC tungsten problem of [`lattice`] (validated
-//! against the CPU f64 reference of [`sna`]).
+//! against the CPU f64 reference of [`sna`]). WGSL has no f64 (or df64)
+//! trigonometry, so the host evaluates the per-pair tan/cos/sin of the
+//! Cayley-Klein map and the switching function in f64 with the neighbour
+//! list (8 reals per pair, O(pairs) against the kernels' O(pairs x J^3)).
+//!
+//! Memory of the largest case (2000 atoms x 26 neighbours, 2J = 14, 652 half
+//! elements per U-like array): 2.22 GB in f64 and df64 (dU 1.63 GB, U of
+//! every pair 0.54 GB, total U and Y 21 MB each), 1.11 GB in f32. When dU
+//! of all atoms passes the binding limit the force kernel runs the atoms in
+//! batches (`batch`); a kernel timed alone fails with `OverLimit` instead.
 
 pub mod lattice;
 pub mod refdata;
@@ -82,7 +91,7 @@ impl App for Snap {
             },
             ParamSpec {
                 name: "size",
-                help: "BCC unit cells a side of the synthetic problem (2 atoms each): small (3: 54 atoms), default (10: 2000 atoms), or a number",
+                help: "BCC unit cells a side of the synthetic problem (2 atoms each): small (3: 54 atoms), default (10: 2000 atoms), or a number up to 20",
                 kind: ParamKind::Text,
                 default: "default",
             },
@@ -126,11 +135,11 @@ impl App for Snap {
         // any device work, so a malformed file is an error up front.
         let (twojs, cells, atoms) = if path.is_empty() {
             let n = parse_size("size", r.text("size"), SIZES)?;
-            if !(3..=40).contains(&n) {
+            if !(3..=20).contains(&n) {
                 return Err(Error::bad_param(
                     "size",
                     format!(
-                        "{n} unit cells a side: at least 3 (cutoff under half the box), at most 40"
+                        "{n} unit cells a side: at least 3 (cutoff under half the box), at most 20 (16,000 atoms: the neighbour search is all pairs)"
                     ),
                 ));
             }
@@ -435,6 +444,8 @@ impl Buffers {
 
 struct SnapGpu {
     precision: Precision,
+    /// Half elements per U-like array.
+    ny: usize,
     layout: Layout,
     config: Config,
     batch: usize,
@@ -630,6 +641,7 @@ impl SnapGpu {
         };
         Ok(SnapGpu {
             model: model(&case.kernel, &t, &config, steps, p),
+            ny,
             precision: p,
             layout,
             config,
@@ -714,7 +726,7 @@ impl Kernel for SnapGpu {
     }
 
     fn validate(&self, out: &[Vec<u8>]) -> Validation {
-        let ny = self.config.tables().ny();
+        let ny = self.ny;
         let (atoms, pairs) = (self.config.nlocal, self.config.pairs());
         let l = self.layout;
         match &self.expected {
