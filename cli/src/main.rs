@@ -317,7 +317,7 @@ fn finish(outcomes: &[Outcome], common: &CommonArgs, sweep: bool) -> Result<bool
     let records: Vec<ResultRecord> = outcomes
         .iter()
         .filter_map(|o| match o {
-            Outcome::Done(r) => Some((**r).clone()),
+            Outcome::Done(r) => Some(report::with_grind_time((**r).clone())),
             _ => None,
         })
         .collect();

@@ -135,7 +135,10 @@ fn snap_reference_file_prints_the_force_deviation() {
         .expect("a number");
     assert!(value < 1e-9, "{line}");
     let file = std::fs::read_to_string(&json).expect("result file");
-    assert!(file.contains("rms_force_deviation"), "{file}");
+    assert!(
+        file.contains("rms_force_deviation") && file.contains("grind_ms_per_atom_step"),
+        "{file}"
+    );
 }
 
 #[test]
