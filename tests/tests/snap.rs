@@ -51,6 +51,15 @@ fn assert_passed(out: &[Outcome], n: usize) -> Vec<(String, f64)> {
                 if let Some(v) = r.metrics.get("rms_force_deviation") {
                     rms.push((r.case.label(), *v));
                 }
+                let shares: f64 = r
+                    .metrics
+                    .iter()
+                    .filter(|(k, _)| k.starts_with("share_"))
+                    .map(|(_, v)| v)
+                    .sum();
+                if r.metrics.contains_key("profiled_call_ms") {
+                    assert!((shares - 1.0).abs() < 1e-9, "shares sum to {shares}");
+                }
             }
             other => panic!("{}: {other:?}", other.case().label()),
         }
@@ -131,6 +140,11 @@ fn batches_cover_every_atom() {
     assert_passed(&out, 2);
     if let Outcome::Done(r) = &out[0] {
         assert_eq!(r.metrics.get("batches"), Some(&6.0));
+        // The seed's profile table: each kernel's share of the validated call.
+        if gpu.caps.timestamps {
+            let y = r.metrics.get("share_compute_Y").copied().unwrap_or(0.0);
+            assert!(y > 0.0 && y < 1.0, "{:?}", r.metrics);
+        }
     }
     // A kernel timed alone is not split.
     let req = Request::default()

@@ -46,8 +46,10 @@ pub(super) struct SnapGpu {
     /// One bind group per batch (they differ in the batch uniform).
     groups: Vec<wgpu::BindGroup>,
     /// Per batch, in order: (pipeline, dispatch shape).
-    stages: Vec<(Pipeline, (u32, u32))>,
+    /// (index in [`KERNELS`], pipeline, dispatch shape).
+    stages: Vec<(usize, Pipeline, (u32, u32))>,
     gather: Option<(Pipeline, (u32, u32))>,
+    profile: Option<Profile>,
     expected: Expected,
     model: Model,
 }
@@ -138,8 +140,9 @@ impl SnapGpu {
         };
         let mut stages = Vec::new();
         for n in names {
+            let k = KERNELS.iter().position(|x| *x == n).unwrap_or(0);
             for (entry, sh) in stage(n)? {
-                stages.push((gpu.pipeline(&module, entry, &binds)?, sh));
+                stages.push((k, gpu.pipeline(&module, entry, &binds)?, sh));
             }
         }
         let gather = if case.kernel == "force" {
@@ -210,7 +213,7 @@ impl SnapGpu {
         let first = &stages
             .first()
             .ok_or_else(|| Error::bad_param("kernel", "no stage"))?
-            .0;
+            .1;
         let groups = (0..config.nlocal.div_ceil(batch))
             .map(|b| {
                 let count = batch.min(config.nlocal - b * batch);
@@ -229,6 +232,9 @@ impl SnapGpu {
         } else {
             1
         };
+        let profile = gather
+            .as_ref()
+            .and_then(|_| Profile::new(gpu, config.nlocal.div_ceil(batch)));
         Ok(SnapGpu {
             model: model(&case.kernel, &t, &config, steps, p),
             ny,
@@ -239,6 +245,7 @@ impl SnapGpu {
             steps,
             buffers,
             groups,
+            profile,
             stages,
             gather,
             expected,
@@ -284,23 +291,124 @@ impl SnapGpu {
     }
 }
 
+/// Per-stage GPU time of the force case's first run (its validation run):
+/// one pass per stage and batch with its own timestamps, resolved into a
+/// buffer read back with the forces. Gives the seed's profile table (each
+/// kernel's share of a force call) from the same run that is validated.
+struct Profile {
+    set: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    period_ns: f64,
+    done: std::cell::Cell<bool>,
+}
+
+impl Profile {
+    /// `None` without pass timestamps, or with more passes than a query set holds.
+    fn new(gpu: &Gpu, batches: usize) -> Option<Profile> {
+        let count = 2 * (4 * batches as u32 + 1);
+        if !gpu.caps.timestamps || count > wgpu::QUERY_SET_MAX_QUERIES {
+            return None;
+        }
+        Some(Profile {
+            set: gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("snap-profile"),
+                ty: wgpu::QueryType::Timestamp,
+                count,
+            }),
+            resolve: gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("snap-profile"),
+                size: count as u64 * 8,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            period_ns: gpu.queue.get_timestamp_period() as f64,
+            done: std::cell::Cell::new(false),
+        })
+    }
+
+    /// Seconds per stage (the four kernels, then the gather) from the resolved ticks.
+    fn stage_seconds(&self, raw: &[u8]) -> Option<[f64; 5]> {
+        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(raw);
+        let passes = ticks.len() / 2;
+        let mut s = [0.0; 5];
+        for (q, pair) in ticks.chunks_exact(2).enumerate() {
+            if pair[1] < pair[0] {
+                return None;
+            }
+            let stage = if q + 1 == passes { 4 } else { q % 4 };
+            s[stage] += (pair[1] - pair[0]) as f64 * self.period_ns * 1e-9;
+        }
+        Some(s)
+    }
+}
+
+impl SnapGpu {
+    /// The dispatches of kernel stage `k` (all of them when `None`) for one batch.
+    fn dispatch(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        group: &wgpu::BindGroup,
+        k: Option<usize>,
+    ) {
+        for (stage, pipe, shape) in &self.stages {
+            if k.is_none_or(|k| k == *stage) {
+                pipe.set(pass, group);
+                pass.dispatch_workgroups(shape.0, shape.1, 1);
+            }
+        }
+    }
+
+    fn dispatch_gather(&self, pass: &mut wgpu::ComputePass<'_>) {
+        if let (Some((pipe, shape)), Some(group)) = (&self.gather, self.groups.first()) {
+            pipe.set(pass, group);
+            pass.dispatch_workgroups(shape.0, shape.1, 1);
+        }
+    }
+
+    /// One force call, a pass per stage and batch, each timed into `p`.
+    fn encode_profiled(&self, enc: &mut wgpu::CommandEncoder, p: &Profile) {
+        let mut q = 0;
+        let mut timed = |enc: &mut wgpu::CommandEncoder, f: &dyn Fn(&mut wgpu::ComputePass<'_>)| {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("snap-profile"),
+                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                    query_set: &p.set,
+                    beginning_of_pass_write_index: Some(q),
+                    end_of_pass_write_index: Some(q + 1),
+                }),
+            });
+            f(&mut pass);
+            q += 2;
+        };
+        for group in &self.groups {
+            for k in 0..4 {
+                timed(enc, &|pass| self.dispatch(pass, group, Some(k)));
+            }
+        }
+        timed(enc, &|pass| self.dispatch_gather(pass));
+        enc.resolve_query_set(&p.set, 0..q, &p.resolve, 0);
+    }
+}
+
 impl Kernel for SnapGpu {
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
+        let mut steps = self.steps;
+        if let Some(p) = &self.profile
+            && ts == Timestamps::None
+            && !p.done.replace(true)
+        {
+            self.encode_profiled(enc, p);
+            steps -= 1;
+        }
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("snap"),
             timestamp_writes: ts.pass(true, true),
         });
-        for _ in 0..self.steps {
+        for _ in 0..steps {
             for group in &self.groups {
-                for (pipe, shape) in &self.stages {
-                    pipe.set(&mut pass, group);
-                    pass.dispatch_workgroups(shape.0, shape.1, 1);
-                }
+                self.dispatch(&mut pass, group, None);
             }
-            if let (Some((pipe, shape)), Some(group)) = (&self.gather, self.groups.first()) {
-                pipe.set(&mut pass, group);
-                pass.dispatch_workgroups(shape.0, shape.1, 1);
-            }
+            self.dispatch_gather(&mut pass);
         }
     }
 
@@ -311,7 +419,11 @@ impl Kernel for SnapGpu {
             Expected::Y(_) => vec![&b[YLIST]],
             Expected::Du(_) => vec![&b[DULIST]],
             Expected::Fij(_) => vec![&b[FIJ]],
-            Expected::Forces(..) => vec![&b[FORCE]],
+            Expected::Forces(..) => {
+                let mut v = vec![&b[FORCE]];
+                v.extend(self.profile.as_ref().map(|p| &p.resolve));
+                v
+            }
         }
     }
 
@@ -371,6 +483,16 @@ impl Kernel for SnapGpu {
                 "rms_force_deviation".into(),
                 sna::rms_deviation(&self.reals(raw), f),
             );
+        }
+        if let (Some(p), Some(raw)) = (&self.profile, out.get(1))
+            && let Some(s) = p.stage_seconds(raw)
+        {
+            let total: f64 = s.iter().sum();
+            m.insert("profiled_call_ms".into(), total * 1e3);
+            let names = KERNELS[..4].iter().chain(&["gather"]);
+            for (name, t) in names.zip(s) {
+                m.insert(format!("share_{name}"), t / total.max(1e-300));
+            }
         }
         m
     }
