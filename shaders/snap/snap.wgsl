@@ -57,7 +57,22 @@ fn unfold(v: Complex, how: u32) -> Complex {
 
 fn get_u(p: u32, j: u32, mb: u32, ma: u32) -> Complex { let h = half(j, mb, ma); return unfold(ld_u(p, h.x), h.y); }
 fn get_du(p: u32, k: u32, j: u32, mb: u32, ma: u32) -> Complex { let h = half(j, mb, ma); return unfold(ld_du(p, k, h.x), h.y); }
-fn get_ut(a: u32, j: u32, mb: u32, ma: u32) -> Complex { let h = half(j, mb, ma); return unfold(ld_ut(a, h.x), h.y); }
+
+// Row mb of layer j of an atom's total U, resolved once for a run along ma:
+// a stored row, or the mirror of row j - mb walked backwards.
+struct Row { base: u32, mirrored: bool, parity: u32 }
+
+fn row(j: u32, mb: u32) -> Row {
+    if (2u * mb <= j) { return Row(tab[j] + mb * (j + 1u), false, 0u); }
+    return Row(tab[j] + (j - mb) * (j + 1u) + j, true, mb & 1u);
+}
+
+fn row_ut(a: u32, r: Row, ma: u32) -> Complex {
+    if (!r.mirrored) { return ld_ut(a, r.base + ma); }
+    let v = c_conj(ld_ut(a, r.base - ma));
+    if (((r.parity + ma) & 1u) == 0u) { return v; }
+    return c_neg(v);
+}
 
 // (j, mb, ma) of half element e.
 fn elem(e: u32) -> vec3<u32> { let w = tab[OFF_ELEMS + e]; return vec3<u32>(w & 255u, (w >> 8u) & 255u, w >> 16u); }
@@ -161,11 +176,13 @@ fn y_elem(a: u32, e: u32) {
         for (var ib = 0u; ib < nb; ib++) {
             let mb1 = mb1min + ib;
             let mb2 = mb2max - ib;
+            let r1 = row(j1, mb1);
+            let r2 = row(j2, mb2);
             var s = c_zero();
             for (var ia = 0u; ia < na; ia++) {
                 let ma1 = ma1min + ia;
                 let ma2 = ma2max - ia;
-                let prod = c_mul(get_ut(a, j1, mb1, ma1), get_ut(a, j2, mb2, ma2));
+                let prod = c_mul(row_ut(a, r1, ma1), row_ut(a, r2, ma2));
                 s = c_add(s, c_scale(prod, coef(cg + ma1 * (j2 + 1u) + ma2)));
             }
             z = c_add(z, c_scale(s, coef(cg + mb1 * (j2 + 1u) + mb2)));
