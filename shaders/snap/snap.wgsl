@@ -43,23 +43,8 @@ fn coef(i: u32) -> Real { return r_load(inp[i]); }
 fn rootpq(p: u32, q: u32) -> Real { return coef(p * (TWOJ + 1u) + q); }
 fn geo(gp: u32, i: u32) -> Real { return r_load(inp[OFF_GEO + gp * 8u + i]); }
 
-// (half element, 0: as stored, 1: conjugate, 2: minus the conjugate) of (j, mb, ma).
-fn half(j: u32, mb: u32, ma: u32) -> vec2<u32> {
-    if (2u * mb <= j) { return vec2<u32>(tab[j] + mb * (j + 1u) + ma, 0u); }
-    return vec2<u32>(tab[j] + (j - mb) * (j + 1u) + j - ma, 1u + ((mb + ma) & 1u));
-}
-
-fn unfold(v: Complex, how: u32) -> Complex {
-    if (how == 0u) { return v; }
-    if (how == 1u) { return c_conj(v); }
-    return c_neg(c_conj(v));
-}
-
-fn get_u(p: u32, j: u32, mb: u32, ma: u32) -> Complex { let h = half(j, mb, ma); return unfold(ld_u(p, h.x), h.y); }
-fn get_du(p: u32, k: u32, j: u32, mb: u32, ma: u32) -> Complex { let h = half(j, mb, ma); return unfold(ld_du(p, k, h.x), h.y); }
-
-// Row mb of layer j of an atom's total U, resolved once for a run along ma:
-// a stored row, or the mirror of row j - mb walked backwards.
+// Row mb of layer j of a half-stored array, resolved once for a run along
+// ma: a stored row, or the mirror of row j - mb walked backwards.
 struct Row { base: u32, mirrored: bool, parity: u32 }
 
 fn row(j: u32, mb: u32) -> Row {
@@ -67,12 +52,21 @@ fn row(j: u32, mb: u32) -> Row {
     return Row(tab[j] + (j - mb) * (j + 1u) + j, true, mb & 1u);
 }
 
-fn row_ut(a: u32, r: Row, ma: u32) -> Complex {
-    if (!r.mirrored) { return ld_ut(a, r.base + ma); }
-    let v = c_conj(ld_ut(a, r.base - ma));
-    if (((r.parity + ma) & 1u) == 0u) { return v; }
-    return c_neg(v);
+fn at(r: Row, ma: u32) -> u32 {
+    if (r.mirrored) { return r.base - ma; }
+    return r.base + ma;
 }
+
+// A mirrored element is (-1)^(mb+ma) times the conjugate of the stored one.
+fn unmirror(v: Complex, r: Row, ma: u32) -> Complex {
+    if (!r.mirrored) { return v; }
+    if (((r.parity + ma) & 1u) == 0u) { return c_conj(v); }
+    return c_neg(c_conj(v));
+}
+
+fn row_u(p: u32, r: Row, ma: u32) -> Complex { return unmirror(ld_u(p, at(r, ma)), r, ma); }
+fn row_du(p: u32, k: u32, r: Row, ma: u32) -> Complex { return unmirror(ld_du(p, k, at(r, ma)), r, ma); }
+fn row_ut(a: u32, r: Row, ma: u32) -> Complex { return unmirror(ld_ut(a, at(r, ma)), r, ma); }
 
 // (j, mb, ma) of half element e.
 fn elem(e: u32) -> vec3<u32> { let w = tab[OFF_ELEMS + e]; return vec3<u32>(w & 255u, (w >> 8u) & 255u, w >> 16u); }
@@ -110,35 +104,27 @@ fn dcayley(gp: u32, k: u32) -> Ck {
     return Ck(da, db);
 }
 
-// Layer j of U from layer j-1 (VMK 4.8.2), one element.
-fn recur_u(p: u32, ck: Ck, j: u32, mb: u32, ma: u32) -> Complex {
-    var v = c_zero();
-    if (ma < j) { v = c_scale(c_mul(c_conj(ck.a), get_u(p, j - 1u, mb, ma)), rootpq(j - ma, j - mb)); }
-    if (ma > 0u) { v = c_sub(v, c_scale(c_mul(c_conj(ck.b), get_u(p, j - 1u, mb, ma - 1u)), rootpq(ma, j - mb))); }
-    return v;
-}
-
-// The same recursion differentiated along k (product rule on both factors).
-fn recur_du(p: u32, k: u32, ck: Ck, dk: Ck, j: u32, mb: u32, ma: u32) -> Complex {
-    var v = c_zero();
-    if (ma < j) {
-        let t = c_fma(c_conj(ck.a), get_du(p, k, j - 1u, mb, ma), c_mul(c_conj(dk.a), get_u(p, j - 1u, mb, ma)));
-        v = c_scale(t, rootpq(j - ma, j - mb));
-    }
-    if (ma > 0u) {
-        let t = c_fma(c_conj(ck.b), get_du(p, k, j - 1u, mb, ma - 1u), c_mul(c_conj(dk.b), get_u(p, j - 1u, mb, ma - 1u)));
-        v = c_sub(v, c_scale(t, rootpq(ma, j - mb)));
-    }
-    return v;
-}
-
-// compute_U, one neighbour: its U layer by layer (half elements are in layer order).
+// compute_U, one neighbour: layer j of U from layer j-1 (VMK 4.8.2),
+// u[j][mb][ma] = sqrt((j-ma)/(j-mb)) conj(a) u[j-1][mb][ma]
+//              - sqrt(ma/(j-mb)) conj(b) u[j-1][mb][ma-1],
+// for the stored rows 2 mb <= j (in storage order).
 fn u_pair(p: u32) {
     let ck = cayley(gpair(p));
+    let ca = c_conj(ck.a);
+    let cb = c_conj(ck.b);
     st_u(p, 0u, c_new(r_one(), r_zero()));
-    for (var e = 1u; e < NY; e++) {
-        let m = elem(e);
-        st_u(p, e, recur_u(p, ck, m.x, m.y, m.z));
+    var e = 1u;
+    for (var j = 1u; j <= TWOJ; j++) {
+        for (var mb = 0u; 2u * mb <= j; mb++) {
+            let prev = row(j - 1u, mb);
+            for (var ma = 0u; ma <= j; ma++) {
+                var v = c_zero();
+                if (ma < j) { v = c_scale(c_mul(ca, row_u(p, prev, ma)), rootpq(j - ma, j - mb)); }
+                if (ma > 0u) { v = c_sub(v, c_scale(c_mul(cb, row_u(p, prev, ma - 1u)), rootpq(ma, j - mb))); }
+                st_u(p, e, v);
+                e++;
+            }
+        }
     }
 }
 
@@ -194,21 +180,41 @@ fn y_elem(a: u32, e: u32) {
     ylist[i + 1u] = r_store(y.im);
 }
 
-// compute_dU, one neighbour and direction: the differentiated recursion,
-// then the switching function: dU = dsfac u r_k / r + sfac du.
+// compute_dU, one neighbour and direction: the recursion of u_pair
+// differentiated along k (product rule on both factors), then the switching
+// function: dU = dsfac u r_k / r + sfac du.
 fn du_pair(p: u32, k: u32) {
     let gp = gpair(p);
     let ck = cayley(gp);
     let dk = dcayley(gp, k);
+    let ca = c_conj(ck.a);
+    let cb = c_conj(ck.b);
+    let cda = c_conj(dk.a);
+    let cdb = c_conj(dk.b);
     st_du(p, k, 0u, c_zero());
-    for (var e = 1u; e < NY; e++) {
-        let m = elem(e);
-        st_du(p, k, e, recur_du(p, k, ck, dk, m.x, m.y, m.z));
+    var e = 1u;
+    for (var j = 1u; j <= TWOJ; j++) {
+        for (var mb = 0u; 2u * mb <= j; mb++) {
+            let prev = row(j - 1u, mb);
+            for (var ma = 0u; ma <= j; ma++) {
+                var v = c_zero();
+                if (ma < j) {
+                    let t = c_fma(ca, row_du(p, k, prev, ma), c_mul(cda, row_u(p, prev, ma)));
+                    v = c_scale(t, rootpq(j - ma, j - mb));
+                }
+                if (ma > 0u) {
+                    let t = c_fma(cb, row_du(p, k, prev, ma - 1u), c_mul(cdb, row_u(p, prev, ma - 1u)));
+                    v = c_sub(v, c_scale(t, rootpq(ma, j - mb)));
+                }
+                st_du(p, k, e, v);
+                e++;
+            }
+        }
     }
     let su = r_div(r_mul(geo(gp, 7u), geo(gp, k)), geo(gp, 3u));
     let sf = geo(gp, 6u);
-    for (var e = 0u; e < NY; e++) {
-        st_du(p, k, e, c_add(c_scale(ld_u(p, e), su), c_scale(ld_du(p, k, e), sf)));
+    for (var q = 0u; q < NY; q++) {
+        st_du(p, k, q, c_add(c_scale(ld_u(p, q), su), c_scale(ld_du(p, k, q), sf)));
     }
 }
 
