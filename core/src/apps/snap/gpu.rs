@@ -33,6 +33,7 @@ const YLIST: usize = 5;
 const FIJ: usize = 6;
 const FORCE: usize = 7;
 
+/// A case prepared on the GPU.
 pub(super) struct SnapGpu {
     precision: Precision,
     /// Half elements per U-like array.
@@ -45,8 +46,7 @@ pub(super) struct SnapGpu {
     buffers: Vec<wgpu::Buffer>,
     /// One bind group per batch (they differ in the batch uniform).
     groups: Vec<wgpu::BindGroup>,
-    /// Per batch, in order: (pipeline, dispatch shape).
-    /// (index in [`KERNELS`], pipeline, dispatch shape).
+    /// Run for every batch, in order: (index in [`KERNELS`], pipeline, dispatch shape).
     stages: Vec<(usize, Pipeline, (u32, u32))>,
     gather: Option<(Pipeline, (u32, u32))>,
     profile: Option<Profile>,
@@ -90,6 +90,59 @@ fn batch_atoms(case: &Case, c: &Config, ny: usize, p: Precision, gpu: &Gpu) -> R
     let b = if asked > 0 { asked } else { fit };
     let b = b.min(fit).min(c.nlocal);
     Ok(b)
+}
+
+/// A kernel timed alone: uploads its inputs from the CPU reference (so it
+/// runs without the kernels before it) and returns what it must produce.
+fn stage_inputs(
+    gpu: &Gpu,
+    case: &Case,
+    config: &Config,
+    t: &sna::Tables,
+    geo: &[[f64; 8]],
+    layout: Layout,
+    buffers: &[wgpu::Buffer],
+) -> Expected {
+    let (p, kernel) = (case.precision, case.kernel.as_str());
+    let ny = t.ny();
+    let states = config.states(t, geo);
+    let ulists: Vec<&[C]> = states
+        .iter()
+        .flat_map(|s| s.ulist.iter().map(Vec::as_slice))
+        .collect();
+    let upload = |buf: usize, items: &[&[C]], ne: usize| {
+        gpu.queue
+            .write_buffer(&buffers[buf], 0, &p.encode(&layout.pack(items, ne)));
+    };
+    let per_atom = |f: fn(&sna::AtomState) -> &[C]| -> Vec<&[C]> { states.iter().map(f).collect() };
+    match kernel {
+        "compute_U" => Expected::U(per_atom(|s| &s.utot).concat(), ulists.concat()),
+        "compute_Y" => {
+            upload(UTOT, &per_atom(|s| &s.utot), ny);
+            Expected::Y(per_atom(|s| &s.y).concat())
+        }
+        _ => {
+            let du: Vec<Vec<C>> = crate::parallel::collect(config.pairs(), |q| {
+                Config::pair_du(t, &geo[q], ulists[q]).concat()
+            });
+            if kernel == "compute_dU" {
+                upload(ULIST, &ulists, ny);
+                return Expected::Du(du.concat());
+            }
+            let items: Vec<&[C]> = du.iter().map(Vec::as_slice).collect();
+            upload(DULIST, &items, 3 * ny);
+            upload(YLIST, &per_atom(|s| &s.y), ny);
+            let fij = du
+                .iter()
+                .enumerate()
+                .flat_map(|(q, d)| {
+                    let y = &states[q / config.nnbr].y;
+                    d.chunks_exact(ny).map(|dk| t.de(dk, y)).collect::<Vec<_>>()
+                })
+                .collect();
+            Expected::Fij(fij)
+        }
+    }
 }
 
 impl SnapGpu {
@@ -167,49 +220,12 @@ impl SnapGpu {
         let ylist = gpu.storage_poisoned("snap-ylist", cplx(batch * ny), &poison)?;
         let fij = gpu.storage_poisoned("snap-fij", 3 * config.pairs() as u64 * rb, &poison)?;
         let force = gpu.storage_poisoned("snap-force", 3 * config.ntotal as u64 * rb, &poison)?;
-        let expected = if case.kernel == "force" {
-            match file_forces {
-                Some(f) => Expected::Forces(f, true),
-                None => Expected::Forces(config.forces(), false),
-            }
-        } else {
-            let states = config.states(&t, &geo);
-            let ulists: Vec<&[C]> = states
-                .iter()
-                .flat_map(|s| s.ulist.iter().map(Vec::as_slice))
-                .collect();
-            let upload = |buf: &wgpu::Buffer, items: &[&[C]], ne: usize| {
-                gpu.queue
-                    .write_buffer(buf, 0, &p.encode(&layout.pack(items, ne)));
-            };
-            match case.kernel.as_str() {
-                "compute_U" => Expected::U(
-                    states.iter().flat_map(|s| s.utot.clone()).collect(),
-                    ulists.concat(),
-                ),
-                "compute_Y" => {
-                    let ut: Vec<&[C]> = states.iter().map(|s| s.utot.as_slice()).collect();
-                    upload(&utot, &ut, ny);
-                    Expected::Y(states.iter().flat_map(|s| s.y.clone()).collect())
-                }
-                _ => {
-                    let du: Vec<Vec<C>> = (0..config.pairs())
-                        .map(|q| Config::pair_du(&t, &geo[q], ulists[q]).concat())
-                        .collect();
-                    if case.kernel == "compute_dU" {
-                        upload(&ulist, &ulists, ny);
-                        Expected::Du(du.concat())
-                    } else {
-                        let items: Vec<&[C]> = du.iter().map(Vec::as_slice).collect();
-                        upload(&dulist, &items, 3 * ny);
-                        let ys: Vec<&[C]> = states.iter().map(|s| s.y.as_slice()).collect();
-                        upload(&ylist, &ys, ny);
-                        Expected::Fij(config.pair_forces(&t, &geo, &states))
-                    }
-                }
-            }
-        };
         let buffers = vec![inp_buf, tab_buf, ulist, dulist, utot, ylist, fij, force];
+        let expected = match file_forces {
+            Some(f) if case.kernel == "force" => Expected::Forces(f, true),
+            _ if case.kernel == "force" => Expected::Forces(config.forces(), false),
+            _ => stage_inputs(gpu, case, &config, &t, &geo, layout, &buffers),
+        };
         let first = &stages
             .first()
             .ok_or_else(|| Error::bad_param("kernel", "no stage"))?
