@@ -124,6 +124,9 @@ struct RunArgs {
     /// Virtual vector length(s) of the lattice apps (sites per invocation).
     #[arg(long)]
     vvl: Option<String>,
+    /// Reference data file (apps with a `refdata` parameter, e.g. snap's TestSNAP JSON).
+    #[arg(long)]
+    refdata: Option<String>,
     /// Any other app parameter, as name=value (repeatable).
     #[arg(long = "set", value_parser = parse_kv)]
     set: Vec<(String, String)>,
@@ -196,6 +199,7 @@ fn request_for(app: &dyn App, args: &RunArgs, strict: bool, sweep: bool) -> Resu
         ("layout", &args.layout),
         ("wg", &args.wg),
         ("vvl", &args.vvl),
+        ("refdata", &args.refdata),
     ];
     for (name, value) in common {
         if let Some(v) = value {
@@ -321,7 +325,12 @@ fn run_app(
             bar.set_message(case.label());
         }
         // Rows print as cases finish, so long runs show results as they come.
-        Progress::Finish(o) => bar.suspend(|| println!("{}", report::row(o))),
+        Progress::Finish(o) => bar.suspend(|| {
+            println!("{}", report::row(o));
+            for line in report::metric_lines(o) {
+                println!("{line}");
+            }
+        }),
     };
     let out = match platform {
         Platform::Gpu(gpu) if isolate => run_isolated(gpu, app, req, opts, &mut progress),
@@ -366,7 +375,7 @@ fn finish(outcomes: &[Outcome], common: &CommonArgs, sweep: bool) -> Result<bool
     let records: Vec<ResultRecord> = outcomes
         .iter()
         .filter_map(|o| match o {
-            Outcome::Done(r) => Some((**r).clone()),
+            Outcome::Done(r) => Some(report::with_grind_time((**r).clone())),
             _ => None,
         })
         .collect();

@@ -108,6 +108,44 @@ pub fn row(o: &Outcome) -> String {
     }
 }
 
+/// The grind time (ms per atom-step, from the median) of a record whose
+/// app counts the atom-steps of one run.
+pub fn grind_ms(r: &ResultRecord) -> Option<f64> {
+    r.metrics
+        .get("atom_steps_per_run")
+        .filter(|&&n| n > 0.0)
+        .map(|n| r.stats.median * 1e3 / n)
+}
+
+/// `r` with its grind time added to the metrics, for the result file.
+pub fn with_grind_time(mut r: ResultRecord) -> ResultRecord {
+    if let Some(g) = grind_ms(&r) {
+        r.metrics.insert("grind_ms_per_atom_step".into(), g);
+    }
+    r
+}
+
+/// One line per app-specific metric of a finished case, under its row. A
+/// force deviation reads as TestSNAP prints it; a per-run atom-step count
+/// also gives the grind time.
+pub fn metric_lines(o: &Outcome) -> Vec<String> {
+    let Outcome::Done(r) = o else {
+        return Vec::new();
+    };
+    let mut lines: Vec<String> = r
+        .metrics
+        .iter()
+        .map(|(name, v)| match name.as_str() {
+            "rms_force_deviation" => format!("    RMS |F| deviation: {v:.6e} eV/A"),
+            _ => format!("    {name}: {v}"),
+        })
+        .collect();
+    if let Some(g) = grind_ms(r) {
+        lines.push(format!("    grind time: {g:.6e} ms/atom-step"));
+    }
+    lines
+}
+
 /// The parameter a sweep table spreads over its columns: the workgroup size
 /// when it varies, else another numeric parameter that varies (a vector
 /// length, a block size), else none.

@@ -95,3 +95,76 @@ fn small_run_writes_results_and_a_chart() {
         "chart lacks content"
     );
 }
+
+fn testsnap(file: &str) -> String {
+    format!("{}/../assets/testsnap/{file}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// TestSNAP's 2J = 2 configuration through the GPU f64 force: the RMS
+/// deviation line as the reference code prints it, in the result file too.
+#[test]
+fn snap_reference_file_prints_the_force_deviation() {
+    let dir = std::env::temp_dir().join(format!("skylight-cli-snap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let json = dir.join("snap.json");
+    let o = skylight(&[
+        "run",
+        "snap",
+        "--refdata",
+        &testsnap("2J2_W.json"),
+        "--precision",
+        "f64",
+        "--kernel",
+        "force",
+        "--samples",
+        "2",
+        "--quiet",
+        "--json",
+        json.to_str().expect("utf-8"),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{}", stderr(&o));
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("RMS |F| deviation: ") && l.ends_with(" eV/A"))
+        .unwrap_or_else(|| panic!("no deviation line in {stdout}"));
+    let value: f64 = line
+        .split("deviation: ")
+        .nth(1)
+        .and_then(|v| v.trim_end_matches(" eV/A").parse().ok())
+        .expect("a number");
+    assert!(value < 1e-9, "{line}");
+    let file = std::fs::read_to_string(&json).expect("result file");
+    assert!(
+        file.contains("rms_force_deviation") && file.contains("grind_ms_per_atom_step"),
+        "{file}"
+    );
+}
+
+#[test]
+fn malformed_snap_reference_file_is_exit_2_naming_the_field() {
+    let dir = std::env::temp_dir().join(format!("skylight-cli-snapbad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let text = std::fs::read_to_string(testsnap("2J2_W.json")).expect("shipped file");
+    // Drop the last rij value: 47 of the 48 numbers.
+    let start = text.find("\"rij\"").expect("rij field");
+    let end = start + text[start..].find(']').expect("rij array end");
+    let cut = text[..end].trim_end().rfind(',').expect("a comma");
+    let broken = format!("{}{}", &text[..cut], &text[end..]);
+    let path = dir.join("truncated_rij.json");
+    std::fs::write(&path, broken).expect("write");
+    let o = skylight(&[
+        "run",
+        "snap",
+        "--refdata",
+        path.to_str().expect("utf-8"),
+        "--precision",
+        "f64",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("truncated_rij.json") && err.contains("`rij` has 47 values, expected 48"),
+        "{err}"
+    );
+}

@@ -38,3 +38,11 @@ pub fn for_chunks(out: &mut [f64], len: usize, f: impl Fn(usize, &mut [f64]) + S
         .enumerate()
         .for_each(|(c, chunk)| f(c * len, chunk));
 }
+
+/// `[f(0), .., f(n-1)]` for any sendable result.
+pub fn collect<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return (0..n).into_par_iter().map(f).collect();
+    #[cfg(target_arch = "wasm32")]
+    return (0..n).map(f).collect();
+}

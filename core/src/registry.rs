@@ -16,6 +16,7 @@ pub fn apps() -> Vec<&'static dyn App> {
         &apps::lbm::Lbm,
         &apps::milc::Milc,
         &apps::comd::Comd,
+        &apps::snap::Snap,
     ]
 }
 

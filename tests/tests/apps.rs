@@ -22,6 +22,8 @@ fn small(app: &str) -> Request {
         "su3" => r.set("size", "4").set("wg", "32,64"),
         // Every kernel, layout and mapping; the launch shapes are in tests/tests/comd.rs.
         "comd" => r.set("steps", "2"),
+        // Every variant, and 2J up to 14, are covered by tests/tests/snap.rs.
+        "snap" => r.set("twojmax", "4"),
         _ => r,
     }
 }

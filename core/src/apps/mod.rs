@@ -7,6 +7,7 @@ pub mod gpp;
 pub mod lbm;
 pub mod milc;
 pub mod peak;
+pub mod snap;
 pub mod stream;
 pub mod su3;
 pub mod targetdp;

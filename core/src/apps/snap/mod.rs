@@ -1,0 +1,419 @@
+//! `snap`: the TestSNAP proxy app (ECP), the force of the SNAP machine-learned
+//! potential (Thompson et al., J. Comp. Phys. 285, 316 (2015)). Per force
+//! call: compute_U (Wigner U of every neighbour by the Cayley-Klein
+//! recursion, summed with the switching function), compute_Y (the adjoint:
+//! beta-weighted Clebsch-Gordan products of the total U), compute_dU and
+//! compute_dE per pair, and the force gather. Variants: the seed's
+//! baseline, collapse, column-major and reorder cases.
+//!
+//! Inputs: a TestSNAP reference file (`refdata`, validated against its
+//! forces) or the synthetic BCC tungsten problem of [`lattice`] (validated
+//! against the CPU f64 reference of [`sna`]). WGSL has no f64 (or df64)
+//! trigonometry, so the host evaluates the per-pair tan/cos/sin of the
+//! Cayley-Klein map and the switching function in f64 with the neighbour
+//! list (8 reals per pair, O(pairs) against the kernels' O(pairs x J^3)).
+//!
+//! Memory of the largest case (2000 atoms x 26 neighbours, 2J = 14, 652 half
+//! elements per U-like array): 2.22 GB in f64 and df64 (dU 1.63 GB, U of
+//! every pair 0.54 GB, total U and Y 21 MB each), 1.11 GB in f32. When dU
+//! of all atoms passes the binding limit the force kernel runs the atoms in
+//! batches (`batch`); a kernel timed alone fails with `OverLimit` instead.
+
+mod cpu;
+mod gpu;
+pub mod lattice;
+pub mod refdata;
+pub mod sna;
+
+use crate::app::{
+    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Resolved, check_wg,
+    wg_param,
+};
+use crate::apps::common::{fresh_rng, parse_size};
+use crate::device::{Capabilities, Gpu};
+use crate::error::{Error, Result};
+use crate::precision::Precision;
+use crate::shader::{ShaderSpec, sources};
+use cpu::SnapCpu;
+use gpu::SnapGpu;
+use sna::{C, Config, Tables};
+
+const SOURCE: &str = include_str!("../../../../shaders/snap/snap.wgsl");
+
+/// The four kernels of a force call, and the whole call.
+const KERNELS: &[&str] = &[
+    "compute_U",
+    "compute_Y",
+    "compute_dU",
+    "compute_dE",
+    "force",
+];
+
+/// The seed's optimisation cases.
+const VARIANTS: &[&str] = &["baseline", "collapse", "column-major", "reorder"];
+
+/// BCC unit cells a side: small (54 atoms, for CI) and the seed's 2000 atoms.
+const SIZES: &[(&str, u64)] = &[("small", 3), ("default", 10)];
+
+/// The `snap` app.
+pub struct Snap;
+
+impl App for Snap {
+    fn name(&self) -> &'static str {
+        "snap"
+    }
+
+    fn about(&self) -> &'static str {
+        "TestSNAP: the SNAP potential's force (compute_U, compute_Y, compute_dU, compute_dE), seed variants"
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![
+            ParamSpec {
+                name: "kernel",
+                help: "compute_U, compute_Y, compute_dU, compute_dE (each alone, inputs from the CPU reference) or force (the whole force call)",
+                kind: ParamKind::Choice(KERNELS),
+                default: "compute_U,compute_Y,compute_dU,compute_dE,force",
+            },
+            ParamSpec {
+                name: "variant",
+                help: "baseline (invocation per atom), collapse (atom, neighbour and index loops in the dispatch), column-major (atom fastest in memory), reorder (column-major, atom fastest among invocations)",
+                kind: ParamKind::Choice(VARIANTS),
+                default: "reorder",
+            },
+            ParamSpec {
+                name: "twojmax",
+                help: "2J of the synthetic problem (the seed's 2, 8, 14); a reference file sets its own",
+                kind: ParamKind::UInt {
+                    min: 0,
+                    max: refdata::MAX_TWOJ,
+                },
+                default: "2,8,14",
+            },
+            ParamSpec {
+                name: "size",
+                help: "BCC unit cells a side of the synthetic problem (2 atoms each): small (3: 54 atoms), default (10: 2000 atoms), or a number up to 20",
+                kind: ParamKind::Text,
+                default: "default",
+            },
+            ParamSpec {
+                name: "steps",
+                help: "force calls per run of the force kernel (the seed runs 100)",
+                kind: ParamKind::UInt { min: 1, max: 1000 },
+                default: "1",
+            },
+            ParamSpec {
+                name: "refdata",
+                help: "TestSNAP reference file (JSON, e.g. assets/testsnap/2J2_W.json): run it and report the RMS |F| deviation",
+                kind: ParamKind::Text,
+                default: "",
+            },
+            ParamSpec {
+                name: "batch",
+                help: "atoms per batch of dispatches (0: as many as the binding limit allows)",
+                kind: ParamKind::UInt {
+                    min: 0,
+                    max: 1 << 24,
+                },
+                default: "0",
+            },
+            wg_param("64"),
+        ]
+    }
+
+    fn sweep_defaults(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("kernel", "force"),
+            ("variant", "baseline,collapse,column-major,reorder"),
+            ("wg", "32,64,128,256"),
+        ]
+    }
+
+    fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
+        let r = Resolved::new(self.name(), &self.params(), req, &self.default_precisions())?;
+        let path = r.text("refdata").to_string();
+        // A reference file fixes 2J and the atoms; it is checked here, before
+        // any device work, so a malformed file is an error up front.
+        let (twojs, cells, atoms) = if path.is_empty() {
+            let n = parse_size("size", r.text("size"), SIZES)?;
+            if !(3..=20).contains(&n) {
+                return Err(Error::bad_param(
+                    "size",
+                    format!(
+                        "{n} unit cells a side: at least 3 (cutoff under half the box), at most 20 (16,000 atoms: the neighbour search is all pairs)"
+                    ),
+                ));
+            }
+            (r.uints("twojmax"), n, 2 * n * n * n)
+        } else {
+            let data = refdata::load(&path)?;
+            let c = &data.config;
+            (vec![c.twojmax as u64], 0, c.nlocal as u64)
+        };
+        let steps = r.uints("steps").first().copied().unwrap_or(1);
+        let batch = r.uints("batch").first().copied().unwrap_or(0);
+        let mut cases = Vec::new();
+        for &p in &r.precisions {
+            for &twoj in &twojs {
+                for kernel in r.list("kernel") {
+                    for variant in r.list("variant") {
+                        for wg in r.uints("wg") {
+                            let wg = check_wg(wg, caps)?;
+                            cases.push(
+                                Case::new(
+                                    self.name(),
+                                    kernel,
+                                    &format!("{variant}/2J{twoj}/wg{wg}"),
+                                    p,
+                                )
+                                .param("variant", variant)
+                                .param("twojmax", twoj)
+                                .param("cells", cells)
+                                .param("atoms", atoms)
+                                .param("steps", steps)
+                                .param("batch", batch)
+                                .param("refdata", &path)
+                                .param("wg", wg),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        Ok(cases)
+    }
+
+    fn prepare(&self, gpu: &Gpu, case: &Case) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(SnapGpu::new(gpu, case)?))
+    }
+
+    fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
+        // TestSNAP's 2J = 2 file: 2 atoms of 8 neighbours among 35.
+        let t = Tables::new(2, &[0.1; 5]);
+        let dims = Dims::new(&t, 8, 2, 2, 35);
+        VARIANTS
+            .iter()
+            .map(|v| spec(p, 64, &dims, Layout::of(v)))
+            .collect()
+    }
+
+    fn prepare_cpu(&self, case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
+        Some(SnapCpu::new(case).map(|k| Box::new(k) as Box<dyn CpuKernel>))
+    }
+}
+
+/// A case's configuration and, for a reference file, its forces.
+fn problem(case: &Case) -> Result<(Config, Option<Vec<f64>>)> {
+    let path = case.text("refdata");
+    if path.is_empty() {
+        let cells = case.uint("cells")? as usize;
+        let twoj = case.uint("twojmax")? as u32;
+        Ok((lattice::bcc(cells, twoj, &mut fresh_rng())?, None))
+    } else {
+        let d = refdata::load(path)?;
+        Ok((d.config, Some(d.fj)))
+    }
+}
+
+/// How a variant maps work and data.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Layout {
+    /// Loops in the dispatch (else one invocation per atom).
+    collapsed: bool,
+    /// Atom (pair) index fastest in the scratch arrays.
+    colmajor: bool,
+    /// Atom (pair) index fastest among the invocations of a 2-D loop.
+    reorder: bool,
+}
+
+impl Layout {
+    fn of(variant: &str) -> Layout {
+        Layout {
+            collapsed: variant != "baseline",
+            colmajor: variant == "column-major" || variant == "reorder",
+            reorder: variant == "reorder",
+        }
+    }
+
+    /// Index of complex element `e` of item `p` (of `n` items with `ne` elements).
+    fn cix(&self, p: usize, e: usize, n: usize, ne: usize) -> usize {
+        if self.colmajor { e * n + p } else { p * ne + e }
+    }
+
+    /// `items` (each `ne` complex values) in this layout, 2 reals per value.
+    fn pack(&self, items: &[&[C]], ne: usize) -> Vec<f64> {
+        let mut out = vec![0.0; 2 * items.len() * ne];
+        for (p, v) in items.iter().enumerate() {
+            for (e, c) in v.iter().enumerate() {
+                let i = 2 * self.cix(p, e, items.len(), ne);
+                out[i] = c.re;
+                out[i + 1] = c.im;
+            }
+        }
+        out
+    }
+
+    /// The inverse of [`Layout::pack`], item by item.
+    fn unpack(&self, raw: &[f64], n: usize, ne: usize) -> Vec<C> {
+        let mut out = Vec::with_capacity(n * ne);
+        for p in 0..n {
+            for e in 0..ne {
+                let i = 2 * self.cix(p, e, n, ne);
+                out.push(C::new(raw[i], raw[i + 1]));
+            }
+        }
+        out
+    }
+}
+
+/// Sizes and table offsets a module is built for.
+#[derive(Clone, Debug)]
+struct Dims {
+    twoj: u32,
+    ny: u32,
+    nnbr: u32,
+    batch: u32,
+    nlocal: u32,
+    ntotal: u32,
+    /// Reals: (cg, beta, weight, geometry).
+    off_real: [u32; 4],
+    /// u32: (ystart, terms, elems, reverse lists).
+    off_tab: [u32; 4],
+}
+
+impl Dims {
+    fn new(t: &Tables, nnbr: usize, batch: usize, nlocal: usize, ntotal: usize) -> Dims {
+        let jdim = t.twojmax + 1;
+        let cg = jdim * jdim;
+        let beta = cg + t.cg.len() as u32;
+        let weight = beta + t.terms.len() as u32;
+        let geo = weight + t.ny() as u32;
+        let ystart = t.hblock.len() as u32;
+        let terms = ystart + t.ystart.len() as u32;
+        let elems = terms + 4 * t.terms.len() as u32;
+        let rev = elems + t.ny() as u32;
+        Dims {
+            twoj: t.twojmax,
+            ny: t.ny() as u32,
+            nnbr: nnbr as u32,
+            batch: batch as u32,
+            nlocal: nlocal as u32,
+            ntotal: ntotal as u32,
+            off_real: [cg, beta, weight, geo],
+            off_tab: [ystart, terms, elems, rev],
+        }
+    }
+}
+
+fn spec(p: Precision, wg: u32, d: &Dims, l: Layout) -> ShaderSpec {
+    ShaderSpec::new("snap", SOURCE, p)
+        .with_u32("WG", wg)
+        .with_u32("TWOJ", d.twoj)
+        .with_u32("NY", d.ny)
+        .with_u32("NNBR", d.nnbr)
+        .with_u32("BATCH", d.batch)
+        .with_u32("NPB", d.batch * d.nnbr)
+        .with_u32("NLOCAL", d.nlocal)
+        .with_u32("NTOTAL", d.ntotal)
+        .with_u32("OFF_CG", d.off_real[0])
+        .with_u32("OFF_BETA", d.off_real[1])
+        .with_u32("OFF_WEIGHT", d.off_real[2])
+        .with_u32("OFF_GEO", d.off_real[3])
+        .with_u32("OFF_YSTART", d.off_tab[0])
+        .with_u32("OFF_TERMS", d.off_tab[1])
+        .with_u32("OFF_ELEMS", d.off_tab[2])
+        .with_u32("OFF_REV", d.off_tab[3])
+        .with("COLMAJOR", crate::shader::ConstValue::Bool(l.colmajor))
+        .with("REORDER", crate::shader::ConstValue::Bool(l.reorder))
+        .with_include(sources::GRID)
+}
+
+/// The reals (coefficients, then per-pair geometry) and u32 tables the
+/// kernels read, laid out as [`Dims`] says.
+fn encode_inputs(t: &Tables, c: &Config, geo: &[[f64; 8]]) -> (Vec<f64>, Vec<u32>) {
+    let mut inp = t.rootpq.clone();
+    inp.extend(&t.cg);
+    inp.extend(t.terms.iter().map(|x| x.beta));
+    inp.extend(&t.weight);
+    inp.extend(geo.iter().flatten());
+    let mut tab = t.hblock.clone();
+    tab.extend(&t.ystart);
+    for x in &t.terms {
+        tab.extend([
+            x.j1 | x.j2 << 8,
+            x.cg,
+            x.ma1min | x.ma2max << 8 | x.na << 16,
+            x.mb1min | x.mb2max << 8 | x.nb << 16,
+        ]);
+    }
+    tab.extend(t.elems.iter().map(|&[j, mb, ma]| j | mb << 8 | ma << 16));
+    // Reverse neighbour lists: the pairs naming each atom as neighbour.
+    let mut named: Vec<Vec<u32>> = vec![Vec::new(); c.ntotal];
+    for (pair, &j) in c.jlist.iter().enumerate() {
+        named[j as usize].push(pair as u32);
+    }
+    let mut start = 0u32;
+    tab.push(0);
+    for n in &named {
+        start += n.len() as u32;
+        tab.push(start);
+    }
+    tab.extend(named.into_iter().flatten());
+    (inp, tab)
+}
+
+/// Work of one run of `kernel` from the tables: complex multiplies and adds
+/// as the kernels do them (6 and 2 flops, 2 for a real scale).
+fn model(kernel: &str, t: &Tables, c: &Config, steps: u64, p: Precision) -> Model {
+    let (ny, pairs, atoms) = (t.ny() as f64, c.pairs() as f64, c.nlocal as f64);
+    let rb = p.real_bytes() as f64;
+    let y_flops: f64 = t
+        .terms
+        .iter()
+        .map(|x| x.nb as f64 * (x.na as f64 * 10.0 + 4.0) + 4.0)
+        .sum();
+    let stages = [
+        Model {
+            flops: pairs * ny * 18.0 + atoms * ny * c.nnbr as f64 * 4.0,
+            bytes: (pairs * 8.0 + 2.0 * pairs * ny + 2.0 * atoms * ny) * rb,
+        },
+        Model {
+            flops: atoms * y_flops,
+            bytes: 4.0 * atoms * ny * rb,
+        },
+        Model {
+            flops: pairs * 3.0 * ny * 44.0,
+            bytes: (pairs * 8.0 + 2.0 * pairs * ny + 6.0 * pairs * ny) * rb,
+        },
+        Model {
+            flops: pairs * 3.0 * ny * 6.0,
+            bytes: (6.0 * pairs * ny + 2.0 * atoms * ny + 3.0 * pairs) * rb,
+        },
+    ];
+    match KERNELS.iter().position(|k| *k == kernel) {
+        Some(i) if i < 4 => stages[i],
+        _ => Model {
+            flops: steps as f64 * stages.iter().map(|s| s.flops).sum::<f64>(),
+            bytes: steps as f64 * (stages.iter().map(|s| s.bytes).sum::<f64>() + 6.0 * pairs * rb),
+        },
+    }
+}
+
+/// Tolerances: (per-kernel arrays, relative to their largest element; RMS
+/// |F| deviation in eV/A, relative to the RMS |F| for f32). f64 and df64
+/// take the 1e-9 eV/A. Measured on lavapipe: f64 2.3e-15 (2J2),
+/// 1.3e-14 (2J4), under 1.2e-14 on the synthetic 2J = 2 and 6; df64
+/// 2.3e-15 and 1.8e-13; per-kernel arrays within 5e-16 (f64). f32: 1.0e-8
+/// and 5.2e-6 eV/A (2.6e-7 and 4.7e-7 of the RMS force), at most 3.9e-6 of
+/// the RMS force on the synthetic problems and 1e-6 per kernel: the f32
+/// bound, 1e-4 of the RMS force, leaves a factor 25.
+fn tolerance(p: Precision) -> (f64, f64) {
+    match p {
+        Precision::F32 => (1e-4, 1e-4),
+        Precision::F64 => (1e-11, 1e-9),
+        Precision::Df64 => (1e-10, 1e-9),
+    }
+}
+
+#[cfg(test)]
+mod tests;

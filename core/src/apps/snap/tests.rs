@@ -1,0 +1,180 @@
+//! The CPU reference against TestSNAP's forces, and by physics where no
+//! reference file exists: forces are minus the energy gradient, rotate with
+//! the configuration, ignore the neighbour order and sum to zero.
+
+use rand::{Rng, SeedableRng};
+
+use super::*;
+
+const TWOJ2: &str = include_str!("../../../../assets/testsnap/2J2_W.json");
+const TWOJ4: &str = include_str!("../../../../assets/testsnap/2J4_W.json");
+
+fn lattice(twoj: u32, seed: u64) -> Config {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    lattice::bcc(3, twoj, &mut rng).expect("lattice")
+}
+
+fn max_abs(v: &[f64]) -> f64 {
+    v.iter().fold(0.0, |m, x| m.max(x.abs()))
+}
+
+#[test]
+fn reference_reproduces_testsnap_forces() {
+    for (name, text) in [("2J2", TWOJ2), ("2J4", TWOJ4)] {
+        let d = refdata::parse(text, name).expect("parses");
+        let rms = sna::rms_deviation(&d.config.forces(), &d.fj);
+        // Measured: 2.3e-15 (2J2) and 1.3e-14 (2J4).
+        assert!(rms < 1e-10, "{name}: RMS |F| deviation {rms:e}");
+    }
+}
+
+/// Moves atom `t` by `h` along `k` in every pair it belongs to.
+fn displaced(c: &Config, t: usize, k: usize, h: f64) -> Config {
+    let mut d = c.clone();
+    for (q, &j) in c.jlist.iter().enumerate() {
+        if q / c.nnbr == t {
+            d.rij[q][k] -= h;
+        }
+        if j as usize == t {
+            d.rij[q][k] += h;
+        }
+    }
+    d
+}
+
+#[test]
+fn forces_are_minus_the_energy_gradient() {
+    // Central differences with h = 1e-5 A: truncation ~h^2 F''' and
+    // round-off ~1e-16 E / h stay under 1e-7 of the largest force
+    // (measured ~1e-9).
+    let c = lattice(6, 1);
+    let f = c.forces();
+    let scale = max_abs(&f);
+    let h = 1e-5;
+    for t in [0, 17, 53] {
+        for k in 0..3 {
+            let fd =
+                -(displaced(&c, t, k, h).energy() - displaced(&c, t, k, -h).energy()) / (2.0 * h);
+            let err = (fd - f[3 * t + k]).abs() / scale;
+            assert!(
+                err < 1e-7,
+                "atom {t} dim {k}: {} vs {fd} ({err:e})",
+                f[3 * t + k]
+            );
+        }
+    }
+}
+
+#[test]
+fn rotating_the_configuration_rotates_the_forces() {
+    let c = lattice(8, 2);
+    let f = c.forces();
+    // A rotation from a random unit quaternion.
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+    let q: [f64; 4] = std::array::from_fn(|_| rng.random_range(-1.0..1.0));
+    let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let [w, x, y, z] = q.map(|v| v / n);
+    let r = [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y - w * z),
+            2.0 * (x * z + w * y),
+        ],
+        [
+            2.0 * (x * y + w * z),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z - w * x),
+        ],
+        [
+            2.0 * (x * z - w * y),
+            2.0 * (y * z + w * x),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ];
+    let rot =
+        |v: &[f64]| -> [f64; 3] { std::array::from_fn(|i| (0..3).map(|k| r[i][k] * v[k]).sum()) };
+    let mut d = c.clone();
+    for v in &mut d.rij {
+        *v = rot(v.as_slice());
+    }
+    let want: Vec<f64> = f.chunks_exact(3).flat_map(rot).collect();
+    let got = d.forces();
+    let err = sna::rms_deviation(&got, &want) / max_abs(&f);
+    assert!(err < 1e-12, "rotated forces off by {err:e}");
+}
+
+#[test]
+fn neighbour_order_changes_nothing_and_forces_sum_to_zero() {
+    let c = lattice(4, 4);
+    let f = c.forces();
+    let mut d = c.clone();
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
+    for i in 0..c.nlocal {
+        for n in (1..c.nnbr).rev() {
+            let m = rng.random_range(0..=n);
+            d.rij.swap(i * c.nnbr + n, i * c.nnbr + m);
+            d.jlist.swap(i * c.nnbr + n, i * c.nnbr + m);
+        }
+    }
+    let err = sna::rms_deviation(&d.forces(), &f) / max_abs(&f);
+    assert!(err < 1e-13, "permuted neighbours change forces by {err:e}");
+    for k in 0..3 {
+        let total: f64 = f.iter().skip(k).step_by(3).sum();
+        assert!(
+            total.abs() < 1e-12 * max_abs(&f) * c.nlocal as f64,
+            "sum {total:e}"
+        );
+    }
+}
+
+#[test]
+fn the_lattice_has_26_neighbours_and_the_box_must_hold_the_cutoff() {
+    let c = lattice(2, 6);
+    assert_eq!((c.nlocal, c.nnbr, c.jlist.len()), (54, 26, 54 * 26));
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+    assert!(lattice::bcc(2, 2, &mut rng).is_err());
+}
+
+#[test]
+fn layouts_round_trip() {
+    let items: Vec<Vec<C>> = (0..3)
+        .map(|p| (0..5).map(|e| C::new(p as f64, e as f64)).collect())
+        .collect();
+    let refs: Vec<&[C]> = items.iter().map(Vec::as_slice).collect();
+    for v in VARIANTS {
+        let l = Layout::of(v);
+        assert_eq!(l.unpack(&l.pack(&refs, 5), 3, 5), items.concat(), "{v}");
+    }
+}
+
+#[test]
+fn cases_take_2j_and_atoms_from_a_reference_file() {
+    let caps = Capabilities {
+        max_workgroup_invocations: 256,
+        ..Default::default()
+    };
+    let req = Request::default()
+        .set("refdata", "../assets/testsnap/2J4_W.json")
+        .set("kernel", "force")
+        .precisions(&[Precision::F64]);
+    let cases = Snap.cases(&req, &caps).expect("cases");
+    assert_eq!(cases.len(), 1);
+    assert_eq!(cases[0].text("twojmax"), "4");
+    let bad = Request::default().set("refdata", "/nonexistent.json");
+    assert!(Snap.cases(&bad, &caps).is_err());
+    assert!(
+        Snap.cases(&Request::default().set("size", "2"), &caps)
+            .is_err()
+    );
+}
+
+#[test]
+fn cpu_platform_reproduces_the_reference_file() {
+    let case = Case::new("snap", "force", "x", Precision::F64)
+        .param("refdata", "../assets/testsnap/2J2_W.json")
+        .param("steps", 1);
+    let mut k = SnapCpu::new(&case).expect("cpu");
+    k.run();
+    let v = k.validate();
+    assert!(v.passed, "{}", v.detail);
+}

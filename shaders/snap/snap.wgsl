@@ -1,0 +1,329 @@
+// TestSNAP's force: compute_U, compute_Y, compute_dU, compute_dE and the
+// force gather. The host injects
+//   WG                 workgroup size
+//   TWOJ, NY           2J and the half elements of a U-like array (rows 2 mb <= j)
+//   NNBR               neighbours per atom
+//   BATCH, NPB         atoms and pairs of one batch (the scratch arrays hold one batch)
+//   NLOCAL, NTOTAL     atoms owning neighbour lists, atoms receiving forces
+//   OFF_*              offsets of the tables in `tab` and `inp`
+//   COLMAJOR           atom (pair) index fastest in every scratch array
+//   REORDER            atom (pair) index fastest among the invocations of a 2-D loop
+// Every U-like array keeps rows 2 mb <= j of each layer; the others follow
+// from u[j-mb][j-ma] = (-1)^(ma+mb) conj(u[mb][ma]).
+
+// Reals: rootpq, Clebsch-Gordan, Y term betas, element weights, then 8 per pair:
+// x, y, z, r, z0, dz0/dr, sfac, dsfac/dr (the host evaluates the trigonometry).
+@group(0) @binding(0) var<storage, read> inp: array<RealStore>;
+// u32: layer starts, Y term ranges, terms (4 words each), element (j, mb, ma),
+// then the reverse neighbour lists for the gather.
+@group(0) @binding(1) var<storage, read> tab: array<u32>;
+@group(0) @binding(2) var<storage, read_write> ulist: array<RealStore>;
+@group(0) @binding(3) var<storage, read_write> dulist: array<RealStore>;
+@group(0) @binding(4) var<storage, read_write> utot: array<RealStore>;
+@group(0) @binding(5) var<storage, read_write> ylist: array<RealStore>;
+@group(0) @binding(6) var<storage, read_write> fij: array<RealStore>;
+@group(0) @binding(7) var<storage, read_write> force: array<RealStore>;
+// x: first atom of the batch, y: atoms in it.
+@group(0) @binding(8) var<uniform> batch: vec4<u32>;
+
+// Complex index of element e of item p (n items of ne elements).
+fn cix(p: u32, e: u32, n: u32, ne: u32) -> u32 {
+    if (COLMAJOR) { return e * n + p; }
+    return p * ne + e;
+}
+
+fn ld_u(p: u32, e: u32) -> Complex { let i = 2u * cix(p, e, NPB, NY); return c_load(ulist[i], ulist[i + 1u]); }
+fn st_u(p: u32, e: u32, v: Complex) { let i = 2u * cix(p, e, NPB, NY); ulist[i] = r_store(v.re); ulist[i + 1u] = r_store(v.im); }
+fn ld_du(p: u32, k: u32, e: u32) -> Complex { let i = 2u * cix(p, k * NY + e, NPB, 3u * NY); return c_load(dulist[i], dulist[i + 1u]); }
+fn st_du(p: u32, k: u32, e: u32, v: Complex) { let i = 2u * cix(p, k * NY + e, NPB, 3u * NY); dulist[i] = r_store(v.re); dulist[i + 1u] = r_store(v.im); }
+fn ld_ut(a: u32, e: u32) -> Complex { let i = 2u * cix(a, e, BATCH, NY); return c_load(utot[i], utot[i + 1u]); }
+fn ld_y(a: u32, e: u32) -> Complex { let i = 2u * cix(a, e, BATCH, NY); return c_load(ylist[i], ylist[i + 1u]); }
+
+fn coef(i: u32) -> Real { return r_load(inp[i]); }
+fn rootpq(p: u32, q: u32) -> Real { return coef(p * (TWOJ + 1u) + q); }
+fn geo(gp: u32, i: u32) -> Real { return r_load(inp[OFF_GEO + gp * 8u + i]); }
+
+// Row mb of layer j of a half-stored array, resolved once for a run along
+// ma: a stored row, or the mirror of row j - mb walked backwards.
+struct Row { base: u32, mirrored: bool, parity: u32 }
+
+fn row(j: u32, mb: u32) -> Row {
+    if (2u * mb <= j) { return Row(tab[j] + mb * (j + 1u), false, 0u); }
+    return Row(tab[j] + (j - mb) * (j + 1u) + j, true, mb & 1u);
+}
+
+fn at(r: Row, ma: u32) -> u32 {
+    if (r.mirrored) { return r.base - ma; }
+    return r.base + ma;
+}
+
+// A mirrored element is (-1)^(mb+ma) times the conjugate of the stored one.
+fn unmirror(v: Complex, r: Row, ma: u32) -> Complex {
+    if (!r.mirrored) { return v; }
+    if (((r.parity + ma) & 1u) == 0u) { return c_conj(v); }
+    return c_neg(c_conj(v));
+}
+
+fn row_u(p: u32, r: Row, ma: u32) -> Complex { return unmirror(ld_u(p, at(r, ma)), r, ma); }
+fn row_du(p: u32, k: u32, r: Row, ma: u32) -> Complex { return unmirror(ld_du(p, k, at(r, ma)), r, ma); }
+fn row_ut(a: u32, r: Row, ma: u32) -> Complex { return unmirror(ld_ut(a, at(r, ma)), r, ma); }
+
+// (j, mb, ma) of half element e.
+fn elem(e: u32) -> vec3<u32> { let w = tab[OFF_ELEMS + e]; return vec3<u32>(w & 255u, (w >> 8u) & 255u, w >> 16u); }
+
+fn gpair(p: u32) -> u32 { return batch.x * NNBR + p; }
+
+// Cayley-Klein parameters (a, b) of a pair, or their derivatives along k.
+struct Ck { a: Complex, b: Complex }
+
+fn r0inv(gp: u32) -> Real {
+    let r = geo(gp, 3u);
+    let z0 = geo(gp, 4u);
+    return r_div(r_one(), r_sqrt(r_fma(r, r, r_mul(z0, z0))));
+}
+
+fn cayley(gp: u32) -> Ck {
+    let s = r0inv(gp);
+    return Ck(c_new(r_mul(geo(gp, 4u), s), r_neg(r_mul(geo(gp, 2u), s))),
+              c_new(r_mul(geo(gp, 1u), s), r_neg(r_mul(geo(gp, 0u), s))));
+}
+
+fn dcayley(gp: u32, k: u32) -> Ck {
+    let s = r0inv(gp);
+    let r = geo(gp, 3u);
+    let z0 = geo(gp, 4u);
+    let dz0dr = geo(gp, 5u);
+    let uk = r_div(geo(gp, k), r);
+    let ds = r_mul(r_neg(r_mul(r_mul(s, s), s)), r_fma(z0, dz0dr, r));
+    let dsk = r_mul(ds, uk);
+    var da = c_new(r_fma(r_mul(dz0dr, uk), s, r_mul(z0, dsk)), r_neg(r_mul(geo(gp, 2u), dsk)));
+    var db = c_new(r_mul(geo(gp, 1u), dsk), r_neg(r_mul(geo(gp, 0u), dsk)));
+    if (k == 2u) { da.im = r_sub(da.im, s); }
+    if (k == 0u) { db.im = r_sub(db.im, s); }
+    if (k == 1u) { db.re = r_add(db.re, s); }
+    return Ck(da, db);
+}
+
+// compute_U, one neighbour: layer j of U from layer j-1 (VMK 4.8.2),
+// u[j][mb][ma] = sqrt((j-ma)/(j-mb)) conj(a) u[j-1][mb][ma]
+//              - sqrt(ma/(j-mb)) conj(b) u[j-1][mb][ma-1],
+// for the stored rows 2 mb <= j (in storage order).
+fn u_pair(p: u32) {
+    let ck = cayley(gpair(p));
+    let ca = c_conj(ck.a);
+    let cb = c_conj(ck.b);
+    st_u(p, 0u, c_new(r_one(), r_zero()));
+    var e = 1u;
+    for (var j = 1u; j <= TWOJ; j++) {
+        for (var mb = 0u; 2u * mb <= j; mb++) {
+            let prev = row(j - 1u, mb);
+            for (var ma = 0u; ma <= j; ma++) {
+                var v = c_zero();
+                if (ma < j) { v = c_scale(c_mul(ca, row_u(p, prev, ma)), rootpq(j - ma, j - mb)); }
+                if (ma > 0u) { v = c_sub(v, c_scale(c_mul(cb, row_u(p, prev, ma - 1u)), rootpq(ma, j - mb))); }
+                st_u(p, e, v);
+                e++;
+            }
+        }
+    }
+}
+
+// compute_U, the total: the self term plus the neighbours' U with the switching function.
+fn u_sum(a: u32, e: u32) {
+    let m = elem(e);
+    var s = c_zero();
+    if (m.y == m.z) { s = c_new(r_one(), r_zero()); }
+    for (var n = 0u; n < NNBR; n++) {
+        let p = a * NNBR + n;
+        s = c_add(s, c_scale(ld_u(p, e), geo(gpair(p), 6u)));
+    }
+    let i = 2u * cix(a, e, BATCH, NY);
+    utot[i] = r_store(s.re);
+    utot[i + 1u] = r_store(s.im);
+}
+
+// compute_Y, one element: the beta-weighted Clebsch-Gordan products of U.
+fn y_elem(a: u32, e: u32) {
+    var y = c_zero();
+    for (var t = tab[OFF_YSTART + e]; t < tab[OFF_YSTART + e + 1u]; t++) {
+        let w0 = tab[OFF_TERMS + 4u * t];
+        let cg = OFF_CG + tab[OFF_TERMS + 4u * t + 1u];
+        let wa = tab[OFF_TERMS + 4u * t + 2u];
+        let wb = tab[OFF_TERMS + 4u * t + 3u];
+        let j1 = w0 & 255u;
+        let j2 = w0 >> 8u;
+        let ma1min = wa & 255u;
+        let ma2max = (wa >> 8u) & 255u;
+        let na = wa >> 16u;
+        let mb1min = wb & 255u;
+        let mb2max = (wb >> 8u) & 255u;
+        let nb = wb >> 16u;
+        var z = c_zero();
+        for (var ib = 0u; ib < nb; ib++) {
+            let mb1 = mb1min + ib;
+            let mb2 = mb2max - ib;
+            let r1 = row(j1, mb1);
+            let r2 = row(j2, mb2);
+            var s = c_zero();
+            for (var ia = 0u; ia < na; ia++) {
+                let ma1 = ma1min + ia;
+                let ma2 = ma2max - ia;
+                let prod = c_mul(row_ut(a, r1, ma1), row_ut(a, r2, ma2));
+                s = c_add(s, c_scale(prod, coef(cg + ma1 * (j2 + 1u) + ma2)));
+            }
+            z = c_add(z, c_scale(s, coef(cg + mb1 * (j2 + 1u) + mb2)));
+        }
+        y = c_add(y, c_scale(z, coef(OFF_BETA + t)));
+    }
+    let i = 2u * cix(a, e, BATCH, NY);
+    ylist[i] = r_store(y.re);
+    ylist[i + 1u] = r_store(y.im);
+}
+
+// compute_dU, one neighbour and direction: the recursion of u_pair
+// differentiated along k (product rule on both factors), then the switching
+// function: dU = dsfac u r_k / r + sfac du.
+fn du_pair(p: u32, k: u32) {
+    let gp = gpair(p);
+    let ck = cayley(gp);
+    let dk = dcayley(gp, k);
+    let ca = c_conj(ck.a);
+    let cb = c_conj(ck.b);
+    let cda = c_conj(dk.a);
+    let cdb = c_conj(dk.b);
+    st_du(p, k, 0u, c_zero());
+    var e = 1u;
+    for (var j = 1u; j <= TWOJ; j++) {
+        for (var mb = 0u; 2u * mb <= j; mb++) {
+            let prev = row(j - 1u, mb);
+            for (var ma = 0u; ma <= j; ma++) {
+                var v = c_zero();
+                if (ma < j) {
+                    let t = c_fma(ca, row_du(p, k, prev, ma), c_mul(cda, row_u(p, prev, ma)));
+                    v = c_scale(t, rootpq(j - ma, j - mb));
+                }
+                if (ma > 0u) {
+                    let t = c_fma(cb, row_du(p, k, prev, ma - 1u), c_mul(cdb, row_u(p, prev, ma - 1u)));
+                    v = c_sub(v, c_scale(t, rootpq(ma, j - mb)));
+                }
+                st_du(p, k, e, v);
+                e++;
+            }
+        }
+    }
+    let su = r_div(r_mul(geo(gp, 7u), geo(gp, k)), geo(gp, 3u));
+    let sf = geo(gp, 6u);
+    for (var q = 0u; q < NY; q++) {
+        st_du(p, k, q, c_add(c_scale(ld_u(p, q), su), c_scale(ld_du(p, k, q), sf)));
+    }
+}
+
+// compute_dE, one neighbour and direction: 2 sum of weight Re(dU conj(Y)).
+fn de_pair(p: u32, k: u32) {
+    let a = p / NNBR;
+    var s = r_zero();
+    for (var e = 0u; e < NY; e++) {
+        let d = ld_du(p, k, e);
+        let y = ld_y(a, e);
+        s = r_fma(coef(OFF_WEIGHT + e), r_fma(d.re, y.re, r_mul(d.im, y.im)), s);
+    }
+    fij[3u * gpair(p) + k] = r_store(r_add(s, s));
+}
+
+// (item, sub-index) of invocation id over n items of m sub-indices.
+fn split(id: u32, n: u32, m: u32) -> vec2<u32> {
+    if (REORDER) { return vec2<u32>(id % n, id / n); }
+    return vec2<u32>(id / m, id % m);
+}
+
+// Baseline: one invocation per atom, every loop inside.
+@compute @workgroup_size(WG)
+fn u_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let a = linear_id(gid, nwg);
+    if (a >= batch.y) { return; }
+    for (var n = 0u; n < NNBR; n++) { u_pair(a * NNBR + n); }
+    for (var e = 0u; e < NY; e++) { u_sum(a, e); }
+}
+
+@compute @workgroup_size(WG)
+fn y_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let a = linear_id(gid, nwg);
+    if (a >= batch.y) { return; }
+    for (var e = 0u; e < NY; e++) { y_elem(a, e); }
+}
+
+@compute @workgroup_size(WG)
+fn du_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let a = linear_id(gid, nwg);
+    if (a >= batch.y) { return; }
+    for (var n = 0u; n < NNBR; n++) {
+        for (var k = 0u; k < 3u; k++) { du_pair(a * NNBR + n, k); }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn de_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let a = linear_id(gid, nwg);
+    if (a >= batch.y) { return; }
+    for (var n = 0u; n < NNBR; n++) {
+        for (var k = 0u; k < 3u; k++) { de_pair(a * NNBR + n, k); }
+    }
+}
+
+// Collapsed: the atom, neighbour and index loops are the dispatch.
+@compute @workgroup_size(WG)
+fn u_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let p = linear_id(gid, nwg);
+    if (p >= batch.y * NNBR) { return; }
+    u_pair(p);
+}
+
+@compute @workgroup_size(WG)
+fn u_sums(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let id = linear_id(gid, nwg);
+    let q = split(id, BATCH, NY);
+    if (id >= BATCH * NY || q.x >= batch.y) { return; }
+    u_sum(q.x, q.y);
+}
+
+@compute @workgroup_size(WG)
+fn y_elems(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let id = linear_id(gid, nwg);
+    let q = split(id, BATCH, NY);
+    if (id >= BATCH * NY || q.x >= batch.y) { return; }
+    y_elem(q.x, q.y);
+}
+
+@compute @workgroup_size(WG)
+fn du_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let id = linear_id(gid, nwg);
+    let q = split(id, NPB, 3u);
+    if (id >= NPB * 3u || q.x >= batch.y * NNBR) { return; }
+    du_pair(q.x, q.y);
+}
+
+@compute @workgroup_size(WG)
+fn de_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let id = linear_id(gid, nwg);
+    let q = split(id, NPB, 3u);
+    if (id >= NPB * 3u || q.x >= batch.y * NNBR) { return; }
+    de_pair(q.x, q.y);
+}
+
+// f[i] += fij of its own pairs, f[j] -= fij of the pairs naming j (the
+// reverse lists), gathered without atomics: one invocation per atom.
+@compute @workgroup_size(WG)
+fn gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = linear_id(gid, nwg);
+    if (t >= NTOTAL) { return; }
+    for (var k = 0u; k < 3u; k++) {
+        var f = r_zero();
+        if (t < NLOCAL) {
+            for (var n = 0u; n < NNBR; n++) { f = r_add(f, r_load(fij[3u * (t * NNBR + n) + k])); }
+        }
+        for (var q = tab[OFF_REV + t]; q < tab[OFF_REV + t + 1u]; q++) {
+            f = r_sub(f, r_load(fij[3u * tab[OFF_REV + NTOTAL + 1u + q] + k]));
+        }
+        force[3u * t + k] = r_store(f);
+    }
+}
