@@ -545,13 +545,15 @@ impl ComdGpu {
     /// positions themselves carry an absolute rounding of eps L over a box
     /// of length L, and the lattice's stiffness (tens of eV/A^2 summed over
     /// the neighbours) turns that into force errors that grow with the box:
-    /// the bound is 200 eps_f32 L in eV/A (measured on the H100: 7.5e-4 eV/A
-    /// at L = 72 A, 2.7e-3 at 289 A).
+    /// the bound is 500 eps_f32 L in eV/A. Measured worst cases: H100 7.5e-4
+    /// eV/A at L = 72 A and 2.7e-3 at 289 A; H200, 25 launch shapes at L = 72
+    /// A each on fresh random displacements, 3.5e-5 to 2.0e-3 eV/A (235 eps
+    /// L: the tail of the random draws, so a single run is no bound).
     fn force_tolerance(&self) -> f64 {
         let (tol, _) = tolerance(self.precision);
         if self.precision == Precision::F32 {
             let l = self.start.box_len.iter().copied().fold(0.0, f64::max);
-            tol.max(200.0 * f64::from(f32::EPSILON) * l / 0.05)
+            tol.max(500.0 * f64::from(f32::EPSILON) * l / 0.05)
         } else {
             tol
         }
