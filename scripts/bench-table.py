@@ -3,8 +3,10 @@
 
 Usage: scripts/bench-table.py benchmarks/<device>-<date>/*.json
 Prints, per app, the best variant of each kernel and precision (median GFLOP/s
-and GB/s, % of the measured roofline ceiling) and the CUDA reference of the
-issues where one exists.
+and GB/s, % of the measured roofline ceiling) and a CUDA reference where one
+exists: the issues' H100 figures, replaced for the stream kernels by a
+same-device baseline when a `cuda-stream.json` (scripts/cuda-stream-ref.py)
+is among the files.
 """
 import json
 import sys
@@ -25,7 +27,12 @@ def main(paths):
     records = []
     for p in paths:
         with open(p) as f:
-            records += json.load(f)["records"]
+            data = json.load(f)
+        if "records" in data:
+            records += data["records"]
+        else:
+            for row in data["rows"]:
+                CUDA[("stream", row["kernel"], row["precision"])] = round(row["gb_s"], 1)
     ok = [r for r in records if r["validation"]["passed"]]
     bw = max((r["gbps"] for r in ok if r["app"] == "stream"), default=0.0)
     peak = {}
