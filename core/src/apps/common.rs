@@ -117,3 +117,30 @@ mod tests {
         assert!(parse_size("size", "2^99", &presets).is_err());
     }
 }
+
+/// Neumaier's compensated sum. Host references and conservation checks add
+/// up to 10^8 terms, where a plain running sum would drift by more than the
+/// kernels' own rounding that they check.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CompensatedSum {
+    s: f64,
+    c: f64,
+}
+
+impl CompensatedSum {
+    /// Adds `x`.
+    pub fn add(&mut self, x: f64) {
+        let t = self.s + x;
+        self.c += if self.s.abs() >= x.abs() {
+            (self.s - t) + x
+        } else {
+            (x - t) + self.s
+        };
+        self.s = t;
+    }
+
+    /// The sum so far.
+    pub fn value(self) -> f64 {
+        self.s + self.c
+    }
+}

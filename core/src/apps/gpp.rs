@@ -50,7 +50,7 @@ use crate::app::{
     App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Resolved, Timestamps,
     Validation, check_wg, wg_param,
 };
-use crate::apps::common::{check_binding, fresh_rng, random_reals};
+use crate::apps::common::{CompensatedSum, check_binding, fresh_rng, random_reals};
 use crate::device::{Capabilities, Gpu};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Pipeline};
@@ -301,33 +301,9 @@ fn cmul(a: C, b: C) -> C {
     (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
 }
 
-/// Neumaier's compensated sum: the host reference must be far more accurate
-/// than the 1e-13 it checks, over up to 10^8 terms.
-#[derive(Clone, Copy, Default)]
-struct Sum {
-    s: f64,
-    c: f64,
-}
-
-impl Sum {
-    fn add(&mut self, x: f64) {
-        let t = self.s + x;
-        if self.s.abs() >= x.abs() {
-            self.c += (self.s - t) + x;
-        } else {
-            self.c += (x - t) + self.s;
-        }
-        self.s = t;
-    }
-
-    fn value(&self) -> f64 {
-        self.s + self.c
-    }
-}
-
 /// Six compensated sums: achtemp[0..3] as (re, im).
 #[derive(Clone, Copy, Default)]
-struct Sums([Sum; 6]);
+struct Sums([CompensatedSum; 6]);
 
 impl Sums {
     fn add_c(&mut self, iw: usize, v: C) {
@@ -442,7 +418,7 @@ impl Inputs {
         let w = wx();
         par_sums(self.d.ngpown as usize, |g| {
             let g = g as u64;
-            let mut band = [Sum::default(), Sum::default()];
+            let mut band = [CompensatedSum::default(), CompensatedSum::default()];
             for n1 in 0..self.d.bands {
                 let s = self.sch_store1(n1, g);
                 band[0].add(s.0);

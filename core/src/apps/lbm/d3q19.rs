@@ -5,6 +5,7 @@
 
 use std::f64::consts::PI;
 
+use crate::apps::common::CompensatedSum;
 use crate::parallel;
 
 /// Velocities per site.
@@ -130,35 +131,10 @@ pub fn fused(b: &Box3, f: &[f64]) -> Vec<f64> {
     collide(b, &propagate(b, f))
 }
 
-/// Neumaier's compensated sum: the conservation checks compare totals over
-/// up to 10^8 values, where a plain running sum would drift by more than
-/// the kernels' own rounding.
-#[derive(Clone, Copy, Default)]
-struct Sum {
-    s: f64,
-    c: f64,
-}
-
-impl Sum {
-    fn add(&mut self, x: f64) {
-        let t = self.s + x;
-        self.c += if self.s.abs() >= x.abs() {
-            (self.s - t) + x
-        } else {
-            (x - t) + self.s
-        };
-        self.s = t;
-    }
-
-    fn value(self) -> f64 {
-        self.s + self.c
-    }
-}
-
 /// Total mass and momentum of a field.
 pub fn totals(f: &[f64]) -> (f64, [f64; 3]) {
-    let mut mass = Sum::default();
-    let mut mom = [Sum::default(); 3];
+    let mut mass = CompensatedSum::default();
+    let mut mom = [CompensatedSum::default(); 3];
     for (i, &v) in f.iter().enumerate() {
         let q = i % NVEL;
         mass.add(v);
@@ -168,7 +144,7 @@ pub fn totals(f: &[f64]) -> (f64, [f64; 3]) {
             }
         }
     }
-    (mass.value(), mom.map(Sum::value))
+    (mass.value(), mom.map(CompensatedSum::value))
 }
 
 /// Equilibrium field of a shear wave u_x(y) = amplitude sin(2 pi y / ny) at rho = 1.
