@@ -14,3 +14,84 @@ pub fn gpu() -> Gpu {
         ),
     }
 }
+
+use skylight_core::Precision;
+use skylight_core::app::{App, Request};
+use skylight_core::record::ResultRecord;
+use skylight_core::runner::{self, Outcome, RunOptions};
+
+/// Few runs per case: the integration tests check plumbing and validation, not speed.
+pub const QUICK: RunOptions = RunOptions {
+    warmup: 1,
+    warmup_s: 0.0,
+    samples: 2,
+};
+
+/// Every precision the adapter runs.
+pub fn precisions(gpu: &Gpu) -> Vec<Precision> {
+    Precision::ALL
+        .into_iter()
+        .filter(|&p| gpu.require(p).is_ok())
+        .collect()
+}
+
+/// Native f64 where the adapter has it, else df64.
+pub fn double(gpu: &Gpu) -> Precision {
+    if gpu.caps.f64 {
+        Precision::F64
+    } else {
+        Precision::Df64
+    }
+}
+
+/// Runs `req` of `app` with the [`QUICK`] options; an error when the
+/// request cannot be planned.
+pub fn try_run(gpu: &Gpu, app: &dyn App, req: &Request) -> skylight_core::Result<Vec<Outcome>> {
+    pollster::block_on(runner::run_request(
+        gpu,
+        app,
+        req,
+        QUICK,
+        &mut |_| {},
+        &|| false,
+    ))
+}
+
+/// Runs `req` of `app` with `opts`; panics when the request cannot be planned.
+pub fn run(gpu: &Gpu, app: &dyn App, req: &Request, opts: RunOptions) -> Vec<Outcome> {
+    pollster::block_on(runner::run_request(
+        gpu,
+        app,
+        req,
+        opts,
+        &mut |_| {},
+        &|| false,
+    ))
+    .expect("run")
+}
+
+/// Runs `req` of `app` and asserts that exactly `expected_cases` cases ran
+/// and every one validated; returns their records.
+pub fn run_validated(
+    gpu: &Gpu,
+    app: &dyn App,
+    req: &Request,
+    expected_cases: usize,
+) -> Vec<ResultRecord> {
+    let out = run(gpu, app, req, QUICK);
+    assert_eq!(out.len(), expected_cases);
+    out.into_iter()
+        .map(|o| match o {
+            Outcome::Done(r) => {
+                assert!(
+                    r.validation.passed,
+                    "{}: {}",
+                    r.case.label(),
+                    r.validation.detail
+                );
+                *r
+            }
+            other => panic!("{}: {other:?}", other.case().label()),
+        })
+        .collect()
+}

@@ -6,24 +6,11 @@ use skylight_core::Precision;
 use skylight_core::app::Request;
 use skylight_core::apps::comd::Comd;
 use skylight_core::device::Gpu;
-use skylight_core::runner::{self, Outcome, RunOptions};
-
-const OPTS: RunOptions = RunOptions {
-    warmup: 1,
-    warmup_s: 0.0,
-    samples: 2,
-};
+use skylight_core::runner::Outcome;
+use skylight_tests::{QUICK, double};
 
 fn run(gpu: &Gpu, req: &Request) -> Vec<Outcome> {
-    pollster::block_on(runner::run_request(
-        gpu,
-        &Comd,
-        req,
-        OPTS,
-        &mut |_| {},
-        &|| false,
-    ))
-    .expect("run")
+    skylight_tests::run(gpu, &Comd, req, QUICK)
 }
 
 fn assert_passed(out: &[Outcome], n: usize, must_mention: &str) {
@@ -45,14 +32,6 @@ fn assert_passed(out: &[Outcome], n: usize, must_mention: &str) {
             }
             other => panic!("{}: {other:?}", other.case().label()),
         }
-    }
-}
-
-fn double(gpu: &Gpu) -> Precision {
-    if gpu.caps.f64 {
-        Precision::F64
-    } else {
-        Precision::Df64
     }
 }
 
@@ -110,15 +89,5 @@ fn impossible_shapes_are_clean_errors() {
         "{out:?}"
     );
     let small_box = Request::default().set("size", "4");
-    assert!(
-        pollster::block_on(runner::run_request(
-            &gpu,
-            &Comd,
-            &small_box,
-            OPTS,
-            &mut |_| {},
-            &|| false
-        ))
-        .is_err()
-    );
+    assert!(skylight_tests::try_run(&gpu, &Comd, &small_box).is_err());
 }

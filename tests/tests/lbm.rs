@@ -6,46 +6,14 @@ use skylight_core::Precision;
 use skylight_core::app::Request;
 use skylight_core::apps::lbm::Lbm;
 use skylight_core::device::Gpu;
-use skylight_core::runner::{self, Outcome, RunOptions};
-
-const OPTS: RunOptions = RunOptions {
-    warmup: 1,
-    warmup_s: 0.0,
-    samples: 2,
-};
-
-fn precisions(gpu: &Gpu) -> Vec<Precision> {
-    Precision::ALL
-        .into_iter()
-        .filter(|&p| gpu.require(p).is_ok())
-        .collect()
-}
+use skylight_core::runner::Outcome;
+use skylight_tests::{double, precisions, run_validated};
 
 /// Runs `req` and asserts every case ran and validated; returns the details.
 fn run_all(gpu: &Gpu, req: &Request, expected_cases: usize) -> Vec<String> {
-    let out = pollster::block_on(runner::run_request(
-        gpu,
-        &Lbm,
-        req,
-        OPTS,
-        &mut |_| {},
-        &|| false,
-    ))
-    .expect("run");
-    assert_eq!(out.len(), expected_cases);
-    out.iter()
-        .map(|o| match o {
-            Outcome::Done(r) => {
-                assert!(
-                    r.validation.passed,
-                    "{}: {}",
-                    r.case.label(),
-                    r.validation.detail
-                );
-                r.validation.detail.clone()
-            }
-            other => panic!("{}: {other:?}", other.case().label()),
-        })
+    run_validated(gpu, &Lbm, req, expected_cases)
+        .into_iter()
+        .map(|r| r.validation.detail)
         .collect()
 }
 
@@ -83,11 +51,7 @@ fn every_kernel_conserves_over_many_steps_in_every_precision() {
 #[test]
 fn shear_wave_decays_at_the_viscous_rate() {
     let gpu = skylight_tests::gpu();
-    let double = if gpu.caps.f64 {
-        Precision::F64
-    } else {
-        Precision::Df64
-    };
+    let double = double(&gpu);
     let req = Request::default()
         .set("size", "16")
         .set("kernel", "fused,step")
@@ -104,15 +68,7 @@ fn shear_wave_decays_at_the_viscous_rate() {
         .set("init", "shear")
         .set("steps", "2")
         .precisions(&[Precision::F32]);
-    let out = pollster::block_on(runner::run_request(
-        &gpu,
-        &Lbm,
-        &short,
-        OPTS,
-        &mut |_| {},
-        &|| false,
-    ))
-    .expect("run");
+    let out = skylight_tests::try_run(&gpu, &Lbm, &short).expect("run");
     assert!(matches!(&out[0], Outcome::Done(r) if !r.validation.passed));
 }
 
@@ -124,14 +80,7 @@ fn a_box_over_the_binding_limit_is_a_clean_error() {
         .set("size", l.to_string())
         .set("kernel", "fused")
         .precisions(&[Precision::Df64]);
-    let out = pollster::block_on(runner::run_request(
-        &gpu,
-        &Lbm,
-        &req,
-        OPTS,
-        &mut |_| {},
-        &|| false,
-    ));
+    let out = skylight_tests::try_run(&gpu, &Lbm, &req);
     match out {
         Err(e) => assert!(e.to_string().contains("too large"), "{e}"),
         Ok(o) => assert!(

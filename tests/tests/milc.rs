@@ -9,66 +9,16 @@ use skylight_core::app::Request;
 use skylight_core::apps::milc::Milc;
 use skylight_core::device::Gpu;
 use skylight_core::record::ResultRecord;
-use skylight_core::runner::{self, Outcome, RunOptions};
-
-const OPTS: RunOptions = RunOptions {
-    warmup: 1,
-    warmup_s: 0.0,
-    samples: 2,
-};
-
-fn precisions(gpu: &Gpu) -> Vec<Precision> {
-    Precision::ALL
-        .into_iter()
-        .filter(|&p| gpu.require(p).is_ok())
-        .collect()
-}
-
-/// Native f64 where the adapter has it, else df64.
-fn double(gpu: &Gpu) -> Precision {
-    if gpu.caps.f64 {
-        Precision::F64
-    } else {
-        Precision::Df64
-    }
-}
+use skylight_core::runner::Outcome;
+use skylight_tests::{double, precisions, run_validated};
 
 /// Runs `req` and asserts every case ran and validated; returns the records.
 fn run_all(gpu: &Gpu, req: &Request, expected_cases: usize) -> Vec<ResultRecord> {
-    let mut started = std::time::Instant::now();
-    let mut progress = |p: runner::Progress<'_>| match p {
-        runner::Progress::Start { .. } => started = std::time::Instant::now(),
-        runner::Progress::Finish(o) => println!(
-            "{} took {:.2} s",
-            o.case().label(),
-            started.elapsed().as_secs_f64()
-        ),
-    };
-    let out = pollster::block_on(runner::run_request(
-        gpu,
-        &Milc,
-        req,
-        OPTS,
-        &mut progress,
-        &|| false,
-    ))
-    .expect("run");
-    assert_eq!(out.len(), expected_cases);
-    out.into_iter()
-        .map(|o| match o {
-            Outcome::Done(r) => {
-                assert!(
-                    r.validation.passed,
-                    "{}: {}",
-                    r.case.label(),
-                    r.validation.detail
-                );
-                println!("{}: {}", r.case.label(), r.validation.detail);
-                *r
-            }
-            other => panic!("{}: {other:?}", other.case().label()),
-        })
-        .collect()
+    let records = run_validated(gpu, &Milc, req, expected_cases);
+    for r in &records {
+        println!("{}: {}", r.case.label(), r.validation.detail);
+    }
+    records
 }
 
 /// Every solve among `records` was checked against `M x = b` on the host and ran.
@@ -148,15 +98,7 @@ fn too_few_iterations_fail_and_a_lattice_over_the_limit_is_a_clean_error() {
         .set("kernel", "cg")
         .set("iterations", "3")
         .precisions(&[Precision::F32]);
-    let out = pollster::block_on(runner::run_request(
-        &gpu,
-        &Milc,
-        &short,
-        OPTS,
-        &mut |_| {},
-        &|| false,
-    ))
-    .expect("run");
+    let out = skylight_tests::try_run(&gpu, &Milc, &short).expect("run");
     assert!(
         matches!(&out[0], Outcome::Done(r) if !r.validation.passed && r.validation.detail.contains("not converged")),
         "{out:?}"
@@ -168,14 +110,7 @@ fn too_few_iterations_fail_and_a_lattice_over_the_limit_is_a_clean_error() {
         .set("size", format!("{l}x{}", 2 * l))
         .set("kernel", "dslash")
         .precisions(&[Precision::Df64]);
-    let out = pollster::block_on(runner::run_request(
-        &gpu,
-        &Milc,
-        &req,
-        OPTS,
-        &mut |_| {},
-        &|| false,
-    ));
+    let out = skylight_tests::try_run(&gpu, &Milc, &req);
     match out {
         Err(e) => assert!(e.to_string().contains("too large"), "{e}"),
         Ok(o) => assert!(

@@ -6,7 +6,8 @@ use skylight_core::Precision;
 use skylight_core::app::Request;
 use skylight_core::apps::snap::Snap;
 use skylight_core::device::Gpu;
-use skylight_core::runner::{self, Outcome, RunOptions};
+use skylight_core::runner::{Outcome, RunOptions};
+use skylight_tests::precisions;
 
 const OPTS: RunOptions = RunOptions {
     warmup: 0,
@@ -15,23 +16,7 @@ const OPTS: RunOptions = RunOptions {
 };
 
 fn run(gpu: &Gpu, req: &Request) -> Vec<Outcome> {
-    pollster::block_on(runner::run_request(
-        gpu,
-        &Snap,
-        req,
-        OPTS,
-        &mut |_| {},
-        &|| false,
-    ))
-    .expect("run")
-}
-
-fn precisions(gpu: &Gpu) -> Vec<Precision> {
-    let mut p = vec![Precision::F32, Precision::Df64];
-    if gpu.caps.f64 {
-        p.push(Precision::F64);
-    }
-    p
+    skylight_tests::run(gpu, &Snap, req, OPTS)
 }
 
 /// Every case ran and passed; returns the RMS |F| deviation of each force case.
