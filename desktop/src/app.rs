@@ -19,6 +19,7 @@ use skylight_core::runner::{Outcome, RunOptions};
 use web_time::Instant;
 
 use crate::plot;
+use crate::reference::REFERENCES;
 use crate::sweep::{self, Metric};
 use crate::worker::{self, Job, Msg};
 
@@ -1019,6 +1020,14 @@ impl SkylightApp {
             }
         });
         ui.label("or drop result files on the window to overlay them");
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Reference runs:");
+            for r in REFERENCES {
+                if ui.small_button(r.name).clicked() {
+                    self.add_loaded(r.name.to_string(), r.load());
+                }
+            }
+        });
         let mut remove = None;
         for (i, f) in self.loaded.iter().enumerate() {
             ui.horizontal(|ui| {

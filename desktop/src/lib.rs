@@ -11,7 +11,8 @@
 //! * a live roofline: ceilings measured by `stream` and `peak`, one point per
 //!   result the moment it completes, and points loaded from other machines'
 //!   result files overlaid in their own colour set;
-//! * a sortable results table with validation status, JSON/CSV export and loading.
+//! * a sortable results table with validation status, JSON/CSV export and
+//!   loading, and built-in reference runs ([`reference`]) to overlay.
 //!
 //! # Why benchmarks get their own device
 //!
@@ -26,6 +27,7 @@
 
 pub mod app;
 pub mod plot;
+pub mod reference;
 pub mod sweep;
 pub mod worker;
 

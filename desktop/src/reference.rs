@@ -1,0 +1,62 @@
+//! Reference results built into the app: the committed device runs of
+//! `benchmarks/`, so the desktop app and the web page can overlay a known
+//! GPU next to the user's own without a file to find or upload.
+
+use skylight_core::record::ResultFile;
+use skylight_core::roofline::Roofline;
+
+/// One device run: its name and the result files it consists of.
+pub struct Reference {
+    /// Shown on the button and as the overlay's name.
+    pub name: &'static str,
+    files: &'static [(&'static str, &'static str)],
+}
+
+macro_rules! run_files {
+    ($dir:literal: $($file:literal),+ $(,)?) => {
+        &[$(($file, include_str!(concat!("../../benchmarks/", $dir, "/", $file)))),+]
+    };
+}
+
+/// Every built-in reference, newest first.
+pub const REFERENCES: &[Reference] = &[
+    Reference {
+        name: "NVIDIA H200 (Vulkan), 2026-11-22",
+        files: run_files!("nvidia-h200-vulkan-2026-11-22":
+            "stream.json", "peak.json", "su3.json", "gpp.json", "lbm.json", "milc.json",
+            "milc-dslash-fused.json", "comd.json", "snap.json"),
+    },
+    Reference {
+        name: "NVIDIA H100 (Vulkan), 2026-11-22",
+        files: run_files!("nvidia-h100-vulkan-2026-11-22":
+            "stream.json", "peak.json", "su3.json", "gpp.json"),
+    },
+];
+
+impl Reference {
+    /// The run's files merged into one, with the roofline of its stream and
+    /// peak records.
+    pub fn load(&self) -> Result<ResultFile, String> {
+        let mut records = Vec::new();
+        for (file, text) in self.files {
+            let f = ResultFile::from_json(text, file).map_err(|e| e.to_string())?;
+            records.extend(f.records);
+        }
+        let roofline = Roofline::from_records(&records);
+        Ok(ResultFile::new(records, roofline))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::REFERENCES;
+
+    #[test]
+    fn every_reference_parses_and_has_a_roofline() {
+        for r in REFERENCES {
+            let f = r.load().expect(r.name);
+            assert!(!f.records.is_empty(), "{}", r.name);
+            assert!(f.roofline.is_some(), "{}: no roofline", r.name);
+        }
+    }
+}
