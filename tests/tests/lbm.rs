@@ -5,6 +5,7 @@
 use skylight_core::Precision;
 use skylight_core::app::Request;
 use skylight_core::apps::lbm::Lbm;
+use skylight_core::apps::targetdp;
 use skylight_core::device::Gpu;
 use skylight_core::runner::Outcome;
 use skylight_tests::{double, precisions, run_validated};
@@ -23,10 +24,7 @@ fn every_layout_and_vector_length_validates() {
     let req = Request::default()
         .set("size", "4")
         .set("kernel", "fused,propagate")
-        .set(
-            "layout",
-            "aos,soa,aosoa-2,aosoa-4,aosoa-8,aosoa-16,aosoa-32",
-        )
+        .set("layout", targetdp::ALL_LAYOUTS)
         .set("vvl", "1,2,4,8")
         .set("wg", "32")
         .precisions(&[Precision::F32]);

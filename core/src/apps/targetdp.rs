@@ -8,6 +8,9 @@ use crate::app::{ParamKind, ParamSpec};
 use crate::error::{Error, Result};
 use crate::shader::ShaderSpec;
 
+/// Every layout as one comma list: the layout sweep.
+pub const ALL_LAYOUTS: &str = "aos,soa,aosoa-2,aosoa-4,aosoa-8,aosoa-16,aosoa-32";
+
 /// Layout names a user can pick; `aosoa-N` is AoSoA with SAL = N.
 pub const LAYOUTS: &[&str] = &[
     "aos", "soa", "aosoa-2", "aosoa-4", "aosoa-8", "aosoa-16", "aosoa-32",
@@ -16,13 +19,7 @@ pub const LAYOUTS: &[&str] = &[
 /// The layout x vector length study of `skylight sweep` for a lattice app:
 /// every layout, every vector length.
 pub fn sweep_defaults() -> Vec<(&'static str, &'static str)> {
-    vec![
-        (
-            "layout",
-            "aos,soa,aosoa-2,aosoa-4,aosoa-8,aosoa-16,aosoa-32",
-        ),
-        ("vvl", "1,2,4,8"),
-    ]
+    vec![("layout", ALL_LAYOUTS), ("vvl", "1,2,4,8")]
 }
 
 /// WGSL of `tdp_index`, included by every lattice kernel.
@@ -137,6 +134,11 @@ mod tests {
     #[test]
     fn the_sweep_covers_every_layout() {
         assert_eq!(sweep_defaults()[0].1, LAYOUTS.join(","));
+    }
+
+    #[test]
+    fn the_sweep_list_names_every_layout() {
+        assert_eq!(ALL_LAYOUTS, LAYOUTS.join(","));
     }
 
     #[test]

@@ -95,13 +95,7 @@ impl App for Lbm {
     }
 
     fn sweep_defaults(&self) -> Vec<(&'static str, &'static str)> {
-        vec![
-            (
-                "layout",
-                "aos,soa,aosoa-2,aosoa-4,aosoa-8,aosoa-16,aosoa-32",
-            ),
-            ("vvl", "1,2,4,8"),
-        ]
+        targetdp::sweep_defaults()
     }
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
