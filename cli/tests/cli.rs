@@ -96,6 +96,44 @@ fn small_run_writes_results_and_a_chart() {
     );
 }
 
+#[test]
+fn isolated_cases_come_back_from_their_own_processes() {
+    let dir = std::env::temp_dir().join(format!("skylight-cli-isolate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let json = dir.join("r.json");
+    let o = skylight(&[
+        "run",
+        "stream",
+        "--size",
+        "small",
+        "--kernel",
+        "triad,dot",
+        "--precision",
+        "f32,df64",
+        "--samples",
+        "2",
+        "--quiet",
+        "--isolate",
+        "--json",
+        json.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&json).expect("results written");
+    let file: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let records = file["records"].as_array().expect("records");
+    assert_eq!(records.len(), 4, "{text}");
+    assert!(
+        records
+            .iter()
+            .all(|r| r["validation"]["passed"] == serde_json::Value::Bool(true)),
+        "{text}"
+    );
+    // A case the child cannot parse is an error of the child, reported.
+    let o = skylight(&["case", "--case-json", "{not json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--case-json"), "{}", stderr(&o));
+}
+
 fn testsnap(file: &str) -> String {
     format!("{}/../assets/testsnap/{file}", env!("CARGO_MANIFEST_DIR"))
 }
