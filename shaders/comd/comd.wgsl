@@ -5,8 +5,9 @@
 //   NCX, NCY, NCZ, NCELLS  link cells per dimension and in all
 //   CAP                    atom slots per cell (overflow is flagged, never silent)
 //   ATOM_STRIDE, DIM_STRIDE  layout: aos (3, 1), aos4 (4, 1), soa (1, NATOMS)
+//   SLOT_DIM_STRIDE        the same layout over the NCELLS * CAP cell slots
 // Loops stride over the whole grid, so any workgroup count (the launch-shape
-// sweep's second axis) covers every atom or cell.
+// sweep's second axis) covers every atom, slot or cell.
 
 @group(0) @binding(0) var<storage, read_write> pos: array<RealStore>;
 @group(0) @binding(1) var<storage, read_write> vel: array<RealStore>;
@@ -21,13 +22,27 @@
 // Box lengths (3), cells per length (3), cutoff^2, sigma^2, 4 epsilon,
 // 24 epsilon, energy shift, dt / (2 m), dt.
 @group(0) @binding(7) var<storage, read> coef: array<RealStore>;
+// Positions gathered into cell order (slot k * CAP + s), as CoMD keeps its
+// atoms: the force kernels then read a neighbour cell as one contiguous run,
+// the same run for every invocation of a cell, instead of chasing atom ids.
+@group(0) @binding(8) var<storage, read_write> cpos: array<RealStore>;
+
+const NSLOTS: u32 = NCELLS * CAP;
 
 fn at(atom: u32, d: u32) -> u32 { return atom * ATOM_STRIDE + d * DIM_STRIDE; }
+fn slot_at(slot: u32, d: u32) -> u32 { return slot * ATOM_STRIDE + d * SLOT_DIM_STRIDE; }
 fn c(i: u32) -> Real { return r_load(coef[i]); }
 
 fn load_pos(atom: u32) -> array<Real, 3> {
     return array<Real, 3>(r_load(pos[at(atom, 0u)]), r_load(pos[at(atom, 1u)]), r_load(pos[at(atom, 2u)]));
 }
+
+fn load_slot(slot: u32) -> array<Real, 3> {
+    return array<Real, 3>(r_load(cpos[slot_at(slot, 0u)]), r_load(cpos[slot_at(slot, 1u)]), r_load(cpos[slot_at(slot, 2u)]));
+}
+
+// Atoms in cell k (capacity overflow is reported by bin_atoms' status).
+fn occupancy(k: u32) -> u32 { return min(atomicLoad(&cell_count[k]), CAP); }
 
 // Cell coordinate of a position along one dimension (positions stay in [0, L)).
 fn cell_coord(x: Real, d: u32, n: u32) -> u32 {
@@ -41,14 +56,33 @@ fn cell_of(atom: u32) -> vec3<u32> {
 }
 
 fn cell_index(k: vec3<u32>) -> u32 { return k.x + NCX * (k.y + NCY * k.z); }
+fn cell_coords(cell: u32) -> vec3<u32> { return vec3<u32>(cell % NCX, (cell / NCX) % NCY, cell / (NCX * NCY)); }
 
-// Neighbour cell `n` (0..27) of cell k, periodic.
-fn neighbour_cell(k: vec3<u32>, n: u32) -> u32 {
+// Neighbour cell `n` (0..27; 13 is the cell itself) of cell k, and the box
+// shift that brings its atoms next to cell k across a periodic face. With
+// at least 3 cells a side no two of the 27 coincide, and a per-cell shift
+// replaces a minimum-image test on every candidate pair.
+struct Neighbour { cell: u32, shift: array<Real, 3> }
+
+fn neighbour(k: vec3<u32>, n: u32, box: array<Real, 3>) -> Neighbour {
+    let dims = vec3<u32>(NCX, NCY, NCZ);
     let o = vec3<u32>(n % 3u, (n / 3u) % 3u, n / 9u);
-    let x = (k.x + NCX + o.x - 1u) % NCX;
-    let y = (k.y + NCY + o.y - 1u) % NCY;
-    let z = (k.z + NCZ + o.z - 1u) % NCZ;
-    return x + NCX * (y + NCY * z);
+    var q = vec3<u32>(0u);
+    var shift = array<Real, 3>(r_zero(), r_zero(), r_zero());
+    for (var d = 0u; d < 3u; d++) {
+        // k + o - 1 in [-1, dims]: shifted by one to stay unsigned.
+        let x = k[d] + o[d];
+        if (x == 0u) {
+            q[d] = dims[d] - 1u;
+            shift[d] = r_neg(box[d]);
+        } else if (x > dims[d]) {
+            q[d] = 0u;
+            shift[d] = box[d];
+        } else {
+            q[d] = x - 1u;
+        }
+    }
+    return Neighbour(cell_index(q), shift);
 }
 
 fn threads(nwg: vec3<u32>) -> u32 { return nwg.x * nwg.y * WG; }
@@ -95,30 +129,61 @@ fn bin_atoms(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
         let slot = atomicAdd(&cell_count[k], 1u);
         atomicMax(&status[0], slot + 1u);
         if (slot < CAP) { cell_atoms[k * CAP + slot] = i; }
-        cell_atoms[NCELLS * CAP + i] = k;
+        cell_atoms[NSLOTS + i] = k;
     }
 }
 
-// The pair term of atom i with a neighbour at offset dr (minimum image
-// applied): adds to the force on i and half the pair energy.
+// Redistribution, part 3: every occupied slot takes a copy of its atom's
+// position (bit for bit: the stored form is copied, not converted).
+@compute @workgroup_size(WG)
+fn gather_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    for (var t = linear_id(gid, nwg); t < NSLOTS; t += threads(nwg)) {
+        if (t % CAP < occupancy(t / CAP)) {
+            let i = cell_atoms[t];
+            for (var d = 0u; d < 3u; d++) { cpos[slot_at(t, d)] = pos[at(i, d)]; }
+        }
+    }
+}
+
+// The Lennard-Jones constants, read once per invocation.
+struct Lj { box: array<Real, 3>, rc2: Real, sigma2: Real, eps4: Real, eps24: Real, shift: Real }
+
+fn lj_constants() -> Lj {
+    return Lj(array<Real, 3>(c(0u), c(1u), c(2u)), c(6u), c(7u), c(8u), c(9u), c(10u));
+}
+
+// Force on atom i and half the energy of its pairs.
 struct Acc { f: array<Real, 3>, e: Real }
 
-fn pair(acc: ptr<function, Acc>, dr: array<Real, 3>) {
-    var d = dr;
-    for (var k = 0u; k < 3u; k++) {
-        let l = c(k);
-        let half = r_mul(l, r_from_f32(0.5));
-        if (r_lt(half, d[k])) { d[k] = r_sub(d[k], l); }
-        if (r_lt(d[k], r_neg(half))) { d[k] = r_add(d[k], l); }
-    }
-    let r2 = r_fma(d[0], d[0], r_fma(d[1], d[1], r_mul(d[2], d[2])));
-    if (!r_lt(r2, c(6u))) { return; }
-    let ir2 = r_div(r_one(), r2);
-    let s2 = r_mul(c(7u), ir2);
+fn acc_zero() -> Acc { return Acc(array<Real, 3>(r_zero(), r_zero(), r_zero()), r_zero()); }
+
+fn acc_add(a: Acc, b: Acc) -> Acc {
+    return Acc(array<Real, 3>(r_add(a.f[0], b.f[0]), r_add(a.f[1], b.f[1]), r_add(a.f[2], b.f[2])), r_add(a.e, b.e));
+}
+
+// Only about one candidate in seven lies inside the cutoff, so testing and
+// interacting in one loop would make every invocation of a subgroup wait
+// for the interaction of whichever invocation has one, at nearly every
+// candidate. The force loops therefore test up to 32 candidates first,
+// keeping the hits as bits, and then interact with the hits only.
+
+// Offset of the neighbour image at rj from atom i at ri.
+fn offset(ri: array<Real, 3>, rj: array<Real, 3>) -> array<Real, 3> {
+    return array<Real, 3>(r_sub(rj[0], ri[0]), r_sub(rj[1], ri[1]), r_sub(rj[2], ri[2]));
+}
+
+fn dist2(d: array<Real, 3>) -> Real { return r_fma(d[0], d[0], r_fma(d[1], d[1], r_mul(d[2], d[2]))); }
+
+fn inside(lj: Lj, d: array<Real, 3>) -> bool { return r_lt(dist2(d), lj.rc2); }
+
+// The pair term of atom i with a neighbour at offset d inside the cutoff.
+fn interact(acc: ptr<function, Acc>, lj: Lj, d: array<Real, 3>) {
+    let ir2 = r_div(r_one(), dist2(d));
+    let s2 = r_mul(lj.sigma2, ir2);
     let s6 = r_mul(s2, r_mul(s2, s2));
     // phi = 4 eps s6 (s6 - 1) - shift; F_i = -24 eps s6 (2 s6 - 1) / r^2 * d
-    let e = r_sub(r_mul(r_mul(c(8u), s6), r_sub(s6, r_one())), c(10u));
-    let fr = r_mul(r_mul(r_mul(c(9u), s6), r_fma(r_from_f32(2.0), s6, r_neg(r_one()))), ir2);
+    let e = r_sub(r_mul(r_mul(lj.eps4, s6), r_sub(s6, r_one())), lj.shift);
+    let fr = r_mul(r_mul(r_mul(lj.eps24, s6), r_fma(r_from_f32(2.0), s6, r_neg(r_one()))), ir2);
     for (var k = 0u; k < 3u; k++) {
         (*acc).f[k] = r_fma(r_neg(fr), d[k], (*acc).f[k]);
     }
@@ -130,79 +195,111 @@ fn store_acc(i: u32, acc: Acc) {
     epot[i] = r_store(acc.e);
 }
 
-// ComputeForce, one invocation per atom: the 27 neighbouring cells' atoms.
+// ComputeForce, one invocation per atom, in cell order (slot t): the atoms
+// of one cell run side by side and walk the same 27 neighbour runs.
 @compute @workgroup_size(WG)
 fn force_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    for (var i = linear_id(gid, nwg); i < NATOMS; i += threads(nwg)) {
-        let ri = load_pos(i);
-        // The cell the atom was binned in, not recomputed: at a cell face
-        // rounding could pick the other side and the stencil would miss atoms.
-        let kc = cell_atoms[NCELLS * CAP + i];
-        let k = vec3<u32>(kc % NCX, (kc / NCX) % NCY, kc / (NCX * NCY));
-        var acc = Acc(array<Real, 3>(r_zero(), r_zero(), r_zero()), r_zero());
+    let lj = lj_constants();
+    for (var t = linear_id(gid, nwg); t < NSLOTS; t += threads(nwg)) {
+        let cell = t / CAP;
+        if (t % CAP >= occupancy(cell)) { continue; }
+        let ri = load_slot(t);
+        let k = cell_coords(cell);
+        var acc = acc_zero();
         for (var n = 0u; n < 27u; n++) {
-            let nc = neighbour_cell(k, n);
-            let count = min(atomicLoad(&cell_count[nc]), CAP);
-            for (var s = 0u; s < count; s++) {
-                let j = cell_atoms[nc * CAP + s];
-                if (j == i) { continue; }
-                let rj = load_pos(j);
-                pair(&acc, array<Real, 3>(r_sub(rj[0], ri[0]), r_sub(rj[1], ri[1]), r_sub(rj[2], ri[2])));
+            let nb = neighbour(k, n, lj.box);
+            // ri moved against the shift, so rj - ri is the image's offset.
+            let rn = array<Real, 3>(r_sub(ri[0], nb.shift[0]), r_sub(ri[1], nb.shift[1]), r_sub(ri[2], nb.shift[2]));
+            let end = nb.cell * CAP + occupancy(nb.cell);
+            for (var u0 = nb.cell * CAP; u0 < end; u0 += 32u) {
+                var hits = 0u;
+                for (var b = 0u; b < min(32u, end - u0); b++) {
+                    let u = u0 + b;
+                    if (u != t && inside(lj, offset(rn, load_slot(u)))) { hits |= 1u << b; }
+                }
+                while (hits != 0u) {
+                    let b = firstTrailingBit(hits);
+                    hits &= hits - 1u;
+                    interact(&acc, lj, offset(rn, load_slot(u0 + b)));
+                }
             }
         }
-        store_acc(i, acc);
+        store_acc(cell_atoms[t], acc);
     }
 }
 
-// ComputeForce, one workgroup per link cell: the neighbouring cells'
-// positions are staged in workgroup memory a z-slab of 9 cells at a time
-// (so double precision fits 16-32 KiB), and invocation s takes the centre
-// cell's atom in slot s (the host requires WG >= CAP).
+// ComputeForce, one workgroup per link cell: the neighbour cells' atoms are
+// staged in workgroup memory, already shifted to their periodic images and
+// packed without gaps, a z-slab of 9 cells at a time (so double precision
+// fits 16-32 KiB). A cell holds fewer atoms than the workgroup has
+// invocations, so each atom gets WG / count of them, each taking every
+// (WG / count)-th staged neighbour, and their partial sums meet at the end.
 var<workgroup> stage_pos: array<array<Real, 3>, 9 * CAP>;
-var<workgroup> stage_id: array<u32, 9 * CAP>;
 var<workgroup> stage_count: array<u32, 27>;
+var<workgroup> partial: array<Acc, WG>;
 
 @compute @workgroup_size(WG)
 fn force_cell(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let lj = lj_constants();
     let groups = nwg.x * nwg.y;
     for (var cell = wid.x + wid.y * nwg.x; cell < NCELLS; cell += groups) {
-        let k = vec3<u32>(cell % NCX, (cell / NCX) % NCY, cell / (NCX * NCY));
+        let k = cell_coords(cell);
         if (lid < 27u) {
-            stage_count[lid] = min(atomicLoad(&cell_count[neighbour_cell(k, lid)]), CAP);
+            stage_count[lid] = occupancy(neighbour(k, lid, lj.box).cell);
         }
         workgroupBarrier();
-        // The centre cell is neighbour 13 (offset 0, 0, 0).
-        let mine = lid < stage_count[13u];
-        var i = 0u;
+        let atoms = max(stage_count[13u], 1u);
+        let parts = WG / atoms;
+        let a = lid % atoms;
+        let part = lid / atoms;
+        let busy = part < parts && a < stage_count[13u];
         var ri = array<Real, 3>(r_zero(), r_zero(), r_zero());
-        if (mine) {
-            i = cell_atoms[cell * CAP + lid];
-            ri = load_pos(i);
-        }
-        var acc = Acc(array<Real, 3>(r_zero(), r_zero(), r_zero()), r_zero());
+        if (busy) { ri = load_slot(cell * CAP + a); }
+        var acc = acc_zero();
         for (var slab = 0u; slab < 3u; slab++) {
+            let first = slab * 9u;
             for (var t = lid; t < 9u * CAP; t += WG) {
-                let n = slab * 9u + t / CAP;
+                let n = first + t / CAP;
                 let s = t % CAP;
                 if (s < stage_count[n]) {
-                    let j = cell_atoms[neighbour_cell(k, n) * CAP + s];
-                    stage_id[t] = j;
-                    stage_pos[t] = load_pos(j);
+                    var packed = s;
+                    for (var m = first; m < n; m++) { packed += stage_count[m]; }
+                    let nb = neighbour(k, n, lj.box);
+                    let rj = load_slot(nb.cell * CAP + s);
+                    stage_pos[packed] = array<Real, 3>(r_add(rj[0], nb.shift[0]), r_add(rj[1], nb.shift[1]), r_add(rj[2], nb.shift[2]));
                 }
             }
+            var staged = 0u;
+            var me = 9u * CAP;
+            for (var m = first; m < first + 9u; m++) {
+                if (m == 13u) { me = staged + a; }
+                staged += stage_count[m];
+            }
             workgroupBarrier();
-            if (mine) {
-                for (var m = 0u; m < 9u; m++) {
-                    for (var s = 0u; s < stage_count[slab * 9u + m]; s++) {
-                        let t = m * CAP + s;
-                        if (stage_id[t] == i) { continue; }
-                        let rj = stage_pos[t];
-                        pair(&acc, array<Real, 3>(r_sub(rj[0], ri[0]), r_sub(rj[1], ri[1]), r_sub(rj[2], ri[2])));
+            if (busy) {
+                for (var m0 = part; m0 < staged; m0 += 32u * parts) {
+                    var hits = 0u;
+                    for (var b = 0u; b < 32u; b++) {
+                        let m = m0 + b * parts;
+                        if (m >= staged) { break; }
+                        if (m != me && inside(lj, offset(ri, stage_pos[m]))) { hits |= 1u << b; }
+                    }
+                    while (hits != 0u) {
+                        let b = firstTrailingBit(hits);
+                        hits &= hits - 1u;
+                        interact(&acc, lj, offset(ri, stage_pos[m0 + b * parts]));
                     }
                 }
             }
             workgroupBarrier();
         }
-        if (mine) { store_acc(i, acc); }
+        partial[lid] = acc;
+        workgroupBarrier();
+        if (lid < stage_count[13u]) {
+            var sum = partial[lid];
+            for (var q = 1u; q < parts; q++) { sum = acc_add(sum, partial[lid + q * atoms]); }
+            store_acc(cell_atoms[cell * CAP + lid], sum);
+        }
+        workgroupBarrier();
     }
 }

@@ -4,7 +4,9 @@
 //! link cells, ComputeForce. Variants: the data layout (`aos`, `aos4`,
 //! `soa`), the force mapping (`atom`: an invocation per atom; `cell`: a
 //! workgroup per link cell with the 27 cells staged in workgroup memory) and
-//! the launch shape (workgroup size x workgroup count).
+//! the launch shape (workgroup size x workgroup count). Redistribution also
+//! gathers the positions into cell order, as CoMD stores its atoms, and both
+//! force mappings read that copy.
 
 pub mod md;
 
@@ -189,7 +191,7 @@ impl App for Comd {
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
         LAYOUTS
             .iter()
-            .map(|l| spec(p, 64, 864, [3, 3, 3], 32, stride(l, 864)))
+            .map(|l| spec(p, 64, 864, [3, 3, 3], 32, l))
             .collect()
     }
 
@@ -207,7 +209,9 @@ fn stride(layout: &str, atoms: u32) -> (u32, u32) {
     }
 }
 
-fn spec(p: Precision, wg: u32, atoms: u32, cells: [u32; 3], cap: u32, s: (u32, u32)) -> ShaderSpec {
+fn spec(p: Precision, wg: u32, atoms: u32, cells: [u32; 3], cap: u32, layout: &str) -> ShaderSpec {
+    let s = stride(layout, atoms);
+    let slots = cells[0] * cells[1] * cells[2] * cap;
     ShaderSpec::new("comd", SOURCE, p)
         .with_u32("WG", wg)
         .with_u32("NATOMS", atoms)
@@ -218,6 +222,7 @@ fn spec(p: Precision, wg: u32, atoms: u32, cells: [u32; 3], cap: u32, s: (u32, u
         .with_u32("CAP", cap)
         .with_u32("ATOM_STRIDE", s.0)
         .with_u32("DIM_STRIDE", s.1)
+        .with_u32("SLOT_DIM_STRIDE", stride(layout, slots).1)
         .with_include(sources::GRID)
 }
 
@@ -276,9 +281,11 @@ fn model(
         flops: 6.0 * n,
         bytes: 9.0 * r * n,
     };
+    // Binning reads a position and writes a slot, a cell and a count;
+    // the gather reads a slot and a position and writes the copy.
     let redistribute = Model {
         flops: 3.0 * n,
-        bytes: (3.0 * r + 12.0) * n + 4.0 * ncells as f64,
+        bytes: (9.0 * r + 16.0) * n + 8.0 * ncells as f64,
     };
     let force = Model {
         flops: CANDIDATE_FLOPS * pairs.0 as f64 + INTERACTION_FLOPS * pairs.1 as f64,
@@ -332,6 +339,8 @@ struct ComdGpu {
     steps: u64,
     comd_init: bool,
     strides: (u32, u32),
+    /// The layout's strides over the cell slots of the gathered positions.
+    slot_strides: (u32, u32),
     cap: u32,
     buffers: Vec<wgpu::Buffer>,
     /// (pipeline, dispatch shape) in the order one run records them.
@@ -364,7 +373,7 @@ impl ComdGpu {
                     ),
                 ));
             }
-            let staged = 9 * u64::from(cap) * (3 * p.real_bytes() + 4) + 27 * 4;
+            let staged = (9 * u64::from(cap) * 3 + u64::from(wg) * 4) * p.real_bytes() + 27 * 4;
             if staged > gpu.caps.max_workgroup_storage as u64 {
                 return Err(Error::OverLimit {
                     limit: "max_compute_workgroup_storage_size",
@@ -373,17 +382,13 @@ impl ComdGpu {
                 });
             }
         }
-        let module = spec(p, wg, atoms, cells, cap, strides);
-        let binds = [
-            Bind::ReadWrite,
-            Bind::ReadWrite,
-            Bind::ReadWrite,
-            Bind::ReadWrite,
-            Bind::ReadWrite,
-            Bind::ReadWrite,
-            Bind::ReadWrite,
-            Bind::Read,
-        ];
+        let nslots = ncells * cap;
+        let slot_strides = stride(case.text("layout"), nslots);
+        let slot_reals = reals / u64::from(atoms) * u64::from(nslots);
+        gpu.check_size(slot_reals * p.real_bytes())?;
+        let module = spec(p, wg, atoms, cells, cap, case.text("layout"));
+        let mut binds = [Bind::ReadWrite; 9];
+        binds[7] = Bind::Read;
         let groups = case.uint("groups")? as u32;
         let max = gpu.caps.max_workgroups_per_dim;
         let per_atom = if groups > 0 {
@@ -391,42 +396,38 @@ impl ComdGpu {
         } else {
             dispatch_shape(u64::from(atoms), wg, max)?
         };
+        let per_slot = if groups > 0 {
+            per_atom
+        } else {
+            dispatch_shape(u64::from(nslots), wg, max)?
+        };
         let per_cell = if groups > 0 {
             dispatch_shape(u64::from(groups) * u64::from(wg), wg, max)?
         } else {
             dispatch_shape(u64::from(ncells) * u64::from(wg), wg, max)?
         };
-        let force_entry = if case.text("variant") == "cell" {
-            "force_cell"
+        let force = if case.text("variant") == "cell" {
+            ("force_cell", per_cell)
         } else {
-            "force_atom"
+            ("force_atom", per_slot)
         };
         let clear_shape = dispatch_shape(u64::from(ncells), wg, max)?;
         let plan: Vec<(&str, (u32, u32))> = match case.kernel.as_str() {
             "advance_velocity" => vec![("advance_velocity", per_atom)],
             "advance_position" => vec![("advance_position", per_atom)],
-            "redistribute" => vec![("clear_cells", clear_shape), ("bin_atoms", per_atom)],
-            "force" => vec![(
-                force_entry,
-                if force_entry == "force_cell" {
-                    per_cell
-                } else {
-                    per_atom
-                },
-            )],
+            "redistribute" => vec![
+                ("clear_cells", clear_shape),
+                ("bin_atoms", per_atom),
+                ("gather_cells", per_slot),
+            ],
+            "force" => vec![force],
             _ => vec![
                 ("advance_velocity", per_atom),
                 ("advance_position", per_atom),
                 ("clear_cells", clear_shape),
                 ("bin_atoms", per_atom),
-                (
-                    force_entry,
-                    if force_entry == "force_cell" {
-                        per_cell
-                    } else {
-                        per_atom
-                    },
-                ),
+                ("gather_cells", per_slot),
+                force,
                 ("advance_velocity", per_atom),
             ],
         };
@@ -435,7 +436,8 @@ impl ComdGpu {
             passes.push((gpu.pipeline(&module, entry, &binds)?, shape));
         }
         // Inputs: positions, velocities, forces and the cell lists of the
-        // start (force reads cells binned on the host); energy poisoned.
+        // start (force reads cells binned and gathered on the host); energy
+        // poisoned, and the gathered positions too where a kernel writes them.
         let n = start.atoms();
         let r = reals as usize;
         let pos = gpu.storage_init("comd-pos", &p.encode(&pack(&start.pos, n, strides, r)))?;
@@ -458,6 +460,24 @@ impl ComdGpu {
         let count = gpu.storage_init("comd-count", bytemuck::cast_slice(&counts))?;
         let cell_atoms = gpu.storage_init("comd-cells", bytemuck::cast_slice(&slots))?;
         let status = gpu.storage_init("comd-status", bytemuck::cast_slice(&[0u32; 4]))?;
+        let cpos = if case.kernel == "force" {
+            let mut gathered = vec![0.0; 3 * nslots as usize];
+            for (t, &a) in slots[..nslots as usize].iter().enumerate() {
+                if a != u32::MAX {
+                    let a = a as usize;
+                    gathered[3 * t..3 * t + 3].copy_from_slice(&start.pos[3 * a..3 * a + 3]);
+                }
+            }
+            let packed = pack(
+                &gathered,
+                nslots as usize,
+                slot_strides,
+                slot_reals as usize,
+            );
+            gpu.storage_init("comd-cell-pos", &p.encode(&packed))?
+        } else {
+            gpu.storage_poisoned("comd-cell-pos", slot_reals * p.real_bytes(), &poison)?
+        };
         let l = start.box_len;
         let coef = [
             l[0],
@@ -475,7 +495,7 @@ impl ComdGpu {
             md::DT,
         ];
         let coef = gpu.storage_init("comd-coef", &p.encode(&coef))?;
-        let buffers = vec![pos, vel, frc, epot, count, cell_atoms, status, coef];
+        let buffers = vec![pos, vel, frc, epot, count, cell_atoms, status, coef, cpos];
         let group = gpu.bind(&passes[0].0, &buffers.iter().collect::<Vec<_>>());
         Ok(ComdGpu {
             kernel: case.kernel.clone(),
@@ -489,6 +509,7 @@ impl ComdGpu {
             },
             comd_init: case.text("init") == "comd",
             strides,
+            slot_strides,
             cap,
             buffers,
             passes,
@@ -608,6 +629,29 @@ impl ComdGpu {
         }
     }
 
+    /// Every occupied slot's gathered position is its atom's, bit for bit.
+    fn check_gathered(&self, counts: &[u32], slots: &[u32], raw: &[u8]) -> Validation {
+        let nslots = counts.len() * self.cap as usize;
+        let got = unpack(&self.precision.decode(raw), nslots, self.slot_strides);
+        let mut wrong = 0usize;
+        for (c, &count) in counts.iter().enumerate() {
+            for t in c * self.cap as usize..c * self.cap as usize + count.min(self.cap) as usize {
+                let a = slots[t] as usize;
+                let same = (0..3).all(|d| {
+                    self.start.pos.get(3 * a + d).map(|x| x.to_bits())
+                        == Some(got[3 * t + d].to_bits())
+                });
+                wrong += usize::from(!same);
+            }
+        }
+        Validation {
+            max_error: wrong as f64,
+            tolerance: 0.0,
+            passed: wrong == 0,
+            detail: format!("{wrong} gathered positions differ from their atoms'"),
+        }
+    }
+
     /// Total energy per atom of the start and of `got` (positions' energies
     /// and velocities from the kernel).
     fn energy_drift(&self, epot: &[f64], vel: &[f64]) -> (f64, f64, f64) {
@@ -639,7 +683,7 @@ impl Kernel for ComdGpu {
         match self.kernel.as_str() {
             "advance_velocity" => vec![&b[1]],
             "advance_position" => vec![&b[0]],
-            "redistribute" => vec![&b[4], &b[5], &b[6]],
+            "redistribute" => vec![&b[4], &b[5], &b[6], &b[8]],
             "force" => vec![&b[2], &b[3]],
             _ => vec![&b[0], &b[1], &b[3], &b[6]],
         }
@@ -669,6 +713,7 @@ impl Kernel for ComdGpu {
                 let slots: Vec<u32> = bytemuck::pod_collect_to_vec(&out[1]);
                 let status: Vec<u32> = bytemuck::pod_collect_to_vec(&out[2]);
                 self.check_cells(&self.start, &counts, &slots, status[0])
+                    .and(self.check_gathered(&counts, &slots, &out[3]))
             }
             "force" => {
                 let epot = p.decode(&out[1]);
@@ -756,6 +801,11 @@ impl Kernel for ComdGpu {
             ("pe0_per_atom".to_string(), p0),
             ("ke0_per_atom".to_string(), k0),
             ("atom_updates_per_run".to_string(), n * self.steps as f64),
+            ("cell_slots".to_string(), f64::from(self.cap)),
+            (
+                "mean_cell_occupancy".to_string(),
+                n / self.start.ncells() as f64,
+            ),
         ]);
         if self.kernel == "step" {
             let vel = self.vectors(&out[1]);
