@@ -69,7 +69,7 @@ impl App for Peak {
                 },
                 default: "1,2,4,8,16,32,64,128,256",
             },
-            wg_param("256"),
+            wg_param("128"),
         ]
     }
 
