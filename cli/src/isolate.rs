@@ -1,12 +1,11 @@
 //! `--isolate`: each case in a fresh process of this binary.
 //!
-//! On NVIDIA's Vulkan driver (H100 and H200, driver 580) the bandwidth a
-//! large buffer streams at depends on the process's allocation history: the
-//! first few GiB a process allocates run at full HBM bandwidth, later
-//! allocations often at 40-50% of it, whatever was freed in between
-//! (BENCHMARKS.md has the measurements). A long run in one process then
-//! measures where the driver put each case's buffers, not the kernel. A child
-//! process per case gives every case the same, fresh history.
+//! A child process per case gives every case the same fresh device state
+//! (no allocations, caches or pipelines left by earlier cases), and a crash
+//! or device loss in one case ends only that case. (Slowdowns late in long
+//! runs on NVIDIA were first blamed on allocation history; the clock log
+//! showed the SM clock governor instead, which the warm-up now handles:
+//! BENCHMARKS.md.)
 
 use std::process::Command;
 

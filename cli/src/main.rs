@@ -89,8 +89,9 @@ struct CommonArgs {
     /// Untimed warm-up runs after validation (at least this many).
     #[arg(long, default_value_t = 2)]
     warmup: u32,
-    /// Keep warming up for at least this many seconds (lets GPU clocks settle).
-    #[arg(long, default_value_t = 0.2)]
+    /// Keep warming up for at least this many seconds (lets GPU clocks settle:
+    /// NVIDIA's idle at a fifth of their boost and take up to seconds of load).
+    #[arg(long, default_value_t = 1.0)]
     warmup_s: f64,
     /// Write the result file (JSON) here.
     #[arg(long)]
@@ -130,8 +131,8 @@ struct RunArgs {
     /// Any other app parameter, as name=value (repeatable).
     #[arg(long = "set", value_parser = parse_kv)]
     set: Vec<(String, String)>,
-    /// Run every case in a fresh process (reproducible bandwidth on drivers
-    /// whose large allocations slow down as a process allocates more).
+    /// Run every case in a fresh process (no case inherits another's device
+    /// state, and a crash or device loss ends only its own case).
     #[arg(long)]
     isolate: bool,
 }

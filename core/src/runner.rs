@@ -15,7 +15,11 @@ use crate::timing::TimingMethod;
 pub struct RunOptions {
     /// Untimed runs after validation (at least this many).
     pub warmup: u32,
-    /// Keep warming up until this much wall time has passed (seconds).
+    /// Keep warming up until this much wall time has passed (seconds). A
+    /// GPU's clock governor needs sustained load to raise the clocks: on the
+    /// H200 the SM clock idles at 345 MHz, and after 0.2 s of warm-up 4 of 12
+    /// cases were still timed at 345-1095 MHz (2-4x slow); after 2 s none
+    /// were (BENCHMARKS.md).
     pub warmup_s: f64,
     /// Timed runs.
     pub samples: u32,
@@ -25,7 +29,7 @@ impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             warmup: 2,
-            warmup_s: 0.2,
+            warmup_s: 1.0,
             samples: 20,
         }
     }
@@ -194,8 +198,8 @@ async fn try_run_case(
 }
 
 /// At least `opts.warmup` runs, continued until `opts.warmup_s` of wall time
-/// has passed: a GPU idling at low clocks needs tens of milliseconds of load
-/// before its clocks settle, far longer than two runs of a short kernel.
+/// has passed: a GPU idling at low clocks needs up to seconds of load before
+/// its clocks settle, far longer than two runs of a short kernel.
 async fn warm_up(gpu: &Gpu, kernel: &dyn Kernel, opts: RunOptions) -> Result<()> {
     let t0 = web_time::Instant::now();
     let mut runs = 0u32;
