@@ -24,7 +24,7 @@ pub const REFERENCES: &[Reference] = &[
         name: "NVIDIA H200 (Vulkan), 2026-11-22",
         files: run_files!("nvidia-h200-vulkan-2026-11-22":
             "stream.json", "peak.json", "su3.json", "gpp.json", "lbm.json", "milc.json",
-            "milc-dslash-fused.json", "comd.json", "snap.json"),
+            "milc-dslash-fused.json", "comd.json", "comd-large-f64.json", "snap.json"),
     },
     Reference {
         name: "NVIDIA H100 (Vulkan), 2026-11-22",
