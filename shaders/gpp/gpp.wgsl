@@ -9,11 +9,18 @@
 // once before the ig loop. Each workgroup writes one partial sum per iw.
 // Pass 2 (`finish`): one workgroup adds the partials in a fixed order.
 // Every sum has a fixed order, so the result is bit-identical run to run.
+// Arrays larger than one storage binding are bound a chunk of rows at a
+// time: one pass-1 dispatch per (bands chunk, ngpown chunk), each seeing
+// aqsm/aqsn from row n1_base and I_eps/wtilde from row igp_base.
 struct Dims {
     bands: u32,
     ngpown: u32,
     ncouls: u32,
     groups: u32,
+    n1_base: u32,
+    igp_base: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 // Complex arrays are interleaved (re, im) reals, row-major.
@@ -75,8 +82,8 @@ fn gpp_accumulate(n1: u32, my_igp: u32, lid: u32) -> Acc3 {
     // indinv[inv_igp_index[my_igp]] of the reference: (my_igp + 1) * ncouls / ngpown,
     // whose last value ncouls maps to ncouls - 1.
     let igp = min(((my_igp + 1u) * m) / dims.ngpown, m - 1u);
-    let row = my_igp * m;
-    let b = 2u * (n1 * m + igp);
+    let row = (my_igp - dims.igp_base) * m;
+    let b = 2u * ((n1 - dims.n1_base) * m + igp);
     let w = 2u * (row + igp);
     let pair = c_mul(c_conj(c_load(aqsm[b], aqsm[b + 1u])), c_load(aqsn[b], aqsn[b + 1u]));
     let scale = r_mul(r_from_f32(0.5), r_load(vcoul_wx[igp]));
@@ -99,10 +106,11 @@ fn gpp_accumulate(n1: u32, my_igp: u32, lid: u32) -> Acc3 {
 // puts my_igp on x, so consecutive workgroups read different I_eps/wtilde
 // rows; NX puts n1 on x, so consecutive workgroups share one row in cache.
 fn gpp_pair(wid: vec3<u32>) -> vec2<u32> {
+    let base = vec2<u32>(dims.n1_base, dims.igp_base);
     if (XN) {
-        return vec2<u32>(wid.y, wid.x);
+        return base + vec2<u32>(wid.y, wid.x);
     }
-    return vec2<u32>(wid.x, wid.y);
+    return base + vec2<u32>(wid.x, wid.y);
 }
 
 fn gpp_store_partial(g: u32, s: Acc3) {

@@ -1,6 +1,6 @@
 //! `gpp` beyond the every-app smoke test: bit-identical sums run to run in
-//! every variant, and a clean over-limit error where the default size does
-//! not fit one binding (lavapipe's 128 MiB).
+//! every variant, arrays over the binding limit run in chunks (bit-identical
+//! to one binding), and clean errors where not even one row fits.
 
 use skylight_core::app::{Request, Timestamps};
 use skylight_core::error::Error;
@@ -36,20 +36,80 @@ fn sums_are_bit_identical_run_to_run() {
     }
 }
 
-/// The default size's N x M arrays need 859 MB in f64: where that passes the
-/// binding limit the request is an `OverLimit` error naming it, not a crash.
+/// Runs `case` once, checks it, and returns its six output reals as bytes
+/// and the number of binding chunks it ran in.
+fn sums(gpu: &skylight_core::device::Gpu, case: &skylight_core::app::Case) -> (Vec<u8>, f64) {
+    let app = registry::find("gpp").expect("gpp");
+    let k = app.prepare(gpu, case).expect("prepare");
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    k.encode(&mut enc, Timestamps::None);
+    gpu.queue.submit([enc.finish()]);
+    let out = pollster::block_on(gpu.read_buffers(&k.outputs())).expect("read");
+    let v = k.validate(&out);
+    assert!(v.passed, "{}: {}", case.label(), v.detail);
+    let chunks = k.metrics(&out)["binding_chunks"];
+    (out.into_iter().next().expect("achtemp"), chunks)
+}
+
+/// Arrays over the binding limit run a chunk of rows per dispatch. Forced
+/// here on the small size (16 x 32 x 256; 5 rows a binding: 4 x 7 chunk
+/// pairs): on random inputs the sums pass the host check, and on the
+/// published (constant) inputs they equal the one-binding run's bit for
+/// bit, since every sum keeps its order.
 #[test]
-fn default_size_over_the_binding_limit_is_a_clean_error() {
+fn chunked_sums_equal_one_binding_sums_bit_for_bit() {
     let gpu = skylight_tests::gpu();
     let app = registry::find("gpp").expect("gpp");
-    let req = Request::default().precisions(&[skylight_core::Precision::Df64]);
-    let needed = 1638u64 * 32768 * 16;
-    match app.cases(&req, &gpu.caps) {
-        Err(Error::OverLimit { limit, .. }) => {
-            assert!(needed > gpu.caps.max_storage_binding.min(gpu.caps.max_buffer));
-            assert!(limit.starts_with("max_"), "{limit}");
+    for p in skylight_tests::precisions(&gpu) {
+        let row = 2 * 256 * p.real_bytes();
+        let req = |chunk: u64, inputs: &str| {
+            Request::default()
+                .set("size", "small")
+                .set("inputs", inputs)
+                .set("chunk", chunk.to_string())
+                .precisions(&[p])
+        };
+        for case in app
+            .cases(&req(5 * row, "random"), &gpu.caps)
+            .expect("cases")
+        {
+            assert_eq!(sums(&gpu, &case).1, 28.0, "{}", case.label());
         }
-        Err(e) => panic!("unexpected error: {e}"),
-        Ok(cases) => assert!(needed <= gpu.caps.max_storage_binding && !cases.is_empty()),
+        let whole = app.cases(&req(0, "reference"), &gpu.caps).expect("cases");
+        let chunked = app
+            .cases(&req(5 * row, "reference"), &gpu.caps)
+            .expect("cases");
+        assert_eq!(whole.len(), chunked.len());
+        for (a, b) in whole.iter().zip(&chunked) {
+            let (one, n) = sums(&gpu, a);
+            assert_eq!(n, 1.0, "{}", a.label());
+            assert_eq!(one, sums(&gpu, b).0, "{}: chunked sums differ", b.label());
+        }
     }
+}
+
+/// A binding smaller than one row (M complex) cannot run: a clean error
+/// naming the limit, never a crash.
+#[test]
+fn a_row_over_the_binding_limit_is_a_clean_error() {
+    let gpu = skylight_tests::gpu();
+    let app = registry::find("gpp").expect("gpp");
+    let m = gpu.caps.max_storage_binding / 16 + 1;
+    let req = Request::default()
+        .set("size", format!("1,1,{m}"))
+        .precisions(&[skylight_core::Precision::Df64]);
+    match app.cases(&req, &gpu.caps) {
+        Err(Error::OverLimit { limit, .. }) => assert!(limit.starts_with("max_"), "{limit}"),
+        Err(Error::BadParameter { .. }) if 2 * m > u64::from(u32::MAX) => {}
+        other => panic!("expected an over-limit error, got {other:?}"),
+    }
+    let tiny = Request::default()
+        .set("size", "small")
+        .set("chunk", "16")
+        .precisions(&[skylight_core::Precision::F32]);
+    let out = skylight_tests::run(&gpu, app, &tiny, skylight_tests::QUICK);
+    assert!(
+        out.iter().all(|o| matches!(o, skylight_core::runner::Outcome::Failed { error, .. } if error.contains("chunk"))),
+        "{out:?}"
+    );
 }

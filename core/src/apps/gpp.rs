@@ -196,6 +196,15 @@ impl App for Gpp {
                 default: "random,reference",
             },
             wg_param("256"),
+            ParamSpec {
+                name: "chunk",
+                help: "largest binding in bytes (0: the adapter's limit); arrays larger than it run a chunk of rows per dispatch",
+                kind: ParamKind::UInt {
+                    min: 0,
+                    max: u64::MAX,
+                },
+                default: "0",
+            },
         ]
     }
 
@@ -220,8 +229,17 @@ impl App for Gpp {
         }
         let mut cases = Vec::new();
         for &p in &r.precisions {
-            // The largest arrays, I_eps and wtilde (N x M complex), must fit one binding.
-            check_binding(d.ngpown.max(d.bands) * d.ncouls * 2 * p.real_bytes(), caps)?;
+            // Arrays over the binding limit run in chunks of rows, but one
+            // row (M complex) must fit a binding and each array one buffer.
+            check_binding(d.ncouls * 2 * p.real_bytes(), caps)?;
+            let largest = d.ngpown.max(d.bands) * d.ncouls * 2 * p.real_bytes();
+            if largest > caps.max_buffer {
+                return Err(Error::OverLimit {
+                    limit: "max_buffer_size",
+                    needed: largest,
+                    max: caps.max_buffer,
+                });
+            }
             for red in r.list("reduction") {
                 for order in r.list("order") {
                     for inputs in r.list("inputs") {
@@ -255,7 +273,8 @@ impl App for Gpp {
                                 .param("reduction", red)
                                 .param("order", order)
                                 .param("inputs", inputs)
-                                .param("wg", wg),
+                                .param("wg", wg)
+                                .param("chunk", r.uints("chunk").first().copied().unwrap_or(0)),
                             );
                         }
                     }
@@ -543,10 +562,46 @@ struct GppGpu {
     precision: Precision,
     inputs: String,
     want: [f64; 6],
-    pass1: (Pipeline, wgpu::BindGroup),
+    pass1: Pipeline,
+    /// One pass-1 dispatch per chunk pair: its bindings and its grid.
+    chunks: Vec<(wgpu::BindGroup, (u32, u32))>,
     pass2: (Pipeline, wgpu::BindGroup),
-    groups: (u32, u32),
     achtemp: wgpu::Buffer,
+}
+
+/// Rows of the N x M and X x M arrays per binding: as many as fit `limit`
+/// bytes, a multiple of the rows between aligned binding offsets.
+fn chunk_rows(row_bytes: u64, limit: u64, align: u64, by: &'static str) -> Result<u64> {
+    let step = align / gcd(row_bytes, align);
+    let rows = limit / row_bytes / step * step;
+    if rows == 0 {
+        return Err(Error::OverLimit {
+            limit: by,
+            needed: row_bytes * step,
+            max: limit,
+        });
+    }
+    Ok(rows)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Rows `first..first + n` of `buf`, `row` bytes each, as a binding.
+fn rows_of(buf: &wgpu::Buffer, (first, n): (u64, u64), row: u64) -> wgpu::BindingResource<'_> {
+    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+        buffer: buf,
+        offset: first * row,
+        size: std::num::NonZeroU64::new(n * row),
+    })
+}
+
+/// The (first row, rows) ranges of `n` rows in chunks of `rows`.
+fn ranges(n: u64, rows: u64) -> Vec<(u64, u64)> {
+    (0..n.div_ceil(rows))
+        .map(|k| (k * rows, rows.min(n - k * rows)))
+        .collect()
 }
 
 impl GppGpu {
@@ -591,36 +646,74 @@ impl GppGpu {
         drop(inputs);
 
         let groups = d.bands * d.ngpown;
-        let dims = gpu.uniform(
-            "dims",
-            bytemuck::cast_slice(&[
-                d.bands as u32,
-                d.ngpown as u32,
-                d.ncouls as u32,
-                groups as u32,
-            ]),
-        );
         let poison = p.poison_pattern();
+        check_binding(6 * groups * rb, &gpu.caps)?;
         let partial = gpu.storage_poisoned("partial", 6 * groups * rb, &poison)?;
         let achtemp = gpu.storage_poisoned("achtemp", 6 * rb, &poison)?;
-        let buffers = [
-            &aqsm, &aqsn, &eps, &wtilde, &vcoul_wx, &dims, &partial, &achtemp,
-        ];
-        let bg1 = gpu.bind(&pipe1, &buffers);
-        let bg2 = gpu.bind(&pipe2, &buffers);
-        let grid = if xn {
-            (d.ngpown as u32, d.bands as u32)
-        } else {
-            (d.bands as u32, d.ngpown as u32)
+        let row = 2 * d.ncouls * rb;
+        let max = gpu.caps.max_storage_binding;
+        let (limit, by) = match case.uint("chunk")? {
+            0 => (max, "max_storage_buffer_binding_size"),
+            c => (c.min(max), "chunk"),
         };
+        let align = u64::from(gpu.limits.min_storage_buffer_offset_alignment);
+        let rows = chunk_rows(row, limit, align, by)?;
+        let pairs: Vec<((u64, u64), (u64, u64))> = ranges(d.bands, rows)
+            .into_iter()
+            .flat_map(|n1| ranges(d.ngpown, rows).into_iter().map(move |igp| (n1, igp)))
+            .collect();
+        let dims: Vec<wgpu::Buffer> = pairs
+            .iter()
+            .map(|(n1, igp)| {
+                gpu.uniform(
+                    "dims",
+                    bytemuck::cast_slice(&[
+                        d.bands as u32,
+                        d.ngpown as u32,
+                        d.ncouls as u32,
+                        groups as u32,
+                        n1.0 as u32,
+                        igp.0 as u32,
+                        0,
+                        0,
+                    ]),
+                )
+            })
+            .collect();
+        let bindings = |k: usize| {
+            let (n1, igp) = pairs[k];
+            [
+                rows_of(&aqsm, n1, row),
+                rows_of(&aqsn, n1, row),
+                rows_of(&eps, igp, row),
+                rows_of(&wtilde, igp, row),
+                vcoul_wx.as_entire_binding(),
+                dims[k].as_entire_binding(),
+                partial.as_entire_binding(),
+                achtemp.as_entire_binding(),
+            ]
+        };
+        let chunks = (0..pairs.len())
+            .map(|k| {
+                let (n1, igp) = pairs[k];
+                let grid = if xn {
+                    (igp.1 as u32, n1.1 as u32)
+                } else {
+                    (n1.1 as u32, igp.1 as u32)
+                };
+                (gpu.bind_resources(&pipe1, &bindings(k)), grid)
+            })
+            .collect();
+        // The finish pass reads only `partial` and the group count.
+        let bg2 = gpu.bind_resources(&pipe2, &bindings(0));
         Ok(GppGpu {
             d,
             precision: p,
             inputs: case.text("inputs").to_string(),
             want,
-            pass1: (pipe1, bg1),
+            pass1: pipe1,
+            chunks,
             pass2: (pipe2, bg2),
-            groups: grid,
             achtemp,
         })
     }
@@ -633,8 +726,10 @@ impl Kernel for GppGpu {
                 label: Some("gpp"),
                 timestamp_writes: ts.pass(true, false),
             });
-            self.pass1.0.set(&mut pass, &self.pass1.1);
-            pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+            for (group, grid) in &self.chunks {
+                self.pass1.set(&mut pass, group);
+                pass.dispatch_workgroups(grid.0, grid.1, 1);
+            }
         }
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("gpp/finish"),
@@ -664,6 +759,7 @@ impl Kernel for GppGpu {
             m.insert("achtemp0_re".to_string(), got[0]);
             m.insert("achtemp0_im".to_string(), got[1]);
         }
+        m.insert("binding_chunks".to_string(), self.chunks.len() as f64);
         m
     }
 }
