@@ -14,6 +14,21 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// A fresh scratch folder for one test's files.
+fn scratch(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("skylight-cli-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// `skylight <args> --json FILE` with FILE in a scratch folder of `test`.
+fn run_to_json(test: &str, args: &[&str]) -> (std::process::Output, std::path::PathBuf) {
+    let json = scratch(test).join("results.json");
+    let mut all = args.to_vec();
+    all.extend(["--json", json.to_str().expect("utf-8")]);
+    (skylight(&all), json)
+}
+
 #[test]
 fn unknown_app_is_exit_2_with_its_name() {
     let o = skylight(&["run", "fft"]);
@@ -37,8 +52,7 @@ fn bad_parameters_are_exit_2_before_any_device_work() {
 
 #[test]
 fn malformed_result_files_are_exit_2_naming_the_file() {
-    let dir = std::env::temp_dir().join(format!("skylight-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = scratch("test");
     for (name, text) in [
         ("truncated.json", "{\"schema_version\": 1, \"records\": ["),
         ("foreign.json", "{\"hello\": 1}"),
@@ -58,23 +72,21 @@ fn malformed_result_files_are_exit_2_naming_the_file() {
 /// roofline command then draws.
 #[test]
 fn small_run_writes_results_and_a_chart() {
-    let dir = std::env::temp_dir().join(format!("skylight-cli-run-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let json = dir.join("r.json");
-    let svg = dir.join("r.svg");
-    let o = skylight(&[
+    let (o, json) = run_to_json(
         "run",
-        "stream",
-        "--size",
-        "small",
-        "--kernel",
-        "triad,copy-buffer",
-        "--samples",
-        "3",
-        "--quiet",
-        "--json",
-        json.to_str().expect("utf-8"),
-    ]);
+        &[
+            "run",
+            "stream",
+            "--size",
+            "small",
+            "--kernel",
+            "triad,copy-buffer",
+            "--samples",
+            "3",
+            "--quiet",
+        ],
+    );
+    let svg = json.with_file_name("r.svg");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -98,25 +110,23 @@ fn small_run_writes_results_and_a_chart() {
 
 #[test]
 fn isolated_cases_come_back_from_their_own_processes() {
-    let dir = std::env::temp_dir().join(format!("skylight-cli-isolate-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let json = dir.join("r.json");
-    let o = skylight(&[
-        "run",
-        "stream",
-        "--size",
-        "small",
-        "--kernel",
-        "triad,dot",
-        "--precision",
-        "f32,df64",
-        "--samples",
-        "2",
-        "--quiet",
-        "--isolate",
-        "--json",
-        json.to_str().expect("utf-8"),
-    ]);
+    let (o, json) = run_to_json(
+        "isolate",
+        &[
+            "run",
+            "stream",
+            "--size",
+            "small",
+            "--kernel",
+            "triad,dot",
+            "--precision",
+            "f32,df64",
+            "--samples",
+            "2",
+            "--quiet",
+            "--isolate",
+        ],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = std::fs::read_to_string(&json).expect("results written");
     let file: serde_json::Value = serde_json::from_str(&text).expect("json");
@@ -142,24 +152,22 @@ fn testsnap(file: &str) -> String {
 /// deviation line as the reference code prints it, in the result file too.
 #[test]
 fn snap_reference_file_prints_the_force_deviation() {
-    let dir = std::env::temp_dir().join(format!("skylight-cli-snap-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let json = dir.join("snap.json");
-    let o = skylight(&[
-        "run",
+    let (o, json) = run_to_json(
         "snap",
-        "--refdata",
-        &testsnap("2J2_W.json"),
-        "--precision",
-        "f64",
-        "--kernel",
-        "force",
-        "--samples",
-        "2",
-        "--quiet",
-        "--json",
-        json.to_str().expect("utf-8"),
-    ]);
+        &[
+            "run",
+            "snap",
+            "--refdata",
+            &testsnap("2J2_W.json"),
+            "--precision",
+            "f64",
+            "--kernel",
+            "force",
+            "--samples",
+            "2",
+            "--quiet",
+        ],
+    );
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{stdout}{}", stderr(&o));
     let line = stdout
@@ -181,8 +189,7 @@ fn snap_reference_file_prints_the_force_deviation() {
 
 #[test]
 fn malformed_snap_reference_file_is_exit_2_naming_the_field() {
-    let dir = std::env::temp_dir().join(format!("skylight-cli-snapbad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = scratch("snapbad");
     let text = std::fs::read_to_string(testsnap("2J2_W.json")).expect("shipped file");
     // Drop the last rij value: 47 of the 48 numbers.
     let start = text.find("\"rij\"").expect("rij field");
