@@ -178,7 +178,7 @@ fn inside(lj: Lj, d: array<Real, 3>) -> bool { return r_lt(dist2(d), lj.rc2); }
 
 // The pair term of atom i with a neighbour at offset d inside the cutoff.
 fn interact(acc: ptr<function, Acc>, lj: Lj, d: array<Real, 3>) {
-    let ir2 = r_div(r_one(), dist2(d));
+    let ir2 = r_recip(dist2(d));
     let s2 = r_mul(lj.sigma2, ir2);
     let s6 = r_mul(s2, r_mul(s2, s2));
     // phi = 4 eps s6 (s6 - 1) - shift; F_i = -24 eps s6 (2 s6 - 1) / r^2 * d

@@ -99,6 +99,8 @@ fn r_div(x: Real, y: Real) -> Real {
     return r_add(q, Real(q3, 0.0));
 }
 
+fn r_recip(x: Real) -> Real { return r_div(r_one(), x); }
+
 fn r_fma(a: Real, b: Real, c: Real) -> Real { return r_add(r_mul(a, b), c); }
 
 fn r_abs(a: Real) -> Real {

@@ -13,6 +13,7 @@ fn r_add(a: Real, b: Real) -> Real { return a + b; }
 fn r_sub(a: Real, b: Real) -> Real { return a - b; }
 fn r_mul(a: Real, b: Real) -> Real { return a * b; }
 fn r_div(a: Real, b: Real) -> Real { return a / b; }
+fn r_recip(a: Real) -> Real { return 1.0 / a; }
 fn r_fma(a: Real, b: Real, c: Real) -> Real { return fma(a, b, c); }
 fn r_neg(a: Real) -> Real { return -a; }
 fn r_abs(a: Real) -> Real { return abs(a); }

@@ -12,6 +12,15 @@ fn r_add(a: Real, b: Real) -> Real { return a + b; }
 fn r_sub(a: Real, b: Real) -> Real { return a - b; }
 fn r_mul(a: Real, b: Real) -> Real { return a * b; }
 fn r_div(a: Real, b: Real) -> Real { return a / b; }
+// 1 / a from an f32 seed and two Newton steps in FMA form (the seed's
+// relative error e < 2^-21 becomes e^2 < 2^-42, then below f64's rounding):
+// a few FMAs instead of a full division's sequence with its special-case
+// path. Requires |a| within f32's normal range (about 1e-38 to 3e38).
+fn r_recip(a: Real) -> Real {
+    var y = f64(1.0 / f32(a));
+    y = fma(y, fma(-a, y, 1.0lf), y);
+    return fma(y, fma(-a, y, 1.0lf), y);
+}
 fn r_fma(a: Real, b: Real, c: Real) -> Real { return fma(a, b, c); }
 fn r_neg(a: Real) -> Real { return -a; }
 fn r_abs(a: Real) -> Real { return abs(a); }

@@ -63,7 +63,7 @@ fn gpp_add_terms(acc: ptr<function, Acc3>, wx0: Real, wx1: Real, wx2: Real, wt: 
     let d1 = r_fma(r1, r1, im2);
     let d2 = r_fma(r2, r2, im2);
     let d01 = r_mul(d0, d1);
-    let p = r_div(r_one(), r_mul(d01, d2));
+    let p = r_recip(r_mul(d01, d2));
     let q = r_mul(d2, p);
     let it = Complex(r_neg(r_mul(wt.im, t.im)), r_mul(wt.im, t.re));
     (*acc).a0 = gpp_term(r0, r_mul(d1, q), t, it, (*acc).a0);

@@ -79,7 +79,7 @@ struct Ck { a: Complex, b: Complex }
 fn r0inv(gp: u32) -> Real {
     let r = geo(gp, 3u);
     let z0 = geo(gp, 4u);
-    return r_div(r_one(), r_sqrt(r_fma(r, r, r_mul(z0, z0))));
+    return r_recip(r_sqrt(r_fma(r, r, r_mul(z0, z0))));
 }
 
 fn cayley(gp: u32) -> Ck {

@@ -1,4 +1,5 @@
-//! df64 arithmetic on the real adapter against f64.
+//! df64 arithmetic on the real adapter against f64, and the double
+//! preludes' reciprocal.
 
 use rand::{Rng, SeedableRng};
 use skylight_core::Precision;
@@ -28,11 +29,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 "#;
 
-fn run(x: &[f64], y: &[f64]) -> Vec<f64> {
+/// `ops` results per input pair of `kernel` in precision `p`.
+fn run_in(p: Precision, kernel: &'static str, ops: usize, x: &[f64], y: &[f64]) -> Vec<f64> {
     let gpu = skylight_tests::gpu();
-    let p = Precision::Df64;
     let n = x.len();
-    let spec = ShaderSpec::new("df64-ops", KERNEL, p);
+    let spec = ShaderSpec::new("ops", kernel, p);
     let pipe = pollster::block_on(
         gpu.scoped(|| gpu.pipeline(&spec, "main", &[Bind::Read, Bind::Read, Bind::ReadWrite])),
     )
@@ -40,7 +41,7 @@ fn run(x: &[f64], y: &[f64]) -> Vec<f64> {
     let xb = gpu.storage_init("x", &p.encode(x)).expect("x");
     let yb = gpu.storage_init("y", &p.encode(y)).expect("y");
     let out = gpu
-        .storage_poisoned("out", (8 * n * 8) as u64, &p.poison_pattern())
+        .storage_poisoned("out", (ops * n) as u64 * p.real_bytes(), &p.poison_pattern())
         .expect("out");
     let bg = gpu.bind(&pipe, &[&xb, &yb, &out]);
     let mut enc = gpu.device.create_command_encoder(&Default::default());
@@ -52,6 +53,52 @@ fn run(x: &[f64], y: &[f64]) -> Vec<f64> {
     gpu.queue.submit([enc.finish()]);
     let bytes = pollster::block_on(gpu.read_buffers(&[&out])).expect("readback");
     p.decode(&bytes[0])
+}
+
+fn run(x: &[f64], y: &[f64]) -> Vec<f64> {
+    run_in(Precision::Df64, KERNEL, 8, x, y)
+}
+
+const RECIP: &str = r#"
+@group(0) @binding(0) var<storage, read> xs: array<RealStore>;
+@group(0) @binding(1) var<storage, read> ys: array<RealStore>;
+@group(0) @binding(2) var<storage, read_write> out: array<RealStore>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&xs)) { out[gid.x] = r_store(r_recip(r_load(xs[gid.x]))); }
+}
+"#;
+
+/// `r_recip` (f64: an f32 seed and two Newton steps) on 1e5 values of
+/// either sign across 1e-30 to 1e30: within 4 unit roundoffs of the exact
+/// reciprocal (2 ulp in f64), in native f64 where the adapter has it and in
+/// df64.
+#[test]
+fn reciprocal_is_within_four_unit_roundoffs() {
+    let gpu = skylight_tests::gpu();
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+    let n = 100_000;
+    let mut precisions = vec![Precision::Df64];
+    if gpu.caps.f64 {
+        precisions.push(Precision::F64);
+    }
+    for p in precisions {
+        let q = |v: f64| p.decode(&p.encode(&[v]))[0];
+        let x: Vec<f64> = (0..n)
+            .map(|k| {
+                let v = 10f64.powf(rng.random_range(-30.0..30.0));
+                q(if k % 2 == 0 { v } else { -v })
+            })
+            .collect();
+        let got = run_in(p, RECIP, 1, &x, &x);
+        let worst = x
+            .iter()
+            .zip(&got)
+            .map(|(&a, &g)| ((g - 1.0 / a) * a).abs() / p.unit_roundoff())
+            .fold(0.0, f64::max);
+        assert!(worst <= 4.0, "{p:?} r_recip: {worst} unit roundoffs");
+    }
 }
 
 /// add, sub, mul, div, sqrt and nested expressions on 1e5 random double-word values: relative error
