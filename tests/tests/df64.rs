@@ -41,7 +41,11 @@ fn run_in(p: Precision, kernel: &'static str, ops: usize, x: &[f64], y: &[f64]) 
     let xb = gpu.storage_init("x", &p.encode(x)).expect("x");
     let yb = gpu.storage_init("y", &p.encode(y)).expect("y");
     let out = gpu
-        .storage_poisoned("out", (ops * n) as u64 * p.real_bytes(), &p.poison_pattern())
+        .storage_poisoned(
+            "out",
+            (ops * n) as u64 * p.real_bytes(),
+            &p.poison_pattern(),
+        )
         .expect("out");
     let bg = gpu.bind(&pipe, &[&xb, &yb, &out]);
     let mut enc = gpu.device.create_command_encoder(&Default::default());
