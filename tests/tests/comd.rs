@@ -13,25 +13,11 @@ fn run(gpu: &Gpu, req: &Request) -> Vec<Outcome> {
     skylight_tests::run(gpu, &Comd, req, QUICK)
 }
 
-fn assert_passed(out: &[Outcome], n: usize, must_mention: &str) {
-    assert_eq!(out.len(), n);
-    for o in out {
-        match o {
-            Outcome::Done(r) => {
-                assert!(
-                    r.validation.passed,
-                    "{}: {}",
-                    r.case.label(),
-                    r.validation.detail
-                );
-                assert!(
-                    r.validation.detail.contains(must_mention),
-                    "{}",
-                    r.validation.detail
-                );
-            }
-            other => panic!("{}: {other:?}", other.case().label()),
-        }
+/// Runs `req`: `n` cases, every one validated, each detail naming `must_mention`.
+fn assert_passed(gpu: &Gpu, req: &Request, n: usize, must_mention: &str) {
+    for r in skylight_tests::run_validated(gpu, &Comd, req, n) {
+        let detail = &r.validation.detail;
+        assert!(detail.contains(must_mention), "{detail}");
     }
 }
 
@@ -44,7 +30,7 @@ fn lattice_energy_matches_comd_on_the_gpu() {
         .set("layout", "soa")
         .set("init", "comd")
         .precisions(&[Precision::F32, double(&gpu)]);
-    assert_passed(&run(&gpu, &req), 4, "-1.243619295058");
+    assert_passed(&gpu, &req, 4, "-1.243619295058");
 }
 
 #[test]
@@ -57,7 +43,7 @@ fn twenty_steps_conserve_energy() {
         .set("steps", "20")
         .set("init", "comd")
         .precisions(&[Precision::F32, double(&gpu)]);
-    assert_passed(&run(&gpu, &req), 4, "over 20 steps");
+    assert_passed(&gpu, &req, 4, "over 20 steps");
 }
 
 #[test]
@@ -70,7 +56,7 @@ fn any_workgroup_count_covers_every_atom_and_cell() {
         .set("groups", "3")
         .precisions(&[Precision::F32]);
     // 3 per-atom kernels and 2 force kernels x 2 mappings.
-    assert_passed(&run(&gpu, &req), 7, "");
+    assert_passed(&gpu, &req, 7, "");
 }
 
 #[test]
