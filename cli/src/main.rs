@@ -90,9 +90,10 @@ struct CommonArgs {
     #[arg(long, default_value_t = 2)]
     warmup: u32,
     /// Keep warming up for at least this many seconds (lets GPU clocks settle:
-    /// NVIDIA's idle at a fifth of their boost and take up to seconds of load).
-    #[arg(long, default_value_t = 1.0)]
-    warmup_s: f64,
+    /// NVIDIA's idle at a fifth of their boost and take up to a second of
+    /// load) [default: 1 on a GPU, 0.2 on a CPU adapter or the CPU backend].
+    #[arg(long)]
+    warmup_s: Option<f64>,
     /// Write the result file (JSON) here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -181,7 +182,12 @@ fn real_main() -> Result<bool> {
             from,
         } => roofline(&common, plot, &with, from),
         Command::Case { common, case_json } => {
-            isolate::serve(&case_json, &common.adapter, run_options(&common))
+            // The parent passes its resolved --warmup-s.
+            isolate::serve(
+                &case_json,
+                &common.adapter,
+                run_options(&common, GPU_WARMUP_S),
+            )
         }
     }
 }
@@ -277,7 +283,7 @@ fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
         .map(|&a| request_for(a, args, strict, sweep).map(|r| (a, r)))
         .collect::<Result<_>>()?;
     let platform = open_platform(&args.common)?;
-    let opts = run_options(&args.common);
+    let opts = run_options(&args.common, default_warmup_s(&platform));
     println!("{}", report::header());
     let mut outcomes = Vec::new();
     for (app, req) in &requests {
@@ -293,10 +299,22 @@ fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
     finish(&outcomes, &args.common, sweep)
 }
 
-fn run_options(common: &CommonArgs) -> RunOptions {
+/// Warm-up that lets a GPU's clock governor reach full clocks (BENCHMARKS.md).
+const GPU_WARMUP_S: f64 = 1.0;
+
+/// The warm-up when `--warmup-s` is not given: a CPU adapter (lavapipe) or
+/// the CPU backend has no clock ramp to wait for.
+fn default_warmup_s(platform: &Platform) -> f64 {
+    match platform {
+        Platform::Gpu(gpu) if gpu.info.device_type != "cpu" => GPU_WARMUP_S,
+        _ => 0.2,
+    }
+}
+
+fn run_options(common: &CommonArgs, default_warmup_s: f64) -> RunOptions {
     RunOptions {
         warmup: common.warmup,
-        warmup_s: common.warmup_s,
+        warmup_s: common.warmup_s.unwrap_or(default_warmup_s),
         samples: common.samples,
     }
 }
@@ -413,7 +431,7 @@ fn roofline(
         Some(path) => (ResultFile::load(&path)?.records, true),
         None => {
             let platform = open_platform(common)?;
-            let opts = run_options(common);
+            let opts = run_options(common, default_warmup_s(&platform));
             println!("{}", report::header());
             let mut outcomes = Vec::new();
             for name in ["stream", "peak"] {
