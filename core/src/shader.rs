@@ -18,6 +18,9 @@ pub mod sources {
     pub const COMPLEX: &str = include_str!("../../shaders/common/complex.wgsl");
     /// Linear indices over 2-D dispatches (needs a `WG` constant).
     pub const GRID: &str = include_str!("../../shaders/common/grid.wgsl");
+    /// `reduce_sum`: a fixed-order workgroup tree sum over `Real` (needs `WG`,
+    /// a power of two).
+    pub const REDUCE: &str = include_str!("../../shaders/common/reduce.wgsl");
 }
 
 /// The df64 formulation a kernel is composed with.

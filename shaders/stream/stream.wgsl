@@ -88,8 +88,6 @@ fn nstream(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     }
 }
 
-var<workgroup> wsum: array<Real, WG>;
-
 // One partial sum per workgroup (tree reduction); the host adds the partials,
 // as BabelStream does.
 @compute @workgroup_size(WG)
@@ -109,10 +107,6 @@ fn dot(
             for (var l = 0u; l < RV_LANES; l++) { acc = r_fma(rv_get(av, l), rv_get(bv, l), acc); }
         }
     }
-    wsum[lid] = acc;
-    for (var half = WG / 2u; half > 0u; half >>= 1u) {
-        workgroupBarrier();
-        if (lid < half) { wsum[lid] = r_add(wsum[lid], wsum[lid + half]); }
-    }
-    if (lid == 0u) { partial[linear_group(wid, nwg)] = r_store(wsum[0]); }
+    let total = reduce_sum(acc, lid);
+    if (lid == 0u) { partial[linear_group(wid, nwg)] = r_store(total); }
 }

@@ -290,6 +290,7 @@ fn spec(p: Precision, wg: u32, epi: u32) -> ShaderSpec {
         .with_u32("WG", wg)
         .with_u32("EPI", epi)
         .with_include(sources::GRID)
+        .with_include(sources::REDUCE)
 }
 
 struct StreamGpu {

@@ -13,7 +13,6 @@ use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 
 const LATTICE: &str = include_str!("../../../../shaders/milc/lattice.wgsl");
-const REDUCE: &str = include_str!("../../../../shaders/common/reduce.wgsl");
 
 /// What a binding holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -262,7 +261,7 @@ pub fn spec(m: &Module, b: &Build, isign: i32) -> ShaderSpec {
         .with_include(sources::GRID);
     s = b.layout.apply(s).with_include(LATTICE);
     if m.reduce {
-        s = s.with_include(REDUCE);
+        s = s.with_include(sources::REDUCE);
     }
     if m.name == "cg" {
         for &(name, v) in slot::NAMED {
