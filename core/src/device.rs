@@ -123,6 +123,7 @@ fn wanted_features() -> wgpu::Features {
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
         | wgpu::Features::SHADER_F64
         | wgpu::Features::SUBGROUP
+        | wgpu::Features::PASSTHROUGH_SHADERS
 }
 
 fn backend_name(b: wgpu::Backend) -> &'static str {
@@ -384,10 +385,24 @@ impl Gpu {
         };
         gpu.df64 = crate::df64check::self_test(&gpu).await?;
         gpu.info.df64 = Some(match &gpu.df64 {
-            Df64Status::Exact(m) => format!("exact (fma: {}, guard: {})", m.fma, m.guard),
+            Df64Status::Exact(m) => format!(
+                "exact (fma: {}, guard: {}, precise: {})",
+                m.fma, m.guard, m.precise
+            ),
             other => format!("{other:?}"),
         });
         Ok(gpu)
+    }
+
+    /// Whether df64 kernels can be compiled in a precise formulation: SPIR-V
+    /// passthrough on Vulkan (see [`crate::precise`]).
+    pub fn precise_available(&self) -> bool {
+        cfg!(not(target_arch = "wasm32"))
+            && self.info.backend == "vulkan"
+            && self
+                .device
+                .features()
+                .contains(wgpu::Features::PASSTHROUGH_SHADERS)
     }
 
     /// `Err(Device)` once the device has been lost.

@@ -217,25 +217,7 @@ impl Gpu {
         if spec.subgroups && !self.caps.subgroups {
             return Err(Error::MissingFeature("SUBGROUP"));
         }
-        let text = spec.compose(df64);
-        let checks = wgpu::ShaderRuntimeChecks {
-            bounds_checks: true,
-            force_loop_bounding: false,
-            ray_query_initialization_tracking: false,
-            ..wgpu::ShaderRuntimeChecks::checked()
-        };
-        // SAFETY: the only check relaxed is loop bounding, and every loop in
-        // shaders/ runs a trip count fixed by its constants or uniforms.
-        #[allow(unsafe_code)]
-        let module = unsafe {
-            self.device.create_shader_module_trusted(
-                wgpu::ShaderModuleDescriptor {
-                    label: Some(&spec.label),
-                    source: wgpu::ShaderSource::Wgsl(text.into()),
-                },
-                checks,
-            )
-        };
+        let module = self.module(spec, df64)?;
         let entries: Vec<wgpu::BindGroupLayoutEntry> = binds
             .iter()
             .enumerate()
@@ -289,6 +271,60 @@ impl Gpu {
             layout,
             extra,
         })
+    }
+
+    /// `spec` compiled for this device: WGSL through wgpu, or for df64 in a
+    /// precise formulation, SPIR-V decorated by [`crate::precise`].
+    fn module(&self, spec: &ShaderSpec, df64: Df64Mode) -> Result<wgpu::ShaderModule> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if df64.precise && spec.precision == crate::Precision::Df64 {
+            if !self.precise_available() {
+                return Err(Error::MissingFeature("PASSTHROUGH_SHADERS on Vulkan"));
+            }
+            let compiled = crate::precise::precise_spirv(spec, df64)?;
+            let entry_points: Vec<wgpu::PassthroughShaderEntryPoint> = compiled
+                .entry_points
+                .iter()
+                .map(|(name, [x, y, z])| wgpu::PassthroughShaderEntryPoint {
+                    name: name.as_str().into(),
+                    workgroup_size: (*x, *y, *z),
+                })
+                .collect();
+            // SAFETY: the words are naga's SPIR-V output for a module naga
+            // validated, with decorations added only; the pipeline layout is
+            // explicit, so no reflection is needed.
+            #[allow(unsafe_code)]
+            let module = unsafe {
+                self.device.create_shader_module_passthrough(
+                    wgpu::ShaderModuleDescriptorPassthrough {
+                        label: Some(&spec.label),
+                        entry_points: entry_points.into(),
+                        spirv: Some(compiled.words.into()),
+                        ..Default::default()
+                    },
+                )
+            };
+            return Ok(module);
+        }
+        let checks = wgpu::ShaderRuntimeChecks {
+            bounds_checks: true,
+            force_loop_bounding: false,
+            ray_query_initialization_tracking: false,
+            ..wgpu::ShaderRuntimeChecks::checked()
+        };
+        // SAFETY: the only check relaxed is loop bounding, and every loop in
+        // shaders/ runs a trip count fixed by its constants or uniforms.
+        #[allow(unsafe_code)]
+        let module = unsafe {
+            self.device.create_shader_module_trusted(
+                wgpu::ShaderModuleDescriptor {
+                    label: Some(&spec.label),
+                    source: wgpu::ShaderSource::Wgsl(spec.compose(df64).into()),
+                },
+                checks,
+            )
+        };
+        Ok(module)
     }
 
     /// Binds `buffers` (whole) in order to `pipeline`'s group 0.

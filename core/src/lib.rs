@@ -15,6 +15,8 @@ pub mod df64check;
 pub mod error;
 pub mod gpu;
 pub mod parallel;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod precise;
 pub mod precision;
 pub mod record;
 pub mod registry;

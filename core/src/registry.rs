@@ -51,6 +51,12 @@ mod tests {
                         if let Err(e) = spec.validate(m) {
                             panic!("{} ({p}, {m:?}): {e}", app.name());
                         }
+                        if m.precise
+                            && p == Precision::Df64
+                            && let Err(e) = crate::precise::precise_spirv(&spec, m)
+                        {
+                            panic!("{} ({p}, {m:?}) to SPIR-V: {e}", app.name());
+                        }
                     }
                 }
             }

@@ -30,28 +30,32 @@ pub struct Df64Mode {
     pub fma: bool,
     /// Route intermediates through an integer XOR with a runtime zero so the compiler cannot cancel them.
     pub guard: bool,
+    /// Compile to SPIR-V with every float operation decorated `NoContraction`
+    /// (Vulkan only, see `crate::precise`); the WGSL text is unchanged.
+    #[serde(default)]
+    pub precise: bool,
 }
 
 impl Df64Mode {
-    /// Every formulation, in order of preference (fastest first).
-    pub const ALL: [Df64Mode; 4] = [
-        Df64Mode {
-            fma: true,
-            guard: false,
-        },
-        Df64Mode {
-            fma: true,
-            guard: true,
-        },
-        Df64Mode {
-            fma: false,
-            guard: false,
-        },
-        Df64Mode {
-            fma: false,
-            guard: true,
-        },
+    /// Every formulation, in order of preference: decorations first (they
+    /// state the intent and cost nothing), then plain, then guarded; fused
+    /// TwoProd before Veltkamp splitting.
+    pub const ALL: [Df64Mode; 6] = [
+        Df64Mode::new(true, false, true),
+        Df64Mode::new(true, false, false),
+        Df64Mode::new(true, true, false),
+        Df64Mode::new(false, false, true),
+        Df64Mode::new(false, false, false),
+        Df64Mode::new(false, true, false),
     ];
+
+    const fn new(fma: bool, guard: bool, precise: bool) -> Self {
+        Df64Mode {
+            fma,
+            guard,
+            precise,
+        }
+    }
 }
 
 /// A value injected into a kernel as `const NAME: T = value;`.
@@ -167,6 +171,11 @@ impl ShaderSpec {
     /// capabilities the precision needs and nothing more, so a kernel that
     /// only works with f64 cannot hide in the f32 build.
     pub fn validate(&self, df64: Df64Mode) -> Result<()> {
+        self.naga_module(df64).map(|_| ())
+    }
+
+    /// The composed module as naga parsed and validated it (see [`ShaderSpec::validate`]).
+    pub fn naga_module(&self, df64: Df64Mode) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
         let text = self.compose(df64);
         let module = naga::front::wgsl::parse_str(&text).map_err(|e| Error::Shader {
             name: self.label.clone(),
@@ -179,7 +188,7 @@ impl ShaderSpec {
         if self.subgroups {
             caps |= naga::valid::Capabilities::SUBGROUP;
         }
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+        let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
             .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
             .subgroup_operations(naga::valid::SubgroupOperationSet::all())
             .validate(&module)
@@ -187,6 +196,6 @@ impl ShaderSpec {
                 name: self.label.clone(),
                 message: e.emit_to_string(&text),
             })?;
-        Ok(())
+        Ok((module, info))
     }
 }
