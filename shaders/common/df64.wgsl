@@ -1,9 +1,13 @@
 // Real = double-word ("df64"): the unevaluated sum hi + lo of two f32, about 48
 // significant bits. Algorithms and error bounds follow Joldes, Muller & Popescu,
 // "Tight and rigorous error bounds for basic building blocks of double-word
-// arithmetic" (ACM TOMS 2017): add 3u^2, mul 5u^2 (u = 2^-24).
+// arithmetic" (ACM TOMS 2017): add 3u^2, mul 5u^2 (u = 2^-24); r_fma and
+// r_recip below state their own.
 //
-// The host injects two switches from the adapter's self-test:
+// The adapter's self-test picks the formulation. On Vulkan it first tries the
+// module compiled to SPIR-V with every float operation decorated
+// NoContraction (core/src/precise.rs), which keeps the arithmetic as written
+// at no cost. Two injected switches cover the rest:
 // DF64_FMA selects a fused fma() for TwoProd, else Veltkamp/Dekker splitting;
 // DF64_GUARD routes every intermediate value through an integer XOR with a
 // runtime zero (df64_guard.x, bound by the runtime in group 1). Drivers whose
@@ -99,9 +103,35 @@ fn r_div(x: Real, y: Real) -> Real {
     return r_add(q, Real(q3, 0.0));
 }
 
-fn r_recip(x: Real) -> Real { return r_div(r_one(), x); }
+// One Newton step from the f32 reciprocal y0: with e = 1 - x y0 (its
+// leading part exact through TwoProd), 1/x = y0 (1 + e + e^2 + ...). Keeping
+// e^2 makes the truncation third order in the seed's error, so even Vulkan's
+// 2.5-ulp f32 division leaves only the few u^2 of rounding in e; one
+// division and ~12 operations against long division's three and ~70.
+fn r_recip(x: Real) -> Real {
+    let y0 = 1.0 / x.hi;
+    let p = df_two_prod(x.hi, y0);
+    let e = df_g(df_g(df_g(1.0 - p.hi) - p.lo) - df_g(x.lo * y0));
+    return df_fast_two_sum(y0, y0 * df_g(e * e + e));
+}
 
-fn r_fma(a: Real, b: Real, c: Real) -> Real { return r_add(r_mul(a, b), c); }
+// a b + c fused: TwoProd of the high parts, the cross terms and c's low part
+// folded into the low word, and one TwoSum with c.hi: ~16 operations against
+// 28 for r_add(r_mul(a, b), c). Summing its roundings bounds its absolute
+// error by 13 u^2 |a b| + 3 u^2 |c|, the bound every sum of products needs, but like f64's
+// unfused a * b + c it has no relative bound when a b + c cancels.
+fn r_fma(a: Real, b: Real, c: Real) -> Real {
+    let p = df_two_prod(a.hi, b.hi);
+    var cross: f32;
+    if (DF64_FMA) {
+        cross = fma(a.lo, b.hi, a.hi * b.lo);
+    } else {
+        cross = a.lo * b.hi + a.hi * b.lo;
+    }
+    let s = df_two_sum(p.hi, c.hi);
+    let lo = df_g(df_g(df_g(p.lo + cross) + c.lo) + s.lo);
+    return df_fast_two_sum(s.hi, lo);
+}
 
 fn r_abs(a: Real) -> Real {
     if (a.hi < 0.0) { return r_neg(a); }

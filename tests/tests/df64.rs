@@ -26,6 +26,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     out[5u * n + i] = r_store(r_add(x, r_add(x, y)));
     out[6u * n + i] = r_store(r_add(x, r_mul(x, y)));
     out[7u * n + i] = r_store(r_mul(r_add(x, y), y));
+    out[8u * n + i] = r_store(r_fma(x, y, r_neg(y)));
 }
 "#;
 
@@ -60,7 +61,7 @@ fn run_in(p: Precision, kernel: &'static str, ops: usize, x: &[f64], y: &[f64]) 
 }
 
 fn run(x: &[f64], y: &[f64]) -> Vec<f64> {
-    run_in(Precision::Df64, KERNEL, 8, x, y)
+    run_in(Precision::Df64, KERNEL, 9, x, y)
 }
 
 const RECIP: &str = r#"
@@ -105,8 +106,9 @@ fn reciprocal_is_within_four_unit_roundoffs() {
     }
 }
 
-/// add, sub, mul, div, sqrt and nested expressions on 1e5 random double-word values: relative error
-/// at most 1e-13 against f64 (the operands are exact df64 numbers).
+/// add, sub, mul, div, sqrt, fma and nested expressions on 1e5 random double-word values: relative
+/// error at most 1e-13 against f64 (the operands are exact df64 numbers), relative to the operands'
+/// magnitudes where the result can cancel.
 #[test]
 fn df64_ops_match_f64() {
     let mut rng = rand_pcg::Pcg64::seed_from_u64(42);
@@ -116,7 +118,7 @@ fn df64_ops_match_f64() {
     let y: Vec<f64> = (0..n).map(|_| q(rng.random_range(0.5..2e3))).collect();
     let got = run(&x, &y);
     type Op = (&'static str, fn(f64, f64) -> f64);
-    let ops: [Op; 8] = [
+    let ops: [Op; 9] = [
         ("add", |a, b| a + b),
         ("mul", |a, b| a * b),
         ("div", |a, b| a / b),
@@ -126,6 +128,7 @@ fn df64_ops_match_f64() {
         ("x + (x + y)", |a, b| a + (a + b)),
         ("x + x y", |a, b| a + (a * b)),
         ("(x + y) y", |a, b| (a + b) * b),
+        ("fma(x, y, -y)", |a, b| a.mul_add(b, -b)),
     ];
     for (k, (name, f)) in ops.iter().enumerate() {
         let mut worst = 0.0f64;
@@ -134,9 +137,11 @@ fn df64_ops_match_f64() {
             let g = got[k * n + i];
             let err = ((g - want) / want.abs().max(1e-300)).abs();
             assert!(g.is_finite(), "{name}[{i}] not written");
-            // Cancellation in add/sub makes the relative error of the
+            // Cancellation in add/sub/fma makes the relative error of the
             // result unbounded; bound it by the operands instead.
-            let scale = if k == 0 || k >= 4 {
+            let scale = if k == 8 {
+                ((x[i] * y[i]).abs() + y[i].abs()) / want.abs().max(1e-300)
+            } else if k == 0 || k >= 4 {
                 (x[i].abs() + y[i].abs()) / want.abs().max(1e-300)
             } else {
                 1.0
