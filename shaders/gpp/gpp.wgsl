@@ -151,16 +151,38 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     }
 }
 
+fn acc3_add(x: Acc3, y: Acc3) -> Acc3 {
+    return Acc3(c_add(x.a0, y.a0), c_add(x.a1, y.a1), c_add(x.a2, y.a2));
+}
+
+fn load_partial(g: u32) -> Acc3 {
+    let b = 6u * g;
+    return Acc3(
+        c_load(partial[b], partial[b + 1u]),
+        c_load(partial[b + 2u], partial[b + 3u]),
+        c_load(partial[b + 4u], partial[b + 5u]),
+    );
+}
+
+// Partials one invocation of pass 2 adds in one chain before folding them
+// into its total. One chain over all of them (3276 at the default size)
+// lets the roundings grow with its length: df64 came within 4% of its 1e-12
+// tolerance on the published inputs. Chains of 64 keep every chain short
+// (an exact emulation of the df64 arithmetic gives 6e-14 there).
+const FINISH_BLOCK: u32 = 64u;
+
 // Pass 2: a single workgroup; invocation lid adds partials lid, lid + WG, ...
-// in order, then the tree adds the invocations' sums.
+// in order, FINISH_BLOCK at a time, then the tree adds the invocations' sums.
 @compute @workgroup_size(WG)
 fn finish(@builtin(local_invocation_index) lid: u32) {
     var a = Acc3(c_zero(), c_zero(), c_zero());
-    for (var g = lid; g < dims.groups; g += WG) {
-        let b = 6u * g;
-        a.a0 = c_add(a.a0, c_load(partial[b], partial[b + 1u]));
-        a.a1 = c_add(a.a1, c_load(partial[b + 2u], partial[b + 3u]));
-        a.a2 = c_add(a.a2, c_load(partial[b + 4u], partial[b + 5u]));
+    for (var start = lid; start < dims.groups; start += WG * FINISH_BLOCK) {
+        let end = min(dims.groups, start + WG * FINISH_BLOCK);
+        var block = Acc3(c_zero(), c_zero(), c_zero());
+        for (var g = start; g < end; g += WG) {
+            block = acc3_add(block, load_partial(g));
+        }
+        a = acc3_add(a, block);
     }
     let s0 = tree_sum(a.a0, lid);
     let s1 = tree_sum(a.a1, lid);
