@@ -103,7 +103,7 @@ pub fn precise_spirv(spec: &ShaderSpec, df64: Df64Mode) -> Result<PreciseModule>
 
 /// `words` with an `OpDecorate <id> NoContraction` for every result of
 /// [`FLOAT_OPS`], inserted at the end of the annotations.
-pub fn decorate_no_contraction(words: &[u32]) -> Result<Vec<u32>> {
+fn decorate_no_contraction(words: &[u32]) -> Result<Vec<u32>> {
     let malformed = |why: &str| Error::Shader {
         name: "spir-v".into(),
         message: format!("malformed SPIR-V: {why}"),

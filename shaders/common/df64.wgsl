@@ -79,15 +79,18 @@ fn r_add(x: Real, y: Real) -> Real {
 fn r_neg(a: Real) -> Real { return Real(-a.hi, -a.lo); }
 fn r_sub(a: Real, b: Real) -> Real { return r_add(a, r_neg(b)); }
 
+// The cross terms x.lo y.hi + x.hi y.lo of a double-word product (x.lo y.lo
+// is below the result's last bit).
+fn df_cross(x: Real, y: Real) -> f32 {
+    if (DF64_FMA) {
+        return fma(x.lo, y.hi, x.hi * y.lo);
+    }
+    return x.lo * y.hi + x.hi * y.lo;
+}
+
 fn r_mul(x: Real, y: Real) -> Real {
     let c = df_two_prod(x.hi, y.hi);
-    var cl: f32;
-    if (DF64_FMA) {
-        cl = fma(x.lo, y.hi, x.hi * y.lo);
-    } else {
-        cl = x.lo * y.hi + x.hi * y.lo;
-    }
-    return df_fast_two_sum(c.hi, c.lo + cl);
+    return df_fast_two_sum(c.hi, c.lo + df_cross(x, y));
 }
 
 // Long division with two correction steps: each quotient digit is an f32
@@ -118,18 +121,12 @@ fn r_recip(x: Real) -> Real {
 // a b + c fused: TwoProd of the high parts, the cross terms and c's low part
 // folded into the low word, and one TwoSum with c.hi: ~16 operations against
 // 28 for r_add(r_mul(a, b), c). Summing its roundings bounds its absolute
-// error by 13 u^2 |a b| + 3 u^2 |c|, the bound every sum of products needs, but like f64's
-// unfused a * b + c it has no relative bound when a b + c cancels.
+// error by 13 u^2 |a b| + 3 u^2 |c|, the bound every sum of products needs;
+// like f64's unfused a * b + c it has no relative bound when a b + c cancels.
 fn r_fma(a: Real, b: Real, c: Real) -> Real {
     let p = df_two_prod(a.hi, b.hi);
-    var cross: f32;
-    if (DF64_FMA) {
-        cross = fma(a.lo, b.hi, a.hi * b.lo);
-    } else {
-        cross = a.lo * b.hi + a.hi * b.lo;
-    }
     let s = df_two_sum(p.hi, c.hi);
-    let lo = df_g(df_g(df_g(p.lo + cross) + c.lo) + s.lo);
+    let lo = df_g(df_g(df_g(p.lo + df_cross(a, b)) + c.lo) + s.lo);
     return df_fast_two_sum(s.hi, lo);
 }
 

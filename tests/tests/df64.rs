@@ -27,14 +27,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     out[6u * n + i] = r_store(r_add(x, r_mul(x, y)));
     out[7u * n + i] = r_store(r_mul(r_add(x, y), y));
     out[8u * n + i] = r_store(r_fma(x, y, r_neg(y)));
+    out[9u * n + i] = r_store(r_recip(x));
 }
 "#;
 
-/// `ops` results per input pair of `kernel` in precision `p`.
-fn run_in(p: Precision, kernel: &'static str, ops: usize, x: &[f64], y: &[f64]) -> Vec<f64> {
+/// Results per input pair of [`KERNEL`].
+const OPS: usize = 10;
+
+/// [`KERNEL`]'s results in precision `p`, op by op (`OPS` blocks of `x.len()`).
+fn run_in(p: Precision, x: &[f64], y: &[f64]) -> Vec<f64> {
     let gpu = skylight_tests::gpu();
     let n = x.len();
-    let spec = ShaderSpec::new("ops", kernel, p);
+    let spec = ShaderSpec::new("ops", KERNEL, p);
     let pipe = pollster::block_on(
         gpu.scoped(|| gpu.pipeline(&spec, "main", &[Bind::Read, Bind::Read, Bind::ReadWrite])),
     )
@@ -44,7 +48,7 @@ fn run_in(p: Precision, kernel: &'static str, ops: usize, x: &[f64], y: &[f64]) 
     let out = gpu
         .storage_poisoned(
             "out",
-            (ops * n) as u64 * p.real_bytes(),
+            (OPS * n) as u64 * p.real_bytes(),
             &p.poison_pattern(),
         )
         .expect("out");
@@ -61,19 +65,8 @@ fn run_in(p: Precision, kernel: &'static str, ops: usize, x: &[f64], y: &[f64]) 
 }
 
 fn run(x: &[f64], y: &[f64]) -> Vec<f64> {
-    run_in(Precision::Df64, KERNEL, 9, x, y)
+    run_in(Precision::Df64, x, y)
 }
-
-const RECIP: &str = r#"
-@group(0) @binding(0) var<storage, read> xs: array<RealStore>;
-@group(0) @binding(1) var<storage, read> ys: array<RealStore>;
-@group(0) @binding(2) var<storage, read_write> out: array<RealStore>;
-
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if (gid.x < arrayLength(&xs)) { out[gid.x] = r_store(r_recip(r_load(xs[gid.x]))); }
-}
-"#;
 
 /// `r_recip` (f64: an f32 seed and two Newton steps) on 1e5 values of
 /// either sign across 1e-30 to 1e30: within 4 unit roundoffs of the exact
@@ -96,10 +89,10 @@ fn reciprocal_is_within_four_unit_roundoffs() {
                 q(if k % 2 == 0 { v } else { -v })
             })
             .collect();
-        let got = run_in(p, RECIP, 1, &x, &x);
+        let got = &run_in(p, &x, &x)[9 * n..];
         let worst = x
             .iter()
-            .zip(&got)
+            .zip(got)
             .map(|(&a, &g)| ((g - 1.0 / a) * a).abs() / p.unit_roundoff())
             .fold(0.0, f64::max);
         assert!(worst <= 4.0, "{p:?} r_recip: {worst} unit roundoffs");
