@@ -9,8 +9,13 @@ fn c_sub(a: Complex, b: Complex) -> Complex { return Complex(r_sub(a.re, b.re), 
 fn c_neg(a: Complex) -> Complex { return Complex(r_neg(a.re), r_neg(a.im)); }
 fn c_conj(a: Complex) -> Complex { return Complex(a.re, r_neg(a.im)); }
 fn c_scale(a: Complex, s: Real) -> Complex { return Complex(r_mul(a.re, s), r_mul(a.im, s)); }
+// a * b with each part possibly unnormalised (see r_fma_raw in df64.wgsl).
+fn c_mul_raw(a: Complex, b: Complex) -> Complex {
+    return Complex(r_fma_raw(a.re, b.re, r_neg(r_mul_raw(a.im, b.im))), r_fma_raw(a.re, b.im, r_mul_raw(a.im, b.re)));
+}
 fn c_mul(a: Complex, b: Complex) -> Complex {
-    return Complex(r_fma(a.re, b.re, r_neg(r_mul(a.im, b.im))), r_fma(a.re, b.im, r_mul(a.im, b.re)));
+    let p = c_mul_raw(a, b);
+    return Complex(r_norm(p.re), r_norm(p.im));
 }
 // a * b + c with four fused multiply-adds: the inner step of every complex dot product.
 fn c_fma(a: Complex, b: Complex, c: Complex) -> Complex {

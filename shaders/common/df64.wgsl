@@ -79,19 +79,41 @@ fn r_add(x: Real, y: Real) -> Real {
 fn r_neg(a: Real) -> Real { return Real(-a.hi, -a.lo); }
 fn r_sub(a: Real, b: Real) -> Real { return r_add(a, r_neg(b)); }
 
-// The cross terms x.lo y.hi + x.hi y.lo of a double-word product (x.lo y.lo
-// is below the result's last bit).
-fn df_cross(x: Real, y: Real) -> f32 {
-    if (DF64_FMA) {
-        return fma(x.lo, y.hi, x.hi * y.lo);
-    }
-    return x.lo * y.hi + x.hi * y.lo;
+// a - b with one TwoSum (11 operations against r_sub's 20): the low words
+// are subtracted in plain f32, so the error is absolute, at most about
+// 2 u^2 (|a| + |b|), with no relative bound where a - b cancels. That is the
+// error the inputs' own last bits already carry into a - b, so it is the
+// right form where a difference is consumed as a backward-stable quantity.
+fn r_sub_sloppy(a: Real, b: Real) -> Real {
+    let s = df_two_sum(a.hi, -b.hi);
+    return df_fast_two_sum(s.hi, df_g(s.lo + df_g(a.lo - b.lo)));
 }
 
-fn r_mul(x: Real, y: Real) -> Real {
-    let c = df_two_prod(x.hi, y.hi);
-    return df_fast_two_sum(c.hi, c.lo + df_cross(x, y));
+// c + the cross terms x.lo y.hi + x.hi y.lo of a double-word product
+// (x.lo y.lo is below the result's last bit), in two fma: neither needs to
+// be fused (an unfused one rounds its product once more, u^2 |xy| here), so
+// this holds for both DF64_FMA settings, and it is one operation fewer than
+// adding c to the cross terms.
+fn df_cross_add(x: Real, y: Real, c: f32) -> f32 {
+    return fma(x.lo, y.hi, df_g(fma(x.hi, y.lo, c)));
 }
+
+// Renormalises a `_raw` result: |lo| back to at most half an ulp of hi.
+fn r_norm(x: Real) -> Real { return df_fast_two_sum(x.hi, x.lo); }
+
+// The `_raw` forms skip the closing renormalisation (three operations): same
+// value and error bound, but |lo| may exceed half an ulp of hi (by a few ulps,
+// or more where a sum cancels). Such a value is a fine multiplicand or
+// addend of the products and r_fma (its lo enters only through the cross
+// terms and the low-word sum, so the error stays within the bound relative
+// to the uncancelled magnitudes) and a fine argument of r_recip_raw. Pass it
+// through r_norm before r_add, a comparison, a store or r_to_f32.
+fn r_mul_raw(x: Real, y: Real) -> Real {
+    let c = df_two_prod(x.hi, y.hi);
+    return Real(c.hi, df_g(df_cross_add(x, y, c.lo)));
+}
+
+fn r_mul(x: Real, y: Real) -> Real { return r_norm(r_mul_raw(x, y)); }
 
 // Long division with two correction steps: each quotient digit is an f32
 // division (up to 2.5 ulp on Vulkan), the remainders are exact, so the
@@ -110,25 +132,33 @@ fn r_div(x: Real, y: Real) -> Real {
 // leading part exact through TwoProd), 1/x = y0 (1 + e + e^2 + ...). Keeping
 // e^2 makes the truncation third order in the seed's error, so even Vulkan's
 // 2.5-ulp f32 division leaves only the few u^2 of rounding in e; one
-// division and ~12 operations against long division's three and ~70.
-fn r_recip(x: Real) -> Real {
+// division and 7 operations against long division's three and ~70.
+// x may be unnormalised: its lo enters only e.
+fn r_recip_raw(x: Real) -> Real {
     let y0 = 1.0 / x.hi;
     let p = df_two_prod(x.hi, y0);
-    let e = df_g(df_g(df_g(1.0 - p.hi) - p.lo) - df_g(x.lo * y0));
-    return df_fast_two_sum(y0, y0 * df_g(e * e + e));
+    let e = df_g(fma(-x.lo, y0, df_g(df_g(1.0 - p.hi) - p.lo)));
+    return Real(y0, df_g(y0 * df_g(fma(e, e, e))));
 }
 
+fn r_recip(x: Real) -> Real { return r_norm(r_recip_raw(x)); }
+
+// Montgomery's trick (one reciprocal of a product, then products) does not
+// pay here: r_recip_raw is one f32 division and 7 operations, a product 4-7.
+const R_BATCH_RECIP: bool = false;
+
 // a b + c fused: TwoProd of the high parts, the cross terms and c's low part
-// folded into the low word, and one TwoSum with c.hi: ~16 operations against
-// 28 for r_add(r_mul(a, b), c). Summing its roundings bounds its absolute
+// folded into the low word, and one TwoSum with c.hi: 15 operations (12
+// raw) against 27 for r_add(r_mul(a, b), c). Summing its roundings bounds its absolute
 // error by 13 u^2 |a b| + 3 u^2 |c|, the bound every sum of products needs;
 // like f64's unfused a * b + c it has no relative bound when a b + c cancels.
-fn r_fma(a: Real, b: Real, c: Real) -> Real {
+fn r_fma_raw(a: Real, b: Real, c: Real) -> Real {
     let p = df_two_prod(a.hi, b.hi);
     let s = df_two_sum(p.hi, c.hi);
-    let lo = df_g(df_g(df_g(p.lo + df_cross(a, b)) + c.lo) + s.lo);
-    return df_fast_two_sum(s.hi, lo);
+    return Real(s.hi, df_g(df_g(df_g(df_cross_add(a, b, p.lo)) + c.lo) + s.lo));
 }
+
+fn r_fma(a: Real, b: Real, c: Real) -> Real { return r_norm(r_fma_raw(a, b, c)); }
 
 fn r_abs(a: Real) -> Real {
     if (a.hi < 0.0) { return r_neg(a); }

@@ -28,11 +28,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     out[7u * n + i] = r_store(r_mul(r_add(x, y), y));
     out[8u * n + i] = r_store(r_fma(x, y, r_neg(y)));
     out[9u * n + i] = r_store(r_recip(x));
+    // The cheaper forms, stored as they come (unnormalised in df64), and a
+    // raw value consumed by the next product.
+    out[10u * n + i] = r_store(r_mul_raw(x, y));
+    out[11u * n + i] = r_store(r_fma_raw(x, y, r_neg(y)));
+    out[12u * n + i] = r_store(r_sub_sloppy(x, y));
+    out[13u * n + i] = r_store(r_recip_raw(y));
+    out[14u * n + i] = r_store(r_fma(r_fma_raw(x, y, r_neg(y)), r_recip_raw(y), x));
 }
 "#;
 
 /// Results per input pair of [`KERNEL`].
-const OPS: usize = 10;
+const OPS: usize = 15;
 
 /// [`KERNEL`]'s results in precision `p`, op by op (`OPS` blocks of `x.len()`).
 fn run_in(p: Precision, x: &[f64], y: &[f64]) -> Vec<f64> {
@@ -89,7 +96,7 @@ fn reciprocal_is_within_four_unit_roundoffs() {
                 q(if k % 2 == 0 { v } else { -v })
             })
             .collect();
-        let got = &run_in(p, &x, &x)[9 * n..];
+        let got = &run_in(p, &x, &x)[9 * n..10 * n];
         let worst = x
             .iter()
             .zip(got)
@@ -99,9 +106,10 @@ fn reciprocal_is_within_four_unit_roundoffs() {
     }
 }
 
-/// add, sub, mul, div, sqrt, fma and nested expressions on 1e5 random double-word values: relative
-/// error at most 1e-13 against f64 (the operands are exact df64 numbers), relative to the operands'
-/// magnitudes where the result can cancel.
+/// add, sub, mul, div, sqrt, fma, nested expressions and the unnormalised
+/// (`_raw`, sloppy) forms on 1e5 random double-word values: error at most
+/// 1e-13 against f64 (the operands are exact df64 numbers), relative to the
+/// result, or where the result can cancel to the operands' magnitudes.
 #[test]
 fn df64_ops_match_f64() {
     let mut rng = rand_pcg::Pcg64::seed_from_u64(42);
@@ -110,36 +118,56 @@ fn df64_ops_match_f64() {
     let x: Vec<f64> = (0..n).map(|_| q(rng.random_range(-1e3..1e3))).collect();
     let y: Vec<f64> = (0..n).map(|_| q(rng.random_range(0.5..2e3))).collect();
     let got = run(&x, &y);
-    type Op = (&'static str, fn(f64, f64) -> f64);
-    let ops: [Op; 9] = [
-        ("add", |a, b| a + b),
-        ("mul", |a, b| a * b),
-        ("div", |a, b| a / b),
-        ("sqrt", |a, _| a.abs().sqrt()),
-        ("sub", |a, b| a - b),
+    /// (name, exact result, the magnitude the error is measured against).
+    type Op = (&'static str, fn(f64, f64) -> f64, fn(f64, f64) -> f64);
+    fn sum_scale(a: f64, b: f64) -> f64 {
+        a.abs() + b.abs()
+    }
+    fn fma_scale(a: f64, b: f64) -> f64 {
+        (a * b).abs() + b.abs()
+    }
+    let ops: [Op; OPS] = [
+        ("add", |a, b| a + b, sum_scale),
+        ("mul", |a, b| a * b, |a, b| (a * b).abs()),
+        ("div", |a, b| a / b, |a, b| (a / b).abs()),
+        ("sqrt", |a, _| a.abs().sqrt(), |a, _| a.abs().sqrt()),
+        ("sub", |a, b| a - b, sum_scale),
         // Nested operations: where compilers reassociate across inlined calls.
-        ("x + (x + y)", |a, b| a + (a + b)),
-        ("x + x y", |a, b| a + (a * b)),
-        ("(x + y) y", |a, b| (a + b) * b),
-        ("fma(x, y, -y)", |a, b| a.mul_add(b, -b)),
+        (
+            "x + (x + y)",
+            |a, b| a + (a + b),
+            |a, b| 2.0 * a.abs() + b.abs(),
+        ),
+        (
+            "x + x y",
+            |a, b| a + (a * b),
+            |a, b| a.abs() + (a * b).abs(),
+        ),
+        (
+            "(x + y) y",
+            |a, b| (a + b) * b,
+            |a, b| (a.abs() + b.abs()) * b,
+        ),
+        ("fma(x, y, -y)", |a, b| a.mul_add(b, -b), fma_scale),
+        ("recip(x)", |a, _| 1.0 / a, |a, _| (1.0 / a).abs()),
+        ("mul_raw", |a, b| a * b, |a, b| (a * b).abs()),
+        ("fma_raw(x, y, -y)", |a, b| a.mul_add(b, -b), fma_scale),
+        ("sub_sloppy", |a, b| a - b, sum_scale),
+        ("recip_raw(y)", |_, b| 1.0 / b, |_, b| 1.0 / b),
+        (
+            "fma(fma_raw(x, y, -y), recip_raw(y), x)",
+            |a, b| (a * b - b) / b + a,
+            |a, b| fma_scale(a, b) / b + a.abs(),
+        ),
     ];
-    for (k, (name, f)) in ops.iter().enumerate() {
+    for (k, (name, f, magnitude)) in ops.iter().enumerate() {
         let mut worst = 0.0f64;
         for i in 0..n {
             let want = f(x[i], y[i]);
             let g = got[k * n + i];
-            let err = ((g - want) / want.abs().max(1e-300)).abs();
             assert!(g.is_finite(), "{name}[{i}] not written");
-            // Cancellation in add/sub/fma makes the relative error of the
-            // result unbounded; bound it by the operands instead.
-            let scale = if k == 8 {
-                ((x[i] * y[i]).abs() + y[i].abs()) / want.abs().max(1e-300)
-            } else if k == 0 || k >= 4 {
-                (x[i].abs() + y[i].abs()) / want.abs().max(1e-300)
-            } else {
-                1.0
-            };
-            worst = worst.max(err / scale.max(1.0));
+            let scale = magnitude(x[i], y[i]).max(want.abs()).max(1e-300);
+            worst = worst.max(((g - want) / scale).abs());
         }
         assert!(
             worst <= 1e-13,
