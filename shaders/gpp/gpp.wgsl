@@ -37,6 +37,13 @@ struct Dims {
 // achtemp[0..3] as six reals.
 @group(0) @binding(7) var<storage, read_write> achtemp: array<RealStore>;
 
+// The three frequencies wx.
+struct Freqs {
+    w0: Real,
+    w1: Real,
+    w2: Real,
+}
+
 // The three frequency accumulators, kept as named fields (not an indexed
 // array) so they stay in registers.
 struct Acc3 {
@@ -45,35 +52,76 @@ struct Acc3 {
     a2: Complex,
 }
 
+// The three reciprocals 1 / d_i. Where the prelude says a reciprocal costs
+// more than five products (f32, f64: a division is a ~10-instruction
+// sequence on GPUs), they share one: with P = 1 / (d0 d1 d2), 1/d2 = d0 d1 P
+// and 1/d0, 1/d1 follow from d2 P = 1 / (d0 d1). The products stay in range:
+// d_i is a squared distance between frequencies of order 1-100 Ry.
+struct Recip3 {
+    i0: Real,
+    i1: Real,
+    i2: Real,
+}
+
+fn gpp_recips(d0: Real, d1: Real, d2: Real) -> Recip3 {
+    if (R_BATCH_RECIP) {
+        let d01 = r_mul(d0, d1);
+        let p = r_recip(r_mul(d01, d2));
+        let q = r_mul(d2, p);
+        return Recip3(r_mul(d1, q), r_mul(d0, q), r_mul(d01, p));
+    }
+    return Recip3(r_recip_raw(d0), r_recip_raw(d1), r_recip_raw(d2));
+}
+
 // acc_i += t / (wx_i - wt) for the three frequencies. With r_i = wx_i - wt.re,
 // t / wdiff_i = (r_i + i wt.im) t / d_i where d_i = |wdiff_i|^2, and the
 // i wt.im t part is the same for all three, so each frequency costs four
-// fused multiply-adds. The three d_i share one division: with
-// P = 1 / (d0 d1 d2), 1/d2 = d0 d1 P and 1/d0, 1/d1 follow from
-// d2 P = 1 / (d0 d1). A division is a ~10-instruction sequence in f64 on
-// GPUs (far longer in df64); this trades two of them for five multiplies.
-// The products stay in range: d_i is a squared distance between frequencies
-// of order 1-100 Ry.
-fn gpp_add_terms(acc: ptr<function, Acc3>, wx0: Real, wx1: Real, wx2: Real, wt: Complex, t: Complex) {
-    let im2 = r_mul(wt.im, wt.im);
-    let r0 = r_sub(wx0, wt.re);
-    let r1 = r_sub(wx1, wt.re);
-    let r2 = r_sub(wx2, wt.re);
-    let d0 = r_fma(r0, r0, im2);
-    let d1 = r_fma(r1, r1, im2);
-    let d2 = r_fma(r2, r2, im2);
-    let d01 = r_mul(d0, d1);
-    let p = r_recip(r_mul(d01, d2));
-    let q = r_mul(d2, p);
-    let it = Complex(r_neg(r_mul(wt.im, t.im)), r_mul(wt.im, t.re));
-    (*acc).a0 = gpp_term(r0, r_mul(d1, q), t, it, (*acc).a0);
-    (*acc).a1 = gpp_term(r1, r_mul(d0, q), t, it, (*acc).a1);
-    (*acc).a2 = gpp_term(r2, r_mul(d01, p), t, it, (*acc).a2);
+// fused multiply-adds.
+//
+// In df64 every value is a multiplicand or addend of the next product, so
+// nothing is renormalised (the `_raw` forms, three operations each fewer;
+// the accumulators every UNROLL terms), and r_i is a sloppy difference, whose
+// absolute error is what wx_i and wt.re already carry in their last bits.
+// An exact emulation of this arithmetic gives the same per-term error as
+// the fully normalised form (worst ~7 u^2 of the uncancelled magnitude).
+fn gpp_add_terms(acc: ptr<function, Acc3>, wx: Freqs, wt: Complex, t: Complex) {
+    let im2 = r_mul_raw(wt.im, wt.im);
+    let r0 = r_sub_sloppy(wx.w0, wt.re);
+    let r1 = r_sub_sloppy(wx.w1, wt.re);
+    let r2 = r_sub_sloppy(wx.w2, wt.re);
+    let inv = gpp_recips(r_fma_raw(r0, r0, im2), r_fma_raw(r1, r1, im2), r_fma_raw(r2, r2, im2));
+    let it = Complex(r_neg(r_mul_raw(wt.im, t.im)), r_mul_raw(wt.im, t.re));
+    (*acc).a0 = gpp_term(r0, inv.i0, t, it, (*acc).a0);
+    (*acc).a1 = gpp_term(r1, inv.i1, t, it, (*acc).a1);
+    (*acc).a2 = gpp_term(r2, inv.i2, t, it, (*acc).a2);
 }
 
 // acc + (r t + it) inv.
 fn gpp_term(r: Real, inv: Real, t: Complex, it: Complex, acc: Complex) -> Complex {
-    return Complex(r_fma(r_fma(r, t.re, it.re), inv, acc.re), r_fma(r_fma(r, t.im, it.im), inv, acc.im));
+    return Complex(
+        r_fma_raw(r_fma_raw(r, t.re, it.re), inv, acc.re),
+        r_fma_raw(r_fma_raw(r, t.im, it.im), inv, acc.im),
+    );
+}
+
+// The terms of plane wave k / 2 of the current row, for sch_store1 = s.
+fn gpp_step(acc: ptr<function, Acc3>, k: u32, s: Complex, wx: Freqs) {
+    // I_eps * sch_store1 does not depend on iw: once per ig, not three times.
+    let t = c_mul_raw(c_load(i_eps[k], i_eps[k + 1u]), s);
+    gpp_add_terms(acc, wx, c_load(wtilde[k], wtilde[k + 1u]), t);
+}
+
+// UNROLL (injected) plane waves per loop step: their loads are issued
+// together, and df64 renormalises its raw accumulators once a step. Their low
+// words grow by a few ulps per term; an exact emulation of the df64
+// arithmetic on the published inputs gives 6.7e-14 for 4 or 8 terms a step
+// (6.2e-14 renormalising every term, 1.8e-13 never).
+fn acc3_norm(a: Acc3) -> Acc3 {
+    return Acc3(
+        Complex(r_norm(a.a0.re), r_norm(a.a0.im)),
+        Complex(r_norm(a.a1.re), r_norm(a.a1.im)),
+        Complex(r_norm(a.a2.re), r_norm(a.a2.im)),
+    );
 }
 
 // This invocation's share (ig = lid, lid + WG, ...) of the sums for one (n1, my_igp).
@@ -88,16 +136,18 @@ fn gpp_accumulate(n1: u32, my_igp: u32, lid: u32) -> Acc3 {
     let pair = c_mul(c_conj(c_load(aqsm[b], aqsm[b + 1u])), c_load(aqsn[b], aqsn[b + 1u]));
     let scale = r_mul(r_from_f32(0.5), r_load(vcoul_wx[igp]));
     let sch_store1 = c_mul(c_scale(pair, scale), c_load(wtilde[w], wtilde[w + 1u]));
-    let wx0 = r_load(vcoul_wx[m]);
-    let wx1 = r_load(vcoul_wx[m + 1u]);
-    let wx2 = r_load(vcoul_wx[m + 2u]);
+    let wx = Freqs(r_load(vcoul_wx[m]), r_load(vcoul_wx[m + 1u]), r_load(vcoul_wx[m + 2u]));
     var acc = Acc3(c_zero(), c_zero(), c_zero());
-    for (var ig = lid; ig < m; ig += WG) {
-        let k = 2u * (row + ig);
-        let wt = c_load(wtilde[k], wtilde[k + 1u]);
-        // I_eps * sch_store1 does not depend on iw: once per ig, not three times.
-        let t = c_mul(c_load(i_eps[k], i_eps[k + 1u]), sch_store1);
-        gpp_add_terms(&acc, wx0, wx1, wx2, wt, t);
+    var ig = lid;
+    for (; ig + (UNROLL - 1u) * WG < m; ig += UNROLL * WG) {
+        for (var j = 0u; j < UNROLL; j++) {
+            gpp_step(&acc, 2u * (row + ig + j * WG), sch_store1, wx);
+        }
+        acc = acc3_norm(acc);
+    }
+    for (; ig < m; ig += WG) {
+        gpp_step(&acc, 2u * (row + ig), sch_store1, wx);
+        acc = acc3_norm(acc);
     }
     return acc;
 }

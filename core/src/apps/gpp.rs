@@ -33,8 +33,10 @@
 //! Variants: `reduction` `tree` (workgroup shared-memory tree) or `subgroup`
 //! (a subgroup butterfly first, needs `SUBGROUP`); `order` `xn` (bands outer)
 //! or `nx` (igp outer), which decides which pairs run side by side and so the
-//! cache reuse of the `I_eps`/`wtilde` rows. A second pass adds the partial
-//! sums in a fixed order, so the result is bit-identical run to run.
+//! cache reuse of the `I_eps`/`wtilde` rows; `unroll`, the plane waves one
+//! pass-1 loop step handles (their loads issued together; df64 renormalises
+//! its accumulators once a step). A second pass adds the partial sums in a
+//! fixed order, so the result is bit-identical run to run.
 //!
 //! Inputs: `random` (every array drawn afresh, checked against the host f64
 //! reference) and `reference` (the published inputs: every complex array
@@ -197,6 +199,12 @@ impl App for Gpp {
             },
             wg_param("256"),
             ParamSpec {
+                name: "unroll",
+                help: "plane waves per pass-1 loop step (loads issued together; df64 renormalises its accumulators once a step); a comma list sweeps",
+                kind: ParamKind::UInt { min: 1, max: 16 },
+                default: "8",
+            },
+            ParamSpec {
                 name: "chunk",
                 help: "largest binding in bytes (0: the adapter's limit); arrays larger than it run a chunk of rows per dispatch",
                 kind: ParamKind::UInt {
@@ -243,7 +251,11 @@ impl App for Gpp {
             for red in r.list("reduction") {
                 for order in r.list("order") {
                     for inputs in r.list("inputs") {
-                        for wg in r.uints("wg") {
+                        for (wg, unroll) in r
+                            .uints("wg")
+                            .into_iter()
+                            .flat_map(|wg| r.uints("unroll").into_iter().map(move |u| (wg, u)))
+                        {
                             let wg = check_wg(wg, caps)?;
                             if !wg.is_power_of_two() {
                                 return Err(Error::bad_param(
@@ -266,7 +278,7 @@ impl App for Gpp {
                                 Case::new(
                                     self.name(),
                                     "noflagocc",
-                                    &format!("{red}/{order}/{inputs}/wg{wg}"),
+                                    &format!("{red}/{order}/{inputs}/wg{wg}/u{unroll}"),
                                     p,
                                 )
                                 .param("size", d.label())
@@ -274,6 +286,7 @@ impl App for Gpp {
                                 .param("order", order)
                                 .param("inputs", inputs)
                                 .param("wg", wg)
+                                .param("unroll", unroll)
                                 .param("chunk", r.uints("chunk").first().copied().unwrap_or(0)),
                             );
                         }
@@ -289,7 +302,10 @@ impl App for Gpp {
     }
 
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
-        vec![spec(p, "tree", true, 256), spec(p, "subgroup", false, 256)]
+        vec![
+            spec(p, "tree", true, 256, 8),
+            spec(p, "subgroup", false, 256, 8),
+        ]
     }
 
     fn prepare_cpu(&self, case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
@@ -298,10 +314,11 @@ impl App for Gpp {
 }
 
 /// The module for a reduction variant (the subgroup one adds its entry point to the tree module).
-fn spec(p: Precision, reduction: &str, xn: bool, wg: u32) -> ShaderSpec {
+fn spec(p: Precision, reduction: &str, xn: bool, wg: u32, unroll: u32) -> ShaderSpec {
     let base = |src: &'static str| {
         ShaderSpec::new(format!("gpp/{reduction}"), src, p)
             .with_u32("WG", wg)
+            .with_u32("UNROLL", unroll)
             .with("XN", ConstValue::Bool(xn))
     };
     if reduction == "subgroup" {
@@ -614,7 +631,7 @@ impl GppGpu {
         let rb = p.real_bytes();
         // Fail before allocating gigabytes on the host.
         gpu.check_size(2 * d.ngpown.max(d.bands) * d.ncouls * rb)?;
-        let s = spec(p, reduction, xn, wg);
+        let s = spec(p, reduction, xn, wg, case.uint("unroll")? as u32);
         let binds = [
             Bind::Read,
             Bind::Read,
