@@ -337,7 +337,43 @@ pub struct Gpu {
     pub df64: Df64Status,
     /// Group 1 of every df64 pipeline: the runtime zero of `df_g`.
     pub(crate) df64_guard: (wgpu::BindGroupLayout, wgpu::BindGroup),
+    /// Whether the device defines out-of-bounds buffer accesses (Vulkan's
+    /// robustBufferAccess2), so shaders need no bounds checks on buffers.
+    pub(crate) robust_buffers: bool,
     lost: Arc<Mutex<Option<String>>>,
+}
+
+/// Whether `adapter` is a Vulkan one with robustBufferAccess2. wgpu enables
+/// that feature wherever the adapter has it and then compiles WGSL without
+/// bounds checks on buffers; SPIR-V passed through (see [`crate::precise`])
+/// may do the same only then.
+#[cfg(not(target_arch = "wasm32"))]
+fn vulkan_robust_buffers(adapter: &wgpu::Adapter) -> bool {
+    use ash::vk;
+    // SAFETY: the handle is used only to query the physical device's
+    // features, while the adapter (which owns it) is borrowed.
+    #[allow(unsafe_code)]
+    let Some(hal) = (unsafe { adapter.as_hal::<wgpu::hal::api::Vulkan>() }) else {
+        return false;
+    };
+    let phd = hal.physical_device_capabilities();
+    // vkGetPhysicalDeviceFeatures2 is Vulkan 1.1.
+    if phd.properties().api_version < vk::API_VERSION_1_1
+        || !phd.supports_extension(ash::ext::robustness2::NAME)
+    {
+        return false;
+    }
+    let mut robustness2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
+    let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut robustness2);
+    // SAFETY: a valid physical device of this instance, and a features chain
+    // whose only extension structure belongs to an extension it supports.
+    #[allow(unsafe_code)]
+    unsafe {
+        hal.shared_instance()
+            .raw_instance()
+            .get_physical_device_features2(hal.raw_physical_device(), &mut features);
+    }
+    robustness2.robust_buffer_access2 == vk::TRUE
 }
 
 impl Gpu {
@@ -373,6 +409,12 @@ impl Gpu {
         let caps =
             Capabilities::from_adapter(device.features(), &device.limits(), &adapter.get_info());
         let df64_guard = crate::gpu::df64_guard_group(&device);
+        #[cfg(not(target_arch = "wasm32"))]
+        let robust_buffers = vulkan_robust_buffers(&adapter);
+        #[cfg(not(target_arch = "wasm32"))]
+        log::info!("robustBufferAccess2: {robust_buffers}");
+        #[cfg(target_arch = "wasm32")]
+        let robust_buffers = false;
         let mut gpu = Gpu {
             device,
             queue,
@@ -381,6 +423,7 @@ impl Gpu {
             limits,
             df64: Df64Status::Untested,
             df64_guard,
+            robust_buffers,
             lost,
         };
         gpu.df64 = crate::df64check::self_test(&gpu).await?;

@@ -281,7 +281,7 @@ impl Gpu {
             if !self.precise_available() {
                 return Err(Error::MissingFeature("PASSTHROUGH_SHADERS on Vulkan"));
             }
-            let compiled = crate::precise::precise_spirv(spec, df64)?;
+            let compiled = crate::precise::precise_spirv(spec, df64, self.robust_buffers)?;
             let entry_points: Vec<wgpu::PassthroughShaderEntryPoint> = compiled
                 .entry_points
                 .iter()

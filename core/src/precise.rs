@@ -75,13 +75,25 @@ pub struct PreciseModule {
 /// `spec` composed for `df64` and compiled to SPIR-V 1.3 with the safety
 /// wgpu gives WGSL (bounds-checked indexing, zeroed workgroup memory; loops
 /// unbounded, as in [`crate::gpu::Gpu::pipeline`]), float operations precise.
-pub fn precise_spirv(spec: &ShaderSpec, df64: Df64Mode) -> Result<PreciseModule> {
+/// With `robust_buffers` (the device defines out-of-bounds buffer accesses:
+/// Vulkan's robustBufferAccess2, which wgpu enables where the adapter has it)
+/// buffer accesses go unchecked, as wgpu compiles WGSL on such a device;
+/// otherwise they are clamped.
+pub fn precise_spirv(
+    spec: &ShaderSpec,
+    df64: Df64Mode,
+    robust_buffers: bool,
+) -> Result<PreciseModule> {
     let (module, info) = spec.naga_module(df64)?;
     let options = spv::Options {
         lang_version: (1, 3),
         bounds_check_policies: BoundsCheckPolicies {
             index: BoundsCheckPolicy::Restrict,
-            buffer: BoundsCheckPolicy::Restrict,
+            buffer: if robust_buffers {
+                BoundsCheckPolicy::Unchecked
+            } else {
+                BoundsCheckPolicy::Restrict
+            },
             ..Default::default()
         },
         force_loop_bounding: false,
@@ -165,7 +177,7 @@ mod tests {
         let src = "@group(0) @binding(0) var<storage, read_write> x: array<f32>;
             @compute @workgroup_size(1) fn main() { let a = x[0]; x[1] = (a + x[2]) * a - a / x[3]; }";
         let spec = ShaderSpec::new("test", src, crate::Precision::F32);
-        let compiled = precise_spirv(&spec, Df64Mode::ALL[0])?;
+        let compiled = precise_spirv(&spec, Df64Mode::ALL[0], false)?;
         assert_eq!(compiled.entry_points, vec![("main".to_string(), [1, 1, 1])]);
         let list = ops(&compiled.words);
         let arith: Vec<u32> = list

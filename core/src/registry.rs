@@ -53,7 +53,7 @@ mod tests {
                         }
                         if m.precise
                             && p == Precision::Df64
-                            && let Err(e) = crate::precise::precise_spirv(&spec, m)
+                            && let Err(e) = crate::precise::precise_spirv(&spec, m, false)
                         {
                             panic!("{} ({p}, {m:?}) to SPIR-V: {e}", app.name());
                         }
