@@ -339,6 +339,7 @@ pub struct Gpu {
     pub(crate) df64_guard: (wgpu::BindGroupLayout, wgpu::BindGroup),
     /// Whether the device defines out-of-bounds buffer accesses (Vulkan's
     /// robustBufferAccess2), so shaders need no bounds checks on buffers.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) robust_buffers: bool,
     lost: Arc<Mutex<Option<String>>>,
 }
@@ -413,8 +414,6 @@ impl Gpu {
         let robust_buffers = vulkan_robust_buffers(&adapter);
         #[cfg(not(target_arch = "wasm32"))]
         log::info!("robustBufferAccess2: {robust_buffers}");
-        #[cfg(target_arch = "wasm32")]
-        let robust_buffers = false;
         let mut gpu = Gpu {
             device,
             queue,
@@ -423,6 +422,7 @@ impl Gpu {
             limits,
             df64: Df64Status::Untested,
             df64_guard,
+            #[cfg(not(target_arch = "wasm32"))]
             robust_buffers,
             lost,
         };
