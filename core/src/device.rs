@@ -374,7 +374,9 @@ fn vulkan_robust_buffers(adapter: &wgpu::Adapter) -> bool {
             .raw_instance()
             .get_physical_device_features2(hal.raw_physical_device(), &mut features);
     }
-    robustness2.robust_buffer_access2 == vk::TRUE
+    let robust = robustness2.robust_buffer_access2 == vk::TRUE;
+    log::info!("robustBufferAccess2: {robust}");
+    robust
 }
 
 impl Gpu {
@@ -412,8 +414,6 @@ impl Gpu {
         let df64_guard = crate::gpu::df64_guard_group(&device);
         #[cfg(not(target_arch = "wasm32"))]
         let robust_buffers = vulkan_robust_buffers(&adapter);
-        #[cfg(not(target_arch = "wasm32"))]
-        log::info!("robustBufferAccess2: {robust_buffers}");
         let mut gpu = Gpu {
             device,
             queue,

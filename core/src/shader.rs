@@ -14,6 +14,9 @@ pub mod sources {
     pub const PRELUDE_F64: &str = include_str!("../../shaders/common/f64.wgsl");
     /// `Real` as double-word f32 pairs.
     pub const PRELUDE_DF64: &str = include_str!("../../shaders/common/df64.wgsl");
+    /// The df64 prelude's cheaper forms as plain operations, appended to the
+    /// f32 and f64 preludes.
+    pub const SINGLE_WORD: &str = include_str!("../../shaders/common/single_word.wgsl");
     /// `Complex` over `Real`.
     pub const COMPLEX: &str = include_str!("../../shaders/common/complex.wgsl");
     /// Linear indices over 2-D dispatches (needs a `WG` constant).
@@ -157,6 +160,10 @@ impl ShaderSpec {
         }
         out.push_str(prelude);
         out.push('\n');
+        if self.precision != Precision::Df64 {
+            out.push_str(sources::SINGLE_WORD);
+            out.push('\n');
+        }
         out.push_str(sources::COMPLEX);
         out.push('\n');
         for inc in &self.includes {

@@ -1,5 +1,6 @@
 // Real = IEEE single precision. One of three interchangeable preludes: a kernel
-// uses only the names below, so the same source runs in f32, f64 and df64.
+// uses only the names below (and single_word.wgsl's, appended to f32 and
+// f64), so the same source runs in f32, f64 and df64.
 alias Real = f32;
 alias RealStore = f32;
 
@@ -21,17 +22,6 @@ fn r_sqrt(a: Real) -> Real { return sqrt(a); }
 fn r_lt(a: Real, b: Real) -> bool { return a < b; }
 fn r_max(a: Real, b: Real) -> Real { return max(a, b); }
 fn r_min(a: Real, b: Real) -> Real { return min(a, b); }
-
-// A single word is always normalised and rounds each operation once, so the
-// df64 prelude's cheaper forms are the plain operations here.
-fn r_norm(a: Real) -> Real { return a; }
-fn r_mul_raw(a: Real, b: Real) -> Real { return a * b; }
-fn r_fma_raw(a: Real, b: Real, c: Real) -> Real { return fma(a, b, c); }
-fn r_recip_raw(a: Real) -> Real { return r_recip(a); }
-fn r_sub_sloppy(a: Real, b: Real) -> Real { return a - b; }
-// Several reciprocals are cheaper as one reciprocal of their product and a
-// few products (Montgomery's trick): a reciprocal costs more than five products.
-const R_BATCH_RECIP: bool = true;
 
 // 16-byte vectors of reals, for kernels that stream memory: one load moves
 // RV_LANES reals.

@@ -37,11 +37,11 @@ struct Dims {
 // achtemp[0..3] as six reals.
 @group(0) @binding(7) var<storage, read_write> achtemp: array<RealStore>;
 
-// The three frequencies wx.
-struct Freqs {
-    w0: Real,
-    w1: Real,
-    w2: Real,
+// Three reals, one per frequency: the frequencies wx_i, the reciprocals 1 / d_i.
+struct Real3 {
+    v0: Real,
+    v1: Real,
+    v2: Real,
 }
 
 // The three frequency accumulators, kept as named fields (not an indexed
@@ -57,20 +57,14 @@ struct Acc3 {
 // sequence on GPUs), they share one: with P = 1 / (d0 d1 d2), 1/d2 = d0 d1 P
 // and 1/d0, 1/d1 follow from d2 P = 1 / (d0 d1). The products stay in range:
 // d_i is a squared distance between frequencies of order 1-100 Ry.
-struct Recip3 {
-    i0: Real,
-    i1: Real,
-    i2: Real,
-}
-
-fn gpp_recips(d0: Real, d1: Real, d2: Real) -> Recip3 {
+fn gpp_recips(d0: Real, d1: Real, d2: Real) -> Real3 {
     if (R_BATCH_RECIP) {
         let d01 = r_mul(d0, d1);
         let p = r_recip(r_mul(d01, d2));
         let q = r_mul(d2, p);
-        return Recip3(r_mul(d1, q), r_mul(d0, q), r_mul(d01, p));
+        return Real3(r_mul(d1, q), r_mul(d0, q), r_mul(d01, p));
     }
-    return Recip3(r_recip_raw(d0), r_recip_raw(d1), r_recip_raw(d2));
+    return Real3(r_recip_raw(d0), r_recip_raw(d1), r_recip_raw(d2));
 }
 
 // acc_i += t / (wx_i - wt) for the three frequencies. With r_i = wx_i - wt.re,
@@ -84,16 +78,16 @@ fn gpp_recips(d0: Real, d1: Real, d2: Real) -> Recip3 {
 // absolute error is what wx_i and wt.re already carry in their last bits.
 // An exact emulation of this arithmetic gives the same per-term error as
 // the fully normalised form (worst ~7 u^2 of the uncancelled magnitude).
-fn gpp_add_terms(acc: ptr<function, Acc3>, wx: Freqs, wt: Complex, t: Complex) {
+fn gpp_add_terms(acc: ptr<function, Acc3>, wx: Real3, wt: Complex, t: Complex) {
     let im2 = r_mul_raw(wt.im, wt.im);
-    let r0 = r_sub_sloppy(wx.w0, wt.re);
-    let r1 = r_sub_sloppy(wx.w1, wt.re);
-    let r2 = r_sub_sloppy(wx.w2, wt.re);
+    let r0 = r_sub_sloppy(wx.v0, wt.re);
+    let r1 = r_sub_sloppy(wx.v1, wt.re);
+    let r2 = r_sub_sloppy(wx.v2, wt.re);
     let inv = gpp_recips(r_fma_raw(r0, r0, im2), r_fma_raw(r1, r1, im2), r_fma_raw(r2, r2, im2));
     let it = Complex(r_neg(r_mul_raw(wt.im, t.im)), r_mul_raw(wt.im, t.re));
-    (*acc).a0 = gpp_term(r0, inv.i0, t, it, (*acc).a0);
-    (*acc).a1 = gpp_term(r1, inv.i1, t, it, (*acc).a1);
-    (*acc).a2 = gpp_term(r2, inv.i2, t, it, (*acc).a2);
+    (*acc).a0 = gpp_term(r0, inv.v0, t, it, (*acc).a0);
+    (*acc).a1 = gpp_term(r1, inv.v1, t, it, (*acc).a1);
+    (*acc).a2 = gpp_term(r2, inv.v2, t, it, (*acc).a2);
 }
 
 // acc + (r t + it) inv.
@@ -105,17 +99,12 @@ fn gpp_term(r: Real, inv: Real, t: Complex, it: Complex, acc: Complex) -> Comple
 }
 
 // The terms of plane wave k / 2 of the current row, for sch_store1 = s.
-fn gpp_step(acc: ptr<function, Acc3>, k: u32, s: Complex, wx: Freqs) {
+fn gpp_step(acc: ptr<function, Acc3>, k: u32, s: Complex, wx: Real3) {
     // I_eps * sch_store1 does not depend on iw: once per ig, not three times.
     let t = c_mul_raw(c_load(i_eps[k], i_eps[k + 1u]), s);
     gpp_add_terms(acc, wx, c_load(wtilde[k], wtilde[k + 1u]), t);
 }
 
-// UNROLL (injected) plane waves per loop step: their loads are issued
-// together, and df64 renormalises its raw accumulators once a step. Their low
-// words grow by a few ulps per term; an exact emulation of the df64
-// arithmetic on the published inputs gives 6.7e-14 for 4 or 8 terms a step
-// (6.2e-14 renormalising every term, 1.8e-13 never).
 fn acc3_norm(a: Acc3) -> Acc3 {
     return Acc3(
         Complex(r_norm(a.a0.re), r_norm(a.a0.im)),
@@ -136,9 +125,14 @@ fn gpp_accumulate(n1: u32, my_igp: u32, lid: u32) -> Acc3 {
     let pair = c_mul(c_conj(c_load(aqsm[b], aqsm[b + 1u])), c_load(aqsn[b], aqsn[b + 1u]));
     let scale = r_mul(r_from_f32(0.5), r_load(vcoul_wx[igp]));
     let sch_store1 = c_mul(c_scale(pair, scale), c_load(wtilde[w], wtilde[w + 1u]));
-    let wx = Freqs(r_load(vcoul_wx[m]), r_load(vcoul_wx[m + 1u]), r_load(vcoul_wx[m + 2u]));
+    let wx = Real3(r_load(vcoul_wx[m]), r_load(vcoul_wx[m + 1u]), r_load(vcoul_wx[m + 2u]));
     var acc = Acc3(c_zero(), c_zero(), c_zero());
     var ig = lid;
+    // UNROLL (injected) plane waves per loop step: their loads are issued
+    // together, and df64 renormalises its raw accumulators once a step. Their
+    // low words grow by a few ulps per term; an exact emulation of the df64
+    // arithmetic on the published inputs gives 6.7e-14 for 4 or 8 terms a
+    // step (6.2e-14 renormalising every term, 1.8e-13 never).
     for (; ig + (UNROLL - 1u) * WG < m; ig += UNROLL * WG) {
         for (var j = 0u; j < UNROLL; j++) {
             gpp_step(&acc, 2u * (row + ig + j * WG), sch_store1, wx);

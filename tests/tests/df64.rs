@@ -133,21 +133,9 @@ fn df64_ops_match_f64() {
         ("sqrt", |a, _| a.abs().sqrt(), |a, _| a.abs().sqrt()),
         ("sub", |a, b| a - b, sum_scale),
         // Nested operations: where compilers reassociate across inlined calls.
-        (
-            "x + (x + y)",
-            |a, b| a + (a + b),
-            |a, b| 2.0 * a.abs() + b.abs(),
-        ),
-        (
-            "x + x y",
-            |a, b| a + (a * b),
-            |a, b| a.abs() + (a * b).abs(),
-        ),
-        (
-            "(x + y) y",
-            |a, b| (a + b) * b,
-            |a, b| (a.abs() + b.abs()) * b,
-        ),
+        ("x + (x + y)", |a, b| a + (a + b), sum_scale),
+        ("x + x y", |a, b| a + (a * b), sum_scale),
+        ("(x + y) y", |a, b| (a + b) * b, sum_scale),
         ("fma(x, y, -y)", |a, b| a.mul_add(b, -b), fma_scale),
         ("recip(x)", |a, _| 1.0 / a, |a, _| (1.0 / a).abs()),
         ("mul_raw", |a, b| a * b, |a, b| (a * b).abs()),
