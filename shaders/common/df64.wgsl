@@ -18,6 +18,9 @@
 // unknown operand. The XOR changes no bit, only what the optimiser can prove.
 struct Real { hi: f32, lo: f32 }
 alias RealStore = vec2<f32>;
+// One complex number as stored: (re.hi, re.lo, im.hi, im.lo), one 16-byte load.
+alias ComplexStore = vec4<f32>;
+fn c_unpack(v: ComplexStore) -> Complex { return Complex(Real(v.x, v.y), Real(v.z, v.w)); }
 
 @group(1) @binding(0) var<uniform> df64_guard: vec4<u32>;
 

@@ -3,6 +3,8 @@
 // f64), so the same source runs in f32, f64 and df64.
 alias Real = f32;
 alias RealStore = f32;
+// One complex number as stored: (re, im) interleaved, one load.
+alias ComplexStore = vec2<f32>;
 
 fn r_load(x: RealStore) -> Real { return x; }
 fn r_store(x: Real) -> RealStore { return x; }

@@ -1,6 +1,8 @@
 // Real = native IEEE double precision (needs SHADER_F64).
 alias Real = f64;
 alias RealStore = f64;
+// One complex number as stored: (re, im) interleaved, one 16-byte load.
+alias ComplexStore = vec2<f64>;
 
 fn r_load(x: RealStore) -> Real { return x; }
 fn r_store(x: Real) -> RealStore { return x; }

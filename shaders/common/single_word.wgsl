@@ -9,3 +9,4 @@ fn r_sub_sloppy(a: Real, b: Real) -> Real { return a - b; }
 // Several reciprocals are cheaper as one reciprocal of their product and a
 // few products (Montgomery's trick): a reciprocal costs more than five products.
 const R_BATCH_RECIP: bool = true;
+fn c_unpack(v: ComplexStore) -> Complex { return Complex(v.x, v.y); }

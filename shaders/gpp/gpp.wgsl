@@ -23,11 +23,12 @@ struct Dims {
     pad1: u32,
 }
 
-// Complex arrays are interleaved (re, im) reals, row-major.
+// Complex arrays are interleaved (re, im) reals, row-major; the two read
+// every plane wave are bound as ComplexStore, one load per element.
 @group(0) @binding(0) var<storage, read> aqsm: array<RealStore>;
 @group(0) @binding(1) var<storage, read> aqsn: array<RealStore>;
-@group(0) @binding(2) var<storage, read> i_eps: array<RealStore>;
-@group(0) @binding(3) var<storage, read> wtilde: array<RealStore>;
+@group(0) @binding(2) var<storage, read> i_eps: array<ComplexStore>;
+@group(0) @binding(3) var<storage, read> wtilde: array<ComplexStore>;
 // vcoul[0..ncouls] followed by wx[0..3]: one binding fewer, so the kernel
 // stays within the default limit of 8 storage buffers per stage.
 @group(0) @binding(4) var<storage, read> vcoul_wx: array<RealStore>;
@@ -98,11 +99,11 @@ fn gpp_term(r: Real, inv: Real, t: Complex, it: Complex, acc: Complex) -> Comple
     );
 }
 
-// The terms of plane wave k / 2 of the current row, for sch_store1 = s.
+// The terms of plane wave k (its index in I_eps and wtilde), for sch_store1 = s.
 fn gpp_step(acc: ptr<function, Acc3>, k: u32, s: Complex, wx: Real3) {
     // I_eps * sch_store1 does not depend on iw: once per ig, not three times.
-    let t = c_mul_raw(c_load(i_eps[k], i_eps[k + 1u]), s);
-    gpp_add_terms(acc, wx, c_load(wtilde[k], wtilde[k + 1u]), t);
+    let t = c_mul_raw(c_unpack(i_eps[k]), s);
+    gpp_add_terms(acc, wx, c_unpack(wtilde[k]), t);
 }
 
 fn acc3_norm(a: Acc3) -> Acc3 {
@@ -121,26 +122,25 @@ fn gpp_accumulate(n1: u32, my_igp: u32, lid: u32) -> Acc3 {
     let igp = min(((my_igp + 1u) * m) / dims.ngpown, m - 1u);
     let row = (my_igp - dims.igp_base) * m;
     let b = 2u * ((n1 - dims.n1_base) * m + igp);
-    let w = 2u * (row + igp);
+    let w = row + igp;
     let pair = c_mul(c_conj(c_load(aqsm[b], aqsm[b + 1u])), c_load(aqsn[b], aqsn[b + 1u]));
     let scale = r_mul(r_from_f32(0.5), r_load(vcoul_wx[igp]));
-    let sch_store1 = c_mul(c_scale(pair, scale), c_load(wtilde[w], wtilde[w + 1u]));
+    let sch_store1 = c_mul(c_scale(pair, scale), c_unpack(wtilde[w]));
     let wx = Real3(r_load(vcoul_wx[m]), r_load(vcoul_wx[m + 1u]), r_load(vcoul_wx[m + 2u]));
     var acc = Acc3(c_zero(), c_zero(), c_zero());
     var ig = lid;
-    // UNROLL (injected) plane waves per loop step: their loads are issued
-    // together, and df64 renormalises its raw accumulators once a step. Their
+    // UNROLL (injected) plane waves per loop step, written out by the host
+    // (gpp_block): their loads are issued together, and df64 renormalises
+    // its raw accumulators once a step. Their
     // low words grow by a few ulps per term; an exact emulation of the df64
     // arithmetic on the published inputs gives 6.7e-14 for 4 or 8 terms a
     // step (6.2e-14 renormalising every term, 1.8e-13 never).
     for (; ig + (UNROLL - 1u) * WG < m; ig += UNROLL * WG) {
-        for (var j = 0u; j < UNROLL; j++) {
-            gpp_step(&acc, 2u * (row + ig + j * WG), sch_store1, wx);
-        }
+        gpp_block(&acc, row + ig, sch_store1, wx);
         acc = acc3_norm(acc);
     }
     for (; ig < m; ig += WG) {
-        gpp_step(&acc, 2u * (row + ig), sch_store1, wx);
+        gpp_step(&acc, row + ig, sch_store1, wx);
         acc = acc3_norm(acc);
     }
     return acc;

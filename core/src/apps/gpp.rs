@@ -34,8 +34,9 @@
 //! (a subgroup butterfly first, needs `SUBGROUP`); `order` `xn` (bands outer)
 //! or `nx` (igp outer), which decides which pairs run side by side and so the
 //! cache reuse of the `I_eps`/`wtilde` rows; `unroll`, the plane waves one
-//! pass-1 loop step handles (their loads issued together; df64 renormalises
-//! its accumulators once a step). A second pass adds the partial sums in a
+//! pass-1 loop step handles (written out, so their loads are issued
+//! together; df64 renormalises its accumulators once a step). A second pass
+//! adds the partial sums in a
 //! fixed order, so the result is bit-identical run to run.
 //!
 //! Inputs: `random` (every array drawn afresh, checked against the host f64
@@ -200,9 +201,11 @@ impl App for Gpp {
             wg_param("256"),
             ParamSpec {
                 name: "unroll",
-                help: "plane waves per pass-1 loop step (loads issued together; df64 renormalises its accumulators once a step); a comma list sweeps",
+                help: "plane waves per pass-1 loop step, written out (loads issued together; df64 renormalises its accumulators once a step); a comma list sweeps",
                 kind: ParamKind::UInt { min: 1, max: 16 },
-                default: "8",
+                // df64's best on the H200 (BENCHMARKS.md); f32 and f64 are
+                // within 5% of their best there.
+                default: "5",
             },
             ParamSpec {
                 name: "chunk",
@@ -324,10 +327,22 @@ fn spec(p: Precision, reduction: &str, xn: bool, wg: u32, unroll: u32) -> Shader
     if reduction == "subgroup" {
         base(SUBGROUP_SOURCE)
             .with_include(SOURCE)
+            .with_include(unrolled_block(unroll))
             .with_subgroups(true)
     } else {
-        base(SOURCE)
+        base(SOURCE).with_include(unrolled_block(unroll))
     }
+}
+
+/// WGSL for `gpp_block`, the `unroll` plane waves of one pass-1 loop step
+/// written out. Written as a loop, NVIDIA's compiler unrolls it for f64 but
+/// leaves df64's (a ~300-instruction body) rolled, so no load of a later
+/// plane wave could be issued before the earlier ones' arithmetic.
+fn unrolled_block(unroll: u32) -> String {
+    let steps: String = (0..unroll)
+        .map(|j| format!("    gpp_step(acc, k + {j}u * WG, s, wx);\n"))
+        .collect();
+    format!("fn gpp_block(acc: ptr<function, Acc3>, k: u32, s: Complex, wx: Real3) {{\n{steps}}}\n")
 }
 
 /// A complex number on the host.
