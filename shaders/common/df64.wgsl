@@ -131,23 +131,32 @@ fn r_div(x: Real, y: Real) -> Real {
     return r_add(q, Real(q3, 0.0));
 }
 
-// One Newton step from the f32 reciprocal y0: with e = 1 - x y0 (its
-// leading part exact through TwoProd), 1/x = y0 (1 + e + e^2 + ...). Keeping
-// e^2 makes the truncation third order in the seed's error, so even Vulkan's
-// 2.5-ulp f32 division leaves only the few u^2 of rounding in e; one
-// division and 7 operations against long division's three and ~70.
-// x may be unnormalised: its lo enters only e.
+// One Newton step from the f32 reciprocal y0: with e = 1 - x y0,
+// 1/x = y0 (1 + e + e^2 + ...). Keeping e^2 makes the truncation third
+// order in the seed's error, so even Vulkan's 2.5-ulp f32 division leaves
+// only the few u^2 of rounding in e; one division and 4 operations (7
+// without a fused fma) against long division's three and ~70.
+// e's leading part 1 - x.hi y0 is exact through TwoProd; a fused fma gives
+// it in one operation, exactly when y0 is within an ulp of 1 / x.hi (the
+// residual then fits in 24 bits), else rounded once (at most about 2 u^2
+// of the result). x may be unnormalised: its lo enters only e.
 fn r_recip_raw(x: Real) -> Real {
     let y0 = 1.0 / x.hi;
-    let p = df_two_prod(x.hi, y0);
-    let e = df_g(fma(-x.lo, y0, df_g(df_g(1.0 - p.hi) - p.lo)));
+    var e_hi: f32;
+    if (DF64_FMA) {
+        e_hi = fma(-x.hi, y0, 1.0);
+    } else {
+        let p = df_two_prod(x.hi, y0);
+        e_hi = df_g(df_g(1.0 - p.hi) - p.lo);
+    }
+    let e = df_g(fma(-x.lo, y0, e_hi));
     return Real(y0, df_g(y0 * df_g(fma(e, e, e))));
 }
 
 fn r_recip(x: Real) -> Real { return r_norm(r_recip_raw(x)); }
 
 // Montgomery's trick (one reciprocal of a product, then products) does not
-// pay here: r_recip_raw is one f32 division and 7 operations, a product 4-7.
+// pay here: r_recip_raw is one f32 division and 4-7 operations, a product 4-7.
 const R_BATCH_RECIP: bool = false;
 
 // a b + c fused: TwoProd of the high parts, the cross terms and c's low part
