@@ -23,7 +23,7 @@ pub const REFERENCES: &[Reference] = &[
     Reference {
         name: "NVIDIA H200 (Vulkan), 2026-11-23",
         files: run_files!("nvidia-h200-vulkan-2026-11-23":
-            "stream.json", "peak.json", "df64-pass4-peak.json", "su3.json", "gpp-pass4.json",
+            "stream.json", "peak.json", "df64-pass4-peak.json", "su3.json", "gpp-pass5.json",
             "lbm.json", "milc.json", "comd.json", "comd-large-f32-force.json",
             "comd-large-f64-df64.json", "snap.json"),
     },
