@@ -14,8 +14,8 @@ pub mod sources {
     pub const PRELUDE_F64: &str = include_str!("../../shaders/common/f64.wgsl");
     /// `Real` as double-word f32 pairs.
     pub const PRELUDE_DF64: &str = include_str!("../../shaders/common/df64.wgsl");
-    /// The df64 prelude's cheaper forms as plain operations, appended to the
-    /// f32 and f64 preludes.
+    /// What the f32 and f64 preludes share (appended to both): the df64
+    /// prelude's cheaper forms as plain operations, and `c_unpack`.
     pub const SINGLE_WORD: &str = include_str!("../../shaders/common/single_word.wgsl");
     /// `Complex` over `Real`.
     pub const COMPLEX: &str = include_str!("../../shaders/common/complex.wgsl");

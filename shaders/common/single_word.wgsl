@@ -1,6 +1,7 @@
-// Appended to the f32 and f64 preludes. A single word is always normalised
-// and rounds each operation once, so the df64 prelude's cheaper forms are
-// the plain operations here.
+// Appended to the f32 and f64 preludes: what they share. A single word is
+// always normalised and rounds each operation once, so the df64 prelude's
+// cheaper forms are the plain operations here; c_unpack (last) reads a
+// ComplexStore, whose type each prelude defines.
 fn r_norm(a: Real) -> Real { return a; }
 fn r_mul_raw(a: Real, b: Real) -> Real { return a * b; }
 fn r_fma_raw(a: Real, b: Real, c: Real) -> Real { return fma(a, b, c); }

@@ -36,8 +36,8 @@
 //! cache reuse of the `I_eps`/`wtilde` rows; `unroll`, the plane waves one
 //! pass-1 loop step handles (written out, so their loads are issued
 //! together; df64 renormalises its accumulators once a step). A second pass
-//! adds the partial sums in a
-//! fixed order, so the result is bit-identical run to run.
+//! adds the partial sums in a fixed order, so the result is bit-identical
+//! run to run.
 //!
 //! Inputs: `random` (every array drawn afresh, checked against the host f64
 //! reference) and `reference` (the published inputs: every complex array
