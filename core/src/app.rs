@@ -425,6 +425,13 @@ pub trait App: Send + Sync {
     fn prepare_cpu(&self, _case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
         None
     }
+    /// The case parameters that define the problem solved (its size and
+    /// inputs), as opposed to how it is solved (layout, mapping, launch
+    /// shape): records that agree on these solve the same problem, so a
+    /// native baseline and Skylight's variants of it can be compared.
+    fn problem(&self) -> &'static [&'static str] {
+        &[]
+    }
 }
 
 /// A parameter spec for the common workgroup-size parameter.

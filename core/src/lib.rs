@@ -14,6 +14,7 @@ pub mod device;
 pub mod df64check;
 pub mod error;
 pub mod gpu;
+pub mod native;
 pub mod parallel;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod precise;

@@ -46,6 +46,10 @@ pub struct ResultRecord {
     pub git_hash: String,
     /// UTC date and time, ISO 8601.
     pub date: String,
+    /// The native code that produced the record, for baseline records
+    /// (`None` for Skylight's own runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native: Option<crate::native::NativeSource>,
 }
 
 impl ResultRecord {
@@ -83,6 +87,7 @@ impl ResultRecord {
                 .unwrap_or("unknown")
                 .to_string(),
             date: now_iso8601(),
+            native: None,
         }
     }
 }

@@ -14,6 +14,8 @@ pub enum TimingMethod {
     WallClock,
     /// Host clock around a CPU reference run.
     CpuClock,
+    /// The native baseline code's own timer (its record says which).
+    Native,
 }
 
 impl TimingMethod {
@@ -24,6 +26,7 @@ impl TimingMethod {
             TimingMethod::GpuTimestampsPasses => "gpu-ts-pass",
             TimingMethod::WallClock => "wall",
             TimingMethod::CpuClock => "cpu",
+            TimingMethod::Native => "native",
         }
     }
 }

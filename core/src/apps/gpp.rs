@@ -168,6 +168,11 @@ impl App for Gpp {
         "gpp"
     }
 
+    /// The problem is the band and plane-wave counts and the inputs (the published inputs and random ones run at different speeds).
+    fn problem(&self) -> &'static [&'static str] {
+        &["size", "inputs"]
+    }
+
     fn about(&self) -> &'static str {
         "BerkeleyGW GPP self-energy kernel: complex sums over bands x ngpown x ncouls x 3 frequencies"
     }

@@ -59,6 +59,11 @@ impl App for Stream {
         "stream"
     }
 
+    /// The problem is the element count.
+    fn problem(&self) -> &'static [&'static str] {
+        &["n"]
+    }
+
     fn about(&self) -> &'static str {
         "BabelStream bandwidth kernels (copy, mul, add, triad, dot, nstream) and the driver's buffer copy"
     }

@@ -122,6 +122,11 @@ impl App for Su3 {
         "su3"
     }
 
+    /// The problem is the lattice size.
+    fn problem(&self) -> &'static [&'static str] {
+        &["L"]
+    }
+
     fn about(&self) -> &'static str {
         "su3_bench: SU(3) link matrix products on an L^4 lattice (MILC), over thread mappings and data layouts"
     }

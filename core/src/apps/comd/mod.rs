@@ -65,6 +65,11 @@ impl App for Comd {
         "comd"
     }
 
+    /// The problem is the atom count.
+    fn problem(&self) -> &'static [&'static str] {
+        &["atoms"]
+    }
+
     fn about(&self) -> &'static str {
         "CoMD Lennard-Jones molecular dynamics: velocity Verlet over link cells, layouts, force mappings, launch shapes"
     }

@@ -55,6 +55,11 @@ impl App for Lbm {
         "lbm"
     }
 
+    /// The problem is the lattice size.
+    fn problem(&self) -> &'static [&'static str] {
+        &["L"]
+    }
+
     fn about(&self) -> &'static str {
         "Ludwig-style D3Q19 lattice Boltzmann (collide, propagate, fused) over targetDP layouts and vector lengths"
     }

@@ -83,6 +83,11 @@ impl App for Milc {
         "milc"
     }
 
+    /// The problem is the lattice size.
+    fn problem(&self) -> &'static [&'static str] {
+        &["L", "T"]
+    }
+
     fn about(&self) -> &'static str {
         "MILC Wilson-Dirac operator (extract, shift, insert split) and CG on the normal equations over targetDP layouts and vector lengths"
     }

@@ -63,6 +63,11 @@ impl App for Snap {
         "snap"
     }
 
+    /// The problem is the atom count and 2J.
+    fn problem(&self) -> &'static [&'static str] {
+        &["atoms", "twojmax"]
+    }
+
     fn about(&self) -> &'static str {
         "TestSNAP: the SNAP potential's force (compute_U, compute_Y, compute_dU, compute_dE), seed variants"
     }

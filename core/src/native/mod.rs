@@ -1,0 +1,306 @@
+//! Native baselines: each app's public native code (or a labelled port of
+//! the same algorithm where none builds with the CUDA toolkit), run on the
+//! same device as Skylight in the same call, turned into result records.
+//!
+//! A recipe in `baselines/<app>/` builds and runs the native code; one parser
+//! here per native code reads its output into [`NativeRun`]s, and
+//! [`to_records`] gives them the FLOP/byte model of the Skylight record that
+//! solves the same problem on the same device (so the roofline places both),
+//! with `platform.backend` naming the native programming model.
+
+mod babelstream;
+mod line;
+mod su3_bench;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::Precision;
+use crate::app::{Case, Model, Validation};
+use crate::error::{Error, Result};
+use crate::record::{ResultRecord, now_iso8601};
+use crate::timing::{Stats, TimingMethod};
+
+pub use line::{format_line, parse_lines};
+
+/// Where a baseline record came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NativeSource {
+    /// Programming model, e.g. `CUDA` or `Kokkos-CUDA`.
+    pub model: String,
+    /// The code: a public repository (`UoB-HPC/BabelStream`) or, for a port,
+    /// the recipe that holds it (`baselines/comd`).
+    pub code: String,
+    /// Commit of the code that was built.
+    pub commit: String,
+    /// `true` when the code is a port written for Skylight, not the app's
+    /// own public native code.
+    pub port: bool,
+    /// Compiler and flags, e.g. `nvcc 13.0 -O3 -arch=sm_90`.
+    pub build: String,
+    /// Which statistic of the record's samples is the native code's figure:
+    /// `median`, `mean` or `min` (BabelStream reports its best of N, su3_bench
+    /// the mean of its iterations). Comparisons use the same statistic of
+    /// Skylight's samples.
+    pub statistic: Statistic,
+}
+
+/// A summary statistic of timed samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Statistic {
+    /// The median sample.
+    Median,
+    /// The mean of the samples.
+    Mean,
+    /// The fastest sample.
+    Min,
+}
+
+impl Statistic {
+    /// That statistic of `stats`.
+    pub fn of(self, stats: &Stats) -> f64 {
+        match self {
+            Statistic::Median => stats.median,
+            Statistic::Mean => stats.mean,
+            Statistic::Min => stats.min,
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Statistic::Median => "median",
+            Statistic::Mean => "mean",
+            Statistic::Min => "min",
+        }
+    }
+}
+
+/// The times a native code reports for one kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reported {
+    /// Every timed sample, seconds.
+    Samples(Vec<f64>),
+    /// Only a summary, seconds (`min` and `max` where the code prints them).
+    Summary {
+        /// Fastest run, if printed.
+        min: Option<f64>,
+        /// Mean over `count` runs, if printed.
+        mean: Option<f64>,
+        /// Slowest run, if printed.
+        max: Option<f64>,
+        /// Runs summarised.
+        count: u64,
+    },
+}
+
+/// One kernel of a native code's output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NativeRun {
+    /// Skylight app name.
+    pub app: String,
+    /// Skylight kernel name.
+    pub kernel: String,
+    /// Arithmetic.
+    pub precision: Precision,
+    /// Case parameters that must match the Skylight record whose model this
+    /// run takes: the app's problem parameters, plus any that change the
+    /// model (su3's `layout`).
+    pub matches: BTreeMap<String, String>,
+    /// The native launch configuration, e.g. `threads128`.
+    pub config: String,
+    /// The times it reports.
+    pub times: Reported,
+    /// The native code's own check (or the port's, against its CPU reference).
+    pub check: Validation,
+}
+
+/// A native code this module can read: its name on the command line, the
+/// source defaults of its records and its output parser.
+pub struct NativeCode {
+    /// Name for `skylight native import --code`.
+    pub name: &'static str,
+    /// Programming model.
+    pub model: &'static str,
+    /// Repository or recipe.
+    pub code: &'static str,
+    /// Written for Skylight.
+    pub port: bool,
+    /// The statistic its figure is.
+    pub statistic: Statistic,
+    /// Reads its output; `origin` names the file in errors.
+    pub parse: fn(text: &str, origin: &str) -> Result<Vec<NativeRun>>,
+}
+
+/// Every native code with a parser.
+pub fn codes() -> Vec<NativeCode> {
+    vec![
+        NativeCode {
+            name: "babelstream",
+            model: "CUDA",
+            code: "UoB-HPC/BabelStream",
+            port: false,
+            statistic: Statistic::Min,
+            parse: babelstream::parse,
+        },
+        NativeCode {
+            name: "su3_bench",
+            model: "CUDA",
+            code: "isazi/su3_bench",
+            port: false,
+            statistic: Statistic::Mean,
+            parse: su3_bench::parse,
+        },
+        NativeCode {
+            name: "port",
+            model: "CUDA",
+            code: "baselines",
+            port: true,
+            statistic: Statistic::Median,
+            parse: line::parse_lines,
+        },
+    ]
+}
+
+/// The native code called `name`.
+pub fn find(name: &str) -> Result<NativeCode> {
+    codes().into_iter().find(|c| c.name == name).ok_or_else(|| {
+        let names: Vec<_> = codes().iter().map(|c| c.name).collect();
+        Error::bad_param(
+            "code",
+            format!("unknown native code `{name}` (known: {})", names.join(", ")),
+        )
+    })
+}
+
+/// Turns `runs` into records: each takes its model and platform from the
+/// Skylight record in `like` (a run of the same call) of the same app,
+/// kernel and precision whose parameters agree with the run's `matches`;
+/// the platform's backend becomes the source's model in lower case.
+pub fn to_records(
+    runs: &[NativeRun],
+    source: &NativeSource,
+    like: &[ResultRecord],
+) -> Result<Vec<ResultRecord>> {
+    runs.iter()
+        .map(|run| to_record(run, source, like))
+        .collect()
+}
+
+fn to_record(
+    run: &NativeRun,
+    source: &NativeSource,
+    like: &[ResultRecord],
+) -> Result<ResultRecord> {
+    let twin = like
+        .iter()
+        .find(|r| {
+            r.native.is_none()
+                && r.case.app == run.app
+                && r.case.kernel == run.kernel
+                && r.case.precision == run.precision
+                && run
+                    .matches
+                    .iter()
+                    .all(|(k, v)| r.case.params.get(k) == Some(v))
+        })
+        .ok_or_else(|| {
+            Error::Validation(format!(
+                "no Skylight record of {}/{} {} with {} to take the model from: run that case in the same call and pass its file",
+                run.app,
+                run.kernel,
+                run.precision,
+                describe(&run.matches)
+            ))
+        })?;
+    let (samples_s, stats) = stats_of(&run.times)?;
+    let figure = source.statistic.of(&stats);
+    if !(figure > 0.0 && figure.is_finite()) {
+        return Err(Error::Validation(format!(
+            "{}/{}: the native code reports no positive {} time",
+            run.app,
+            run.kernel,
+            source.statistic.name()
+        )));
+    }
+    let mut case = Case::new(
+        &run.app,
+        &run.kernel,
+        &format!("{}/{}", source.model.to_ascii_lowercase(), run.config),
+        run.precision,
+    );
+    case.params = run.matches.clone();
+    case.params
+        .insert("native-config".into(), run.config.clone());
+    let mut platform = twin.platform.clone();
+    platform.backend = source.model.to_ascii_lowercase();
+    platform.df64 = None;
+    let model: Model = twin.model.clone();
+    Ok(ResultRecord {
+        case,
+        platform,
+        timing: TimingMethod::Native,
+        samples_s,
+        gflops: model.flops / figure / 1e9,
+        gbps: model.bytes / figure / 1e9,
+        arithmetic_intensity: twin.arithmetic_intensity,
+        stats,
+        model,
+        validation: run.check.clone(),
+        metrics: BTreeMap::new(),
+        skylight_version: env!("CARGO_PKG_VERSION").to_string(),
+        git_hash: option_env!("SKYLIGHT_GIT_HASH")
+            .unwrap_or("unknown")
+            .to_string(),
+        date: now_iso8601(),
+        native: Some(source.clone()),
+    })
+}
+
+/// Samples and statistics of what the code reports; a summary fills the
+/// statistics it lacks with the ones it has, and keeps no samples.
+fn stats_of(times: &Reported) -> Result<(Vec<f64>, Stats)> {
+    match times {
+        Reported::Samples(s) if s.is_empty() => Err(Error::Validation(
+            "the native code reports no samples".into(),
+        )),
+        Reported::Samples(s) => Ok((s.clone(), Stats::of(s))),
+        Reported::Summary { min, mean, max, .. } => {
+            let known = mean
+                .or(*min)
+                .or(*max)
+                .ok_or_else(|| Error::Validation("the native code reports no time".into()))?;
+            let mean = mean.unwrap_or(known);
+            Ok((
+                Vec::new(),
+                Stats {
+                    min: min.unwrap_or(mean),
+                    median: mean,
+                    max: max.unwrap_or(mean),
+                    mean,
+                    stddev: 0.0,
+                },
+            ))
+        }
+    }
+}
+
+fn describe(m: &BTreeMap<String, String>) -> String {
+    if m.is_empty() {
+        return "any parameters".into();
+    }
+    m.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A parse error naming the file and line.
+fn bad_line(origin: &str, line: usize, reason: impl Into<String>) -> Error {
+    Error::BadFile {
+        path: format!("{origin}:{line}"),
+        reason: reason.into(),
+    }
+}
