@@ -2,6 +2,7 @@
 //! timed), sweeps parameters and draws the empirical roofline.
 
 mod isolate;
+mod native;
 mod plot;
 mod report;
 
@@ -57,6 +58,9 @@ enum Command {
         #[arg(long)]
         from: Option<PathBuf>,
     },
+    /// Read a native baseline's output (run on the same device in the same
+    /// call) into result records beside Skylight's.
+    Native(native::NativeArgs),
     /// Runs one serialized case and prints its record as JSON (the child
     /// process of `--isolate`).
     #[command(hide = true)]
@@ -181,6 +185,7 @@ fn real_main() -> Result<bool> {
             with,
             from,
         } => roofline(&common, plot, &with, from),
+        Command::Native(args) => native::run(&args),
         Command::Case { common, case_json } => {
             // The parent passes its resolved --warmup-s.
             isolate::serve(
