@@ -5,6 +5,7 @@ mod isolate;
 mod native;
 mod plot;
 mod report;
+mod table;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -61,6 +62,9 @@ enum Command {
     /// Read a native baseline's output (run on the same device in the same
     /// call) into result records beside Skylight's.
     Native(native::NativeArgs),
+    /// Print the efficiency table of result files: each problem's best
+    /// Skylight variant beside its native baseline on the same device.
+    Table(table::TableArgs),
     /// Runs one serialized case and prints its record as JSON (the child
     /// process of `--isolate`).
     #[command(hide = true)]
@@ -186,6 +190,7 @@ fn real_main() -> Result<bool> {
             from,
         } => roofline(&common, plot, &with, from),
         Command::Native(args) => native::run(&args),
+        Command::Table(args) => table::run(&args),
         Command::Case { common, case_json } => {
             // The parent passes its resolved --warmup-s.
             isolate::serve(

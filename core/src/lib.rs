@@ -12,6 +12,7 @@ pub mod app;
 pub mod apps;
 pub mod device;
 pub mod df64check;
+pub mod efficiency;
 pub mod error;
 pub mod gpu;
 pub mod native;

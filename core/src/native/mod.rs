@@ -207,7 +207,7 @@ fn to_record(
                     .all(|(k, v)| r.case.params.get(k) == Some(v))
         })
         .ok_or_else(|| {
-            Error::Validation(format!(
+            Error::bad_param("like", format!(
                 "no Skylight record of {}/{} {} with {} to take the model from: run that case in the same call and pass its file",
                 run.app,
                 run.kernel,

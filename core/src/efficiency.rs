@@ -1,0 +1,311 @@
+//! Efficiency tables: per device, app, kernel, precision and problem, the
+//! best Skylight variant beside the best native baseline configuration,
+//! with application efficiency (native time over Skylight's) and
+//! architectural efficiency (against the device's measured roofline).
+//!
+//! Only records of the same device are ever compared, and a native figure
+//! is compared with the same statistic of Skylight's samples (BabelStream
+//! reports its best run, su3_bench the mean of its iterations).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::Precision;
+use crate::native::Statistic;
+use crate::record::ResultRecord;
+use crate::registry;
+use crate::roofline::Roofline;
+
+/// One code's best run of a problem.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Entry {
+    /// Skylight's variant label, or the native code's configuration.
+    pub variant: String,
+    /// The code: `Skylight (vulkan)`, `UoB-HPC/BabelStream (CUDA)`,
+    /// `baselines/comd (CUDA port)`.
+    pub code: String,
+    /// The compared statistic of its samples, seconds.
+    pub time_s: f64,
+    /// FLOPs over that time, GFLOP/s.
+    pub gflops: f64,
+    /// Bytes over that time, GB/s.
+    pub gbps: f64,
+    /// Its rate over the attainable rate of the device's measured roofline
+    /// at its arithmetic intensity (bandwidth alone for kernels without
+    /// FLOPs), from the record's own rate (the median for Skylight's runs).
+    pub architectural: Option<f64>,
+}
+
+/// One problem on one device.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    /// Device name.
+    pub device: String,
+    /// App.
+    pub app: String,
+    /// Kernel.
+    pub kernel: String,
+    /// Arithmetic.
+    pub precision: Precision,
+    /// The problem's parameters (`L=32`, ...), see [`crate::app::App::problem`].
+    pub problem: String,
+    /// The statistic both times are.
+    pub statistic: Statistic,
+    /// Skylight's best variant.
+    pub skylight: Option<Entry>,
+    /// The native baseline's best configuration.
+    pub native: Option<Entry>,
+    /// Native time over Skylight's: above 1 when Skylight is faster.
+    pub application: Option<f64>,
+}
+
+/// Builds the rows of every validated record; records of each device are
+/// compared only with each other. Rows sort by device, app, kernel,
+/// precision and problem.
+pub fn rows(records: &[ResultRecord]) -> Vec<Row> {
+    let ok: Vec<&ResultRecord> = records.iter().filter(|r| r.validation.passed).collect();
+    let mut groups: BTreeMap<(String, String, String, String, String), Vec<&ResultRecord>> =
+        BTreeMap::new();
+    for r in &ok {
+        let key = (
+            r.platform.name.clone(),
+            r.case.app.clone(),
+            r.case.kernel.clone(),
+            r.case.precision.to_string(),
+            problem_of(r),
+        );
+        groups.entry(key).or_default().push(r);
+    }
+    let roofs = roofs(&ok);
+    groups
+        .into_iter()
+        .map(|((device, app, kernel, _, problem), recs)| {
+            let precision = recs[0].case.precision;
+            let statistic = recs
+                .iter()
+                .find_map(|r| r.native.as_ref().map(|n| n.statistic))
+                .unwrap_or(Statistic::Median);
+            let roof = roofs.get(&device);
+            let best = |native: bool| {
+                recs.iter()
+                    .filter(|r| r.native.is_some() == native)
+                    .min_by(|a, b| statistic.of(&a.stats).total_cmp(&statistic.of(&b.stats)))
+                    .map(|r| entry(r, statistic, roof))
+            };
+            let (skylight, native) = (best(false), best(true));
+            let application = match (&skylight, &native) {
+                (Some(s), Some(n)) => Some(n.time_s / s.time_s),
+                _ => None,
+            };
+            Row {
+                device,
+                app,
+                kernel,
+                precision,
+                problem,
+                statistic,
+                skylight,
+                native,
+                application,
+            }
+        })
+        .collect()
+}
+
+/// Each device's roofline from its Skylight records (native records define
+/// no ceiling: the roofline is what portable code measured on the device).
+fn roofs(records: &[&ResultRecord]) -> BTreeMap<String, Roofline> {
+    let mut by_device: BTreeMap<String, Vec<ResultRecord>> = BTreeMap::new();
+    for r in records.iter().filter(|r| r.native.is_none()) {
+        by_device
+            .entry(r.platform.name.clone())
+            .or_default()
+            .push((*r).clone());
+    }
+    by_device
+        .into_iter()
+        .filter_map(|(d, recs)| Roofline::from_records(&recs).map(|roof| (d, roof)))
+        .collect()
+}
+
+/// `name=value` of the record's problem parameters, in the app's order.
+pub fn problem_of(r: &ResultRecord) -> String {
+    let names = registry::find(&r.case.app)
+        .map(|a| a.problem())
+        .unwrap_or(&[]);
+    names
+        .iter()
+        .filter_map(|k| r.case.params.get(*k).map(|v| format!("{k}={v}")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn entry(r: &ResultRecord, statistic: Statistic, roof: Option<&Roofline>) -> Entry {
+    let t = statistic.of(&r.stats);
+    let rate = |x: f64| if t > 0.0 { x / t / 1e9 } else { 0.0 };
+    let (gflops, gbps) = (rate(r.model.flops), rate(r.model.bytes));
+    // The roof's ceilings are medians, so this uses the record's own rates
+    // (the median for Skylight's runs, the native code's figure for its).
+    let architectural = roof.and_then(|roof| {
+        if r.model.flops > 0.0 && r.case.app != "stream" {
+            roof.attainable(r.arithmetic_intensity, r.case.precision)
+                .map(|a| r.gflops / a)
+        } else {
+            let bw = roof.bandwidth_peak();
+            (bw > 0.0).then(|| r.gbps / bw)
+        }
+    });
+    let code = match &r.native {
+        Some(n) if n.port => format!("{} ({} port)", n.code, n.model),
+        Some(n) => format!("{} ({})", n.code, n.model),
+        None => format!("Skylight ({})", r.platform.backend),
+    };
+    Entry {
+        variant: r.case.variant.clone(),
+        code,
+        time_s: t,
+        gflops,
+        gbps,
+        architectural,
+    }
+}
+
+/// The rows as a Markdown table; `native_only` keeps the rows that have a
+/// native baseline.
+pub fn markdown(rows: &[Row], native_only: bool) -> String {
+    let mut s = String::from(
+        "| device | app | kernel | prec | problem | native code (config) | native | Skylight best variant | Skylight | application eff. | architectural eff. Skylight / native | statistic |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows.iter().filter(|r| !native_only || r.native.is_some()) {
+        let fig = |e: &Entry| {
+            if r.app == "stream" || e.gflops == 0.0 {
+                format!("{:.1} GB/s ({:.3} ms)", e.gbps, e.time_s * 1e3)
+            } else {
+                format!("{:.1} GFLOP/s ({:.3} ms)", e.gflops, e.time_s * 1e3)
+            }
+        };
+        let pct = |x: Option<f64>| x.map(|v| format!("{:.1}%", 100.0 * v)).unwrap_or_default();
+        let (ncode, nfig, narch) = match &r.native {
+            Some(n) => (
+                format!("{} ({})", n.code, n.variant),
+                fig(n),
+                n.architectural,
+            ),
+            None => (String::new(), String::new(), None),
+        };
+        let (svar, sfig, sarch) = match &r.skylight {
+            Some(e) => (e.variant.clone(), fig(e), e.architectural),
+            None => (String::new(), String::new(), None),
+        };
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |\n",
+            r.device,
+            r.app,
+            r.kernel,
+            r.precision,
+            r.problem,
+            ncode,
+            nfig,
+            svar,
+            sfig,
+            pct(r.application),
+            pct(sarch),
+            pct(narch),
+            r.statistic.name()
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::{Case, Model, Validation};
+    use crate::device::PlatformInfo;
+    use crate::native::NativeSource;
+    use crate::timing::TimingMethod;
+
+    fn record(
+        app: &str,
+        kernel: &str,
+        variant: &str,
+        l: &str,
+        t: f64,
+        native: bool,
+    ) -> ResultRecord {
+        let platform = PlatformInfo {
+            index: Some(0),
+            name: "GPU A".into(),
+            backend: if native { "cuda" } else { "vulkan" }.into(),
+            device_type: "discrete".into(),
+            driver: "d".into(),
+            driver_info: "1".into(),
+            df64: None,
+        };
+        let case = Case::new(app, kernel, variant, Precision::F32).param("L", l);
+        let model = if app == "stream" {
+            Model {
+                flops: 0.0,
+                bytes: 1e9,
+            }
+        } else {
+            Model {
+                flops: 2e9,
+                bytes: 1e9,
+            }
+        };
+        let ok = Validation {
+            max_error: 0.0,
+            tolerance: 1.0,
+            passed: true,
+            detail: String::new(),
+        };
+        let mut r = ResultRecord::new(
+            case,
+            platform,
+            TimingMethod::Native,
+            vec![t, t],
+            model,
+            ok,
+            BTreeMap::new(),
+        );
+        if native {
+            r.native = Some(NativeSource {
+                model: "CUDA".into(),
+                code: "x/y".into(),
+                commit: "c".into(),
+                port: false,
+                build: "nvcc".into(),
+                statistic: Statistic::Median,
+            });
+        }
+        r
+    }
+
+    #[test]
+    fn pairs_the_best_of_each_code_per_problem() {
+        let recs = vec![
+            record("stream", "copy", "wg256", "0", 0.5, false),
+            record("peak", "fma", "chains16", "0", 0.002, false),
+            record("su3", "mat-mul", "site", "32", 0.004, false),
+            record("su3", "mat-mul", "link", "32", 0.002, false),
+            record("su3", "mat-mul", "cuda/threads128", "32", 0.003, true),
+            record("su3", "mat-mul", "site", "8", 0.001, false),
+        ];
+        let rows = rows(&recs);
+        let su3: Vec<&Row> = rows.iter().filter(|r| r.app == "su3").collect();
+        assert_eq!(su3.len(), 2, "L=32 and L=8 are different problems");
+        let big = su3.iter().find(|r| r.problem == "L=32").expect("L=32 row");
+        assert_eq!(
+            big.skylight.as_ref().map(|e| e.variant.as_str()),
+            Some("link")
+        );
+        assert_eq!(big.application.map(|a| (a * 100.0).round()), Some(150.0));
+        // 2 GB/s bandwidth roof at AI 2: 4 GFLOP/s attainable; link runs at 1000.
+        let arch = big.skylight.as_ref().and_then(|e| e.architectural);
+        assert!(arch.is_some_and(|a| a > 1.0), "{arch:?}");
+        let table = markdown(&rows, true);
+        assert_eq!(table.lines().count(), 3, "{table}");
+    }
+}
