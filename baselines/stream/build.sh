@@ -3,8 +3,8 @@
 # the flags its CUDA model documents. Usage: build.sh CHECKOUT OUTDIR
 set -euo pipefail
 src=$(cd "$1" && pwd)
-out=$2
-mkdir -p "$out"
+# Absolute: the build runs inside the checkout.
+out=$(mkdir -p "$2" && cd "$2" && pwd)
 nvcc=${NVCC:-nvcc}
 arch=${ARCH:-sm_90}
 "$nvcc" --version | tail -1
