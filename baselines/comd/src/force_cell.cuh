@@ -1,8 +1,10 @@
 // ComputeForce, `cell` mapping (included by kernels.cuh): a block per link
-// cell. The 27 neighbour runs are staged in shared memory, already moved to
-// their periodic images and packed without gaps, STAGE atoms at a time. A
-// cell holds far fewer atoms (about 18) than the block has threads, so each
-// atom gets WG / count threads ("parts"), each taking every parts-th staged
+// cell. The first warp scans the lengths of the 27 neighbour runs; the warps
+// then stage whole runs in shared memory, each warp its own cells, already
+// moved to their periodic images and packed without gaps (one round when
+// they fit, as they nearly always do; more rounds otherwise). A cell holds
+// far fewer atoms (about 18) than the block has threads, so each atom gets
+// WG / count threads ("parts"), each taking every parts-th staged
 // neighbour; their partial sums meet in shared memory at the end.
 #pragma once
 
