@@ -2,7 +2,7 @@
 // the GPU kernels. Atoms keep their order in the per-atom arrays (SoA: all
 // x, then all y, then all z). Redistribution counts the atoms of every link
 // cell, scans the counts into offsets and gathers the positions into cell
-// order (`spos`, 4 reals per atom for one 16-byte load, with `sid` the atom
+// order (`spos`, 4 reals per atom for aligned vector loads, with `sid` the atom
 // behind each sorted slot), so a neighbour cell is one contiguous run.
 // The per-atom work is in __host__ __device__ functions so the CPU-only mode
 // can run the same algorithm on the host (emulate.cu).
