@@ -1,9 +1,11 @@
 //! `skylight`: the headless front end. Lists adapters, runs apps (validated and
 //! timed), sweeps parameters and draws the empirical roofline.
 
+mod cascade;
 mod isolate;
 mod native;
 mod plot;
+mod pp;
 mod report;
 mod table;
 
@@ -62,6 +64,9 @@ enum Command {
     /// Read a native baseline's output (run on the same device in the same
     /// call) into result records beside Skylight's.
     Native(native::NativeArgs),
+    /// Performance portability (Pennycook's PP) of each app over the
+    /// platforms of result files, with a cascade plot.
+    Pp(pp::PpArgs),
     /// Print the efficiency table of result files: each problem's best
     /// Skylight variant beside its native baseline on the same device.
     Table(table::TableArgs),
@@ -146,6 +151,30 @@ struct RunArgs {
     isolate: bool,
 }
 
+/// Fails before any work when `path` cannot be written: its folder must
+/// exist, and the file must be creatable there.
+fn check_writable(path: &std::path::Path) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    if !dir.is_dir() {
+        bail!(
+            "cannot write {}: no folder {}",
+            path.display(),
+            dir.display()
+        );
+    }
+    if path.is_dir() {
+        bail!("cannot write {}: it is a folder", path.display());
+    }
+    let probe = dir.join(format!(".skylight-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"")
+        .map_err(|e| anyhow::anyhow!("cannot write in {}: {e}", dir.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
 fn parse_kv(s: &str) -> std::result::Result<(String, String), String> {
     s.split_once('=')
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
@@ -191,6 +220,7 @@ fn real_main() -> Result<bool> {
         } => roofline(&common, plot, &with, from),
         Command::Native(args) => native::run(&args),
         Command::Table(args) => table::run(&args),
+        Command::Pp(args) => pp::run(&args),
         Command::Case { common, case_json } => {
             // The parent passes its resolved --warmup-s.
             isolate::serve(

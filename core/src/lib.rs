@@ -17,6 +17,7 @@ pub mod error;
 pub mod gpu;
 pub mod native;
 pub mod parallel;
+pub mod portability;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod precise;
 pub mod precision;

@@ -1,0 +1,149 @@
+//! `skylight pp`: Pennycook's performance portability of each app over the
+//! platforms of result files, as a table, JSON, CSV and a cascade plot.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use skylight_core::portability::{self, Basis, PpTable};
+use skylight_core::record::{ResultFile, write_atomic};
+
+use crate::cascade;
+
+/// The efficiency PP is built on.
+#[derive(Clone, Copy, ValueEnum)]
+enum BasisArg {
+    /// Against each platform's measured roofline.
+    Architectural,
+    /// Against the best known time on each platform (its native baseline
+    /// when loaded, else Skylight's best variant there).
+    Application,
+}
+
+/// Arguments of `skylight pp`.
+#[derive(Args)]
+pub struct PpArgs {
+    /// Result files: several devices, the CPU platform, the browser's
+    /// download, native baselines.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Efficiency to use.
+    #[arg(long, value_enum, default_value = "architectural")]
+    basis: BasisArg,
+    /// Platforms in the set (comma list of substrings of their labels, e.g.
+    /// `H100,llvmpipe`); default: every platform in the files.
+    #[arg(long, value_delimiter = ',')]
+    platforms: Vec<String>,
+    /// Also a row per variant (layout, mapping, launch shape), not only
+    /// each platform's best.
+    #[arg(long)]
+    variants: bool,
+    /// Write the table as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write the table as CSV here.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Draw the cascade plot of each app here (.svg or .png).
+    #[arg(long)]
+    plot: Option<PathBuf>,
+}
+
+/// Prints the table and writes what was asked.
+pub fn run(args: &PpArgs) -> Result<bool> {
+    for path in [&args.json, &args.csv, &args.plot].into_iter().flatten() {
+        crate::check_writable(path)?;
+    }
+    let mut records = Vec::new();
+    for path in &args.files {
+        records.extend(ResultFile::load(path)?.records);
+    }
+    let basis = match args.basis {
+        BasisArg::Architectural => Basis::Architectural,
+        BasisArg::Application => Basis::Application,
+    };
+    let table = portability::table(&records, basis, &args.platforms, args.variants);
+    if table.platforms.is_empty() {
+        anyhow::bail!("no validated Skylight record on the platforms asked for");
+    }
+    print!("{}", text(&table));
+    if let Some(path) = &args.json {
+        write_atomic(path, &serde_json::to_string_pretty(&table)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.csv {
+        write_atomic(path, &csv(&table)).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.plot {
+        cascade::draw(&table, path)?;
+        eprintln!("cascade plot written to {}", path.display());
+    }
+    Ok(true)
+}
+
+fn text(t: &PpTable) -> String {
+    let basis = match t.basis {
+        Basis::Architectural => "architectural",
+        Basis::Application => "application",
+    };
+    let mut s = format!(
+        "{basis} efficiency per platform; PP over all {}:\n",
+        t.platforms.len()
+    );
+    for (i, p) in t.platforms.iter().enumerate() {
+        s.push_str(&format!("  P{} = {p}\n", i + 1));
+    }
+    s.push_str(&format!(
+        "{:<28} {:<5} {:<26}",
+        "app/kernel", "prec", "variant"
+    ));
+    for i in 0..t.platforms.len() {
+        s.push_str(&format!(" {:>7}", format!("P{}", i + 1)));
+    }
+    s.push_str("      PP\n");
+    for r in &t.rows {
+        s.push_str(&format!(
+            "{:<28} {:<5} {:<26}",
+            format!("{}/{}", r.app, r.kernel),
+            r.precision.to_string(),
+            r.variant
+        ));
+        for e in &r.efficiency {
+            s.push_str(&match e {
+                Some(e) => format!(" {:>6.1}%", 100.0 * e),
+                None => format!(" {:>7}", "-"),
+            });
+        }
+        s.push_str(&format!(" {:>6.1}%", 100.0 * r.pp));
+        let why: Vec<String> = r
+            .missing
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| m.as_ref().map(|m| format!("P{}: {m}", i + 1)))
+            .collect();
+        if !why.is_empty() {
+            s.push_str(&format!("  ({})", why.join("; ")));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+fn csv(t: &PpTable) -> String {
+    let mut s = String::from("app,kernel,precision,variant");
+    for p in &t.platforms {
+        s.push_str(&format!(",\"{}\"", p.replace('"', "'")));
+    }
+    s.push_str(",pp\n");
+    for r in &t.rows {
+        s.push_str(&format!(
+            "{},{},{},\"{}\"",
+            r.app, r.kernel, r.precision, r.variant
+        ));
+        for e in &r.efficiency {
+            s.push_str(&e.map(|e| format!(",{e:.6}")).unwrap_or_else(|| ",".into()));
+        }
+        s.push_str(&format!(",{:.6}\n", r.pp));
+    }
+    s
+}

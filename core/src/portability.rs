@@ -1,0 +1,361 @@
+//! Performance portability: Pennycook's PP of each app over a set of
+//! platforms (Pennycook, Sewall and Lee, 2016), with two efficiencies:
+//!
+//! - **architectural**: the rate over what the platform's measured roofline
+//!   allows at the kernel's arithmetic intensity (bandwidth alone for
+//!   kernels without FLOPs);
+//! - **application**: the best known time of the same problem on that
+//!   platform's device (its native baseline when one is loaded, else
+//!   Skylight's best variant there) over the time.
+//!
+//! `PP = |H| / sum_i 1/e_i` over the platforms `H`, and 0 when a platform in
+//! `H` did not run the case (each such platform is named with the reason).
+//! A platform is a device and its API (`NVIDIA H100 80GB HBM3 (vulkan)`);
+//! native records are references, never platforms. Each platform is
+//! represented by the largest problem it ran of each kernel (platforms run
+//! different sizes: a CPU runs `small`), since both efficiencies are
+//! relative to that platform's own ceiling or best.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::Precision;
+use crate::efficiency::problem_of;
+use crate::native::Statistic;
+use crate::record::ResultRecord;
+use crate::roofline::Roofline;
+
+/// Which efficiency the PP is built on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Basis {
+    /// Against the platform's measured roofline.
+    Architectural,
+    /// Against the best known time on the platform.
+    Application,
+}
+
+/// The row label of each kernel's per-platform best variant.
+pub const BEST: &str = "best per platform";
+
+/// One code (a variant, or the best per platform) over the platforms.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PpRow {
+    /// App.
+    pub app: String,
+    /// Kernel.
+    pub kernel: String,
+    /// Arithmetic.
+    pub precision: Precision,
+    /// The variant label, or [`BEST`].
+    pub variant: String,
+    /// Efficiency on each platform of the table, in its order.
+    pub efficiency: Vec<Option<f64>>,
+    /// Why a platform has no efficiency (`None` where it has one).
+    pub missing: Vec<Option<String>>,
+    /// Pennycook's PP over the platforms.
+    pub pp: f64,
+}
+
+/// PP rows over a platform set.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PpTable {
+    /// The efficiency used.
+    pub basis: Basis,
+    /// Platform labels, the columns.
+    pub platforms: Vec<String>,
+    /// One row per app, kernel, precision and variant.
+    pub rows: Vec<PpRow>,
+}
+
+/// Pennycook's harmonic mean; 0 when any platform has no (or no positive)
+/// efficiency.
+pub fn pp(efficiencies: &[Option<f64>]) -> f64 {
+    if efficiencies.is_empty() {
+        return 0.0;
+    }
+    let mut sum = 0.0;
+    for e in efficiencies {
+        match e {
+            Some(e) if *e > 0.0 => sum += 1.0 / e,
+            _ => return 0.0,
+        }
+    }
+    efficiencies.len() as f64 / sum
+}
+
+/// The PP of every kernel's best per platform (and of every variant when
+/// `variants`), over `platforms` (every platform in `records` when empty;
+/// a name matches a platform label containing it).
+pub fn table(
+    records: &[ResultRecord],
+    basis: Basis,
+    platforms: &[String],
+    variants: bool,
+) -> PpTable {
+    let ok: Vec<&ResultRecord> = records.iter().filter(|r| r.validation.passed).collect();
+    let all: BTreeSet<String> = ok
+        .iter()
+        .filter(|r| r.native.is_none())
+        .map(|r| r.platform.label())
+        .collect();
+    let chosen: Vec<String> = all
+        .into_iter()
+        .filter(|p| platforms.is_empty() || platforms.iter().any(|want| p.contains(want.as_str())))
+        .collect();
+    let roofs = roofs(&ok);
+    // (app, kernel, precision) -> platform -> records of its largest problem.
+    let mut groups: BTreeMap<(String, String, Precision), BTreeMap<String, Vec<&ResultRecord>>> =
+        BTreeMap::new();
+    for r in ok.iter().filter(|r| r.native.is_none()) {
+        let label = r.platform.label();
+        if chosen.contains(&label) {
+            groups
+                .entry((r.case.app.clone(), r.case.kernel.clone(), r.case.precision))
+                .or_default()
+                .entry(label)
+                .or_default()
+                .push(r);
+        }
+    }
+    let mut rows = Vec::new();
+    for ((app, kernel, precision), per_platform) in groups {
+        let largest: BTreeMap<String, Vec<&ResultRecord>> = per_platform
+            .into_iter()
+            .map(|(p, recs)| (p, largest_problem(recs)))
+            .collect();
+        let effs: BTreeMap<String, Vec<(String, f64)>> = largest
+            .iter()
+            .map(|(p, recs)| {
+                let e = recs
+                    .iter()
+                    .filter_map(|r| {
+                        efficiency(r, basis, &ok, &roofs).map(|e| (r.case.variant.clone(), e))
+                    })
+                    .collect();
+                (p.clone(), e)
+            })
+            .collect();
+        let mut labels = vec![BEST.to_string()];
+        if variants {
+            let seen: BTreeSet<String> = effs
+                .values()
+                .flat_map(|v| v.iter().map(|(n, _)| n.clone()))
+                .collect();
+            labels.extend(seen);
+        }
+        for variant in labels {
+            let (efficiency, missing): (Vec<_>, Vec<_>) = chosen
+                .iter()
+                .map(|p| cell(&variant, p, &largest, &effs, basis, precision))
+                .unzip();
+            rows.push(PpRow {
+                app: app.clone(),
+                kernel: kernel.clone(),
+                precision,
+                pp: pp(&efficiency),
+                variant,
+                efficiency,
+                missing,
+            });
+        }
+    }
+    PpTable {
+        basis,
+        platforms: chosen,
+        rows,
+    }
+}
+
+/// One platform's efficiency of `variant`, or why there is none.
+fn cell(
+    variant: &str,
+    platform: &str,
+    largest: &BTreeMap<String, Vec<&ResultRecord>>,
+    effs: &BTreeMap<String, Vec<(String, f64)>>,
+    basis: Basis,
+    precision: Precision,
+) -> (Option<f64>, Option<String>) {
+    let Some(recs) = largest.get(platform) else {
+        return (None, Some(format!("no validated {precision} run")));
+    };
+    let found = effs.get(platform).and_then(|e| {
+        if variant == BEST {
+            e.iter().map(|(_, x)| *x).max_by(f64::total_cmp)
+        } else {
+            e.iter().find(|(n, _)| n == variant).map(|(_, x)| *x)
+        }
+    });
+    match found {
+        Some(e) => (Some(e), None),
+        None if basis == Basis::Architectural && !recs.is_empty() && variant == BEST => {
+            (None, Some("no measured roofline (stream and peak)".into()))
+        }
+        None => (None, Some("variant not run".into())),
+    }
+}
+
+/// The records of the problem with the most bytes.
+fn largest_problem(recs: Vec<&ResultRecord>) -> Vec<&ResultRecord> {
+    let top = recs
+        .iter()
+        .max_by(|a, b| a.model.bytes.total_cmp(&b.model.bytes))
+        .map(|r| problem_of(r));
+    recs.into_iter()
+        .filter(|r| Some(problem_of(r)) == top)
+        .collect()
+}
+
+fn roofs(ok: &[&ResultRecord]) -> BTreeMap<String, Roofline> {
+    let mut by: BTreeMap<String, Vec<ResultRecord>> = BTreeMap::new();
+    for r in ok.iter().filter(|r| r.native.is_none()) {
+        by.entry(r.platform.label()).or_default().push((*r).clone());
+    }
+    by.into_iter()
+        .filter_map(|(p, recs)| Roofline::from_records(&recs).map(|roof| (p, roof)))
+        .collect()
+}
+
+/// `r`'s efficiency on its platform.
+fn efficiency(
+    r: &ResultRecord,
+    basis: Basis,
+    ok: &[&ResultRecord],
+    roofs: &BTreeMap<String, Roofline>,
+) -> Option<f64> {
+    match basis {
+        Basis::Architectural => {
+            let roof = roofs.get(&r.platform.label())?;
+            if r.model.flops > 0.0 && r.case.app != "stream" {
+                roof.attainable(r.arithmetic_intensity, r.case.precision)
+                    .map(|a| r.gflops / a)
+            } else {
+                let bw = roof.bandwidth_peak();
+                (bw > 0.0).then(|| r.gbps / bw)
+            }
+        }
+        Basis::Application => {
+            let same = |o: &&&ResultRecord| {
+                o.platform.name == r.platform.name
+                    && o.case.app == r.case.app
+                    && o.case.kernel == r.case.kernel
+                    && o.case.precision == r.case.precision
+                    && problem_of(o) == problem_of(r)
+            };
+            // The best known includes the native code, timed by its own
+            // statistic, so Skylight's times use the same one.
+            let stat = ok
+                .iter()
+                .filter(same)
+                .find_map(|o| o.native.as_ref().map(|n| n.statistic))
+                .unwrap_or(Statistic::Median);
+            let best = ok
+                .iter()
+                .filter(same)
+                .filter(|o| o.native.is_some() || o.platform.backend == r.platform.backend)
+                .map(|o| stat.of(&o.stats))
+                .fold(f64::INFINITY, f64::min);
+            let t = stat.of(&r.stats);
+            (t > 0.0 && best.is_finite()).then(|| best / t)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::{Case, Model, Validation};
+    use crate::device::PlatformInfo;
+    use crate::native::NativeSource;
+    use crate::timing::TimingMethod;
+
+    fn rec(device: &str, backend: &str, app: &str, variant: &str, n: u64, t: f64) -> ResultRecord {
+        let platform = PlatformInfo {
+            index: None,
+            name: device.into(),
+            backend: backend.into(),
+            device_type: "discrete".into(),
+            driver: String::new(),
+            driver_info: String::new(),
+            df64: None,
+        };
+        let kernel = if app == "peak" { "fma" } else { "copy" };
+        let case = Case::new(app, kernel, variant, Precision::F32).param("n", n);
+        let flops = if app == "peak" { 1e9 } else { 0.0 };
+        let model = Model {
+            flops,
+            bytes: n as f64,
+        };
+        let v = Validation {
+            max_error: 0.0,
+            tolerance: 1.0,
+            passed: true,
+            detail: String::new(),
+        };
+        ResultRecord::new(
+            case,
+            platform,
+            TimingMethod::WallClock,
+            vec![t],
+            model,
+            v,
+            BTreeMap::new(),
+        )
+    }
+
+    #[test]
+    fn pp_is_the_harmonic_mean_and_zero_when_a_platform_is_missing() {
+        assert!((pp(&[Some(0.5), Some(1.0)]) - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(pp(&[Some(0.5), None]), 0.0);
+        assert_eq!(pp(&[Some(0.5), Some(0.0)]), 0.0);
+        assert_eq!(pp(&[]), 0.0);
+    }
+
+    #[test]
+    fn each_platform_is_rated_against_its_own_best_and_roof() {
+        let mut native = rec("A", "cuda", "stream", "cuda/x", 1000, 0.5);
+        native.native = Some(NativeSource {
+            model: "CUDA".into(),
+            code: "c".into(),
+            commit: "0".into(),
+            port: false,
+            build: String::new(),
+            statistic: Statistic::Median,
+        });
+        let recs = vec![
+            rec("A", "vulkan", "stream", "v1", 1000, 1.0),
+            rec("A", "vulkan", "stream", "v2", 1000, 2.0),
+            rec("A", "vulkan", "stream", "v1", 10, 0.001),
+            native,
+            rec("B", "vulkan", "stream", "v1", 100, 4.0),
+            rec("B", "vulkan", "stream", "v2", 100, 1.0),
+            rec("B", "vulkan", "peak", "p", 100, 1.0),
+        ];
+        let t = table(&recs, Basis::Application, &[], true);
+        assert_eq!(t.platforms, vec!["A (vulkan)", "B (vulkan)"]);
+        let row = |v: &str| {
+            t.rows
+                .iter()
+                .find(|r| r.app == "stream" && r.variant == v)
+                .cloned()
+        };
+        // On A the native code (0.5 s) is the best known; on B variant v2.
+        let best = row(BEST).map(|r| r.efficiency);
+        assert_eq!(best, Some(vec![Some(0.5), Some(1.0)]));
+        let v1 = row("v1").map(|r| r.pp).unwrap_or(-1.0);
+        assert!((v1 - 2.0 / (2.0 + 4.0)).abs() < 1e-12, "{v1}");
+        // Peak ran on B only: its PP over both platforms is 0, and A says why.
+        let peak = t.rows.iter().find(|r| r.app == "peak").cloned();
+        assert_eq!(peak.as_ref().map(|r| r.pp), Some(0.0));
+        assert!(peak.and_then(|r| r.missing[0].clone()).is_some());
+        let only_b = table(&recs, Basis::Architectural, &["B".to_string()], false);
+        assert_eq!(only_b.platforms, vec!["B (vulkan)"]);
+        let arch = only_b
+            .rows
+            .iter()
+            .find(|r| r.app == "stream")
+            .map(|r| r.efficiency.clone());
+        assert_eq!(arch, Some(vec![Some(1.0)]));
+    }
+}
