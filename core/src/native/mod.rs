@@ -10,6 +10,7 @@
 
 mod babelstream;
 mod line;
+mod ludwig;
 mod su3_bench;
 
 use std::collections::BTreeMap;
@@ -152,6 +153,14 @@ pub fn codes() -> Vec<NativeCode> {
             port: false,
             statistic: Statistic::Mean,
             parse: su3_bench::parse,
+        },
+        NativeCode {
+            name: "ludwig",
+            model: "CUDA",
+            code: "ludwig-cf/ludwig",
+            port: false,
+            statistic: Statistic::Mean,
+            parse: ludwig::parse,
         },
         NativeCode {
             name: "port",
