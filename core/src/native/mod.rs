@@ -9,9 +9,11 @@
 //! with `platform.backend` naming the native programming model.
 
 mod babelstream;
+mod gpp;
 mod line;
 mod ludwig;
 mod su3_bench;
+mod testsnap;
 
 use std::collections::BTreeMap;
 
@@ -161,6 +163,22 @@ pub fn codes() -> Vec<NativeCode> {
             port: false,
             statistic: Statistic::Mean,
             parse: ludwig::parse,
+        },
+        NativeCode {
+            name: "testsnap",
+            model: "Kokkos-CUDA",
+            code: "FitSNAP/TestSNAP",
+            port: false,
+            statistic: Statistic::Mean,
+            parse: testsnap::parse,
+        },
+        NativeCode {
+            name: "gpp-kokkos",
+            model: "Kokkos-CUDA",
+            code: "rgayatri23/BerkeleyGW-Kernels-CPP",
+            port: false,
+            statistic: Statistic::Min,
+            parse: gpp::parse,
         },
         NativeCode {
             name: "port",
