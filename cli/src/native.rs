@@ -71,7 +71,14 @@ pub fn run(args: &NativeArgs) -> Result<bool> {
         let text =
             std::fs::read_to_string(log).with_context(|| format!("reading {}", log.display()))?;
         let runs = (code.parse)(&text, &log.display().to_string())?;
-        records.extend(native::to_records(&runs, &source, &like)?);
+        let (done, skipped) = native::to_records(&runs, &source, &like);
+        for e in &skipped {
+            eprintln!("skipped: {e}");
+        }
+        if done.is_empty() {
+            bail!("{}: no run matched a Skylight record", log.display());
+        }
+        records.extend(done);
     }
     println!(
         "{:<24} {:<22} {:<5} {:>12} {:>10} {:>9}  check",

@@ -205,15 +205,23 @@ pub fn find(name: &str) -> Result<NativeCode> {
 /// Turns `runs` into records: each takes its model and platform from the
 /// Skylight record in `like` (a run of the same call) of the same app,
 /// kernel and precision whose parameters agree with the run's `matches`;
-/// the platform's backend becomes the source's model in lower case.
+/// the platform's backend becomes the source's model in lower case. A run
+/// with no such record (a kernel this call did not run in Skylight) is
+/// returned as an error beside the records of the others.
 pub fn to_records(
     runs: &[NativeRun],
     source: &NativeSource,
     like: &[ResultRecord],
-) -> Result<Vec<ResultRecord>> {
-    runs.iter()
-        .map(|run| to_record(run, source, like))
-        .collect()
+) -> (Vec<ResultRecord>, Vec<Error>) {
+    let mut records = Vec::new();
+    let mut errors = Vec::new();
+    for run in runs {
+        match to_record(run, source, like) {
+            Ok(r) => records.push(r),
+            Err(e) => errors.push(e),
+        }
+    }
+    (records, errors)
 }
 
 fn to_record(
