@@ -447,8 +447,9 @@ pub struct SkylightApp {
 type DroppedText = (String, Result<Vec<u8>, String>);
 
 impl SkylightApp {
-    /// Builds the app from the registry's apps; the adapters are listed in
-    /// the background and `repaint` wakes the UI when they arrive.
+    /// Builds the app from the registry's apps and lists the adapters
+    /// ([`worker::list`]: done on return natively, later in a browser, where
+    /// `repaint` wakes the UI when they arrive).
     pub fn new(repaint: impl Fn() + Send + 'static) -> Self {
         let forms = registry::apps()
             .into_iter()
