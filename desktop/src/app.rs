@@ -1,132 +1,36 @@
 //! The Skylight window: device panel, benchmark panel, live roofline and results table.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
+use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use eframe::egui::{self, Color32, RichText};
-use egui_plot::{Legend, Line, LineStyle, MarkerShape, Plot, Points, Text};
+use egui_plot::{Legend, Line, LineStyle, Plot, Points, Text};
 use skylight_core::Precision;
-use skylight_core::app::{ParamKind, ParamSpec, Request};
+use skylight_core::app::ParamKind;
 use skylight_core::device::{AdapterEntry, PlatformInfo, Selector};
 use skylight_core::record::{ResultFile, ResultRecord};
-use skylight_core::registry;
 use skylight_core::roofline::Roofline;
-use skylight_core::runner::{Outcome, RunOptions};
+use skylight_core::runner::Outcome;
 use web_time::Instant;
 
+pub use crate::forms::Preset;
+use crate::forms::{Forms, ParamValue};
+use crate::io::{self, Drops};
+pub use crate::io::{FinishHook, SaveHook};
+pub use crate::palette::app_color;
+use crate::palette::{self, precision_marker};
 use crate::plot;
 use crate::reference::REFERENCES;
 use crate::sweep::{self, Metric};
-use crate::worker::{self, Job, Msg};
+use crate::worker::{self, Msg};
 
 /// Shown when no adapter exists.
 const NO_ADAPTER: &str = "no GPU adapter found: install a Vulkan, Metal or DX12 driver (or lavapipe), \
      or in a browser enable WebGPU";
-
-/// Marker colours of the apps, in registry order: saturated and far apart so
-/// points stay distinguishable on both themes (and findable in screenshots).
-const PALETTE: [Color32; 8] = [
-    Color32::from_rgb(230, 25, 75),
-    Color32::from_rgb(60, 180, 75),
-    Color32::from_rgb(0, 130, 200),
-    Color32::from_rgb(245, 130, 48),
-    Color32::from_rgb(145, 30, 180),
-    Color32::from_rgb(70, 200, 220),
-    Color32::from_rgb(240, 50, 230),
-    Color32::from_rgb(170, 110, 40),
-];
-
-/// Colour of `app`'s points from result source `source` (0 = this session's
-/// runs, 1.. = loaded files). Each loaded device gets its own darker,
-/// hue-shifted set so overlaid machines stay apart.
-pub fn app_color(app: &str, source: usize) -> Color32 {
-    let idx = registry::apps()
-        .iter()
-        .position(|a| a.name() == app)
-        .unwrap_or_else(|| app.bytes().map(usize::from).sum::<usize>());
-    let base = PALETTE[idx % PALETTE.len()];
-    if source == 0 {
-        return base;
-    }
-    let mut hsva = egui::ecolor::Hsva::from(base);
-    hsva.h = (hsva.h + 0.09 * source as f32).fract();
-    hsva.v *= 0.6;
-    Color32::from(hsva)
-}
-
-/// Marker shape of a precision: the same across sources so f64 always looks like f64.
-pub fn precision_marker(p: Precision) -> MarkerShape {
-    match p {
-        Precision::F32 => MarkerShape::Circle,
-        Precision::F64 => MarkerShape::Square,
-        Precision::Df64 => MarkerShape::Diamond,
-    }
-}
-
-/// A benchmark selection to load into the panel (the desktop's `--demo`, the
-/// web page's URL parameters), optionally started at the first frame.
-#[derive(Clone, Debug, Default)]
-pub struct Preset {
-    /// Apps to tick, by registry name; all others are unticked.
-    pub apps: Vec<String>,
-    /// Precisions to tick; empty keeps the current choice.
-    pub precisions: Vec<Precision>,
-    /// Parameter values, applied to every ticked app that has the parameter.
-    pub params: Vec<(String, String)>,
-    /// Timed samples per case (`None` keeps the default).
-    pub samples: Option<u32>,
-    /// Start the run at the first frame.
-    pub autostart: bool,
-}
-
-impl Preset {
-    /// The small stream + peak run of the desktop's `--demo`.
-    pub fn demo() -> Preset {
-        Preset {
-            apps: vec!["stream".into(), "peak".into()],
-            precisions: Vec::new(),
-            params: vec![
-                ("size".into(), "small".into()),
-                ("iters".into(), "64".into()),
-            ],
-            samples: Some(3),
-            autostart: true,
-        }
-    }
-
-    /// Names in `apps` that the registry does not know.
-    pub fn unknown_apps(&self) -> Vec<String> {
-        self.apps
-            .iter()
-            .filter(|a| registry::find(a).is_err())
-            .cloned()
-            .collect()
-    }
-}
-
-/// Called with the JSON result file (the CLI's format) whenever a run ends.
-pub type FinishHook = Box<dyn FnMut(&str)>;
-
-/// Saves an exported file (name, text); returns a message for the user.
-pub type SaveHook = Box<dyn FnMut(&str, &str) -> Result<String, String>>;
-
-/// Writes an export to the local file system.
-#[cfg(not(target_arch = "wasm32"))]
-fn save_to_disk(path: &str, text: &str) -> Result<String, String> {
-    skylight_core::record::write_atomic(Path::new(path), text)
-        .map(|()| format!("wrote {path}"))
-        .map_err(|e| e.to_string())
-}
-
-/// A browser has no file system; the web page installs a download hook instead.
-#[cfg(target_arch = "wasm32")]
-fn save_to_disk(_path: &str, _text: &str) -> Result<String, String> {
-    Err("no file system here: the page must install an export hook".into())
-}
 
 /// Which picture the central panel shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,72 +65,6 @@ struct Demo {
     opts: DemoOptions,
     stage: DemoStage,
     started: Instant,
-}
-
-/// A parameter's widget state.
-#[derive(Clone, Debug)]
-enum ParamValue {
-    /// One flag per option of a choice; several checked sweep over them.
-    Choice(Vec<bool>),
-    /// Text for integers (a comma list sweeps) and free text.
-    Text(String),
-}
-
-#[derive(Clone, Debug)]
-struct ParamForm {
-    spec: ParamSpec,
-    value: ParamValue,
-}
-
-impl ParamForm {
-    fn new(spec: ParamSpec) -> Self {
-        let value = match &spec.kind {
-            ParamKind::Choice(opts) => {
-                let on: Vec<&str> = spec.default.split(',').map(str::trim).collect();
-                ParamValue::Choice(opts.iter().map(|o| on.contains(o)).collect())
-            }
-            _ => ParamValue::Text(spec.default.to_string()),
-        };
-        ParamForm { spec, value }
-    }
-
-    /// The value as the core's request syntax spells it (comma list for a sweep).
-    fn request_value(&self) -> String {
-        match (&self.value, &self.spec.kind) {
-            (ParamValue::Choice(on), ParamKind::Choice(opts)) => opts
-                .iter()
-                .zip(on)
-                .filter(|(_, on)| **on)
-                .map(|(o, _)| *o)
-                .collect::<Vec<_>>()
-                .join(","),
-            (ParamValue::Text(t), _) => t.clone(),
-            _ => self.spec.default.to_string(),
-        }
-    }
-
-    fn set(&mut self, value: &str) {
-        match (&mut self.value, &self.spec.kind) {
-            (ParamValue::Choice(on), ParamKind::Choice(opts)) => {
-                let want: Vec<&str> = value.split(',').map(str::trim).collect();
-                for (flag, o) in on.iter_mut().zip(opts.iter()) {
-                    *flag = want.contains(o);
-                }
-            }
-            (ParamValue::Text(t), _) => *t = value.to_string(),
-            _ => {}
-        }
-    }
-}
-
-/// One app's section of the benchmark panel, generated from its parameter list.
-#[derive(Clone, Debug)]
-struct AppForm {
-    name: &'static str,
-    about: &'static str,
-    enabled: bool,
-    default_precisions: Vec<Precision>,
-    params: Vec<ParamForm>,
 }
 
 /// Points of one (source, app, precision): one legend entry, one colour and shape.
@@ -422,9 +260,7 @@ pub struct SkylightApp {
     adapters_rx: Option<Receiver<Vec<AdapterEntry>>>,
     /// Index into `adapters`, `None` for the suite's automatic choice.
     selected: Option<usize>,
-    forms: Vec<AppForm>,
-    precisions: [bool; 3],
-    samples: u32,
+    forms: Forms,
     run: Option<RunState>,
     platform: Option<PlatformInfo>,
     outcomes: Vec<Outcome>,
@@ -439,35 +275,19 @@ pub struct SkylightApp {
     autostart: bool,
     on_finish: Option<FinishHook>,
     saver: Option<SaveHook>,
-    /// Dropped files' names and contents, as they finish reading.
-    dropped: (Sender<DroppedText>, Receiver<DroppedText>),
+    dropped: Drops,
 }
-
-/// A dropped file's name and its bytes (or why they could not be read).
-type DroppedText = (String, Result<Vec<u8>, String>);
 
 impl SkylightApp {
     /// Builds the app from the registry's apps and lists the adapters
     /// ([`worker::list`]: done on return natively, later in a browser, where
     /// `repaint` wakes the UI when they arrive).
     pub fn new(repaint: impl Fn() + Send + 'static) -> Self {
-        let forms = registry::apps()
-            .into_iter()
-            .map(|a| AppForm {
-                name: a.name(),
-                about: a.about(),
-                enabled: false,
-                default_precisions: a.default_precisions(),
-                params: a.params().into_iter().map(ParamForm::new).collect(),
-            })
-            .collect();
         SkylightApp {
             adapters: Vec::new(),
             adapters_rx: Some(worker::list(repaint)),
             selected: None,
-            forms,
-            precisions: [true, true, true],
-            samples: RunOptions::default().samples,
+            forms: Forms::default(),
             run: None,
             platform: None,
             outcomes: Vec::new(),
@@ -481,44 +301,15 @@ impl SkylightApp {
             autostart: false,
             on_finish: None,
             saver: None,
-            dropped: channel(),
+            dropped: Drops::default(),
         }
     }
 
     /// Loads `preset` into the panel; unknown app or parameter names are
     /// reported in the messages rather than ignored.
     pub fn with_preset(mut self, preset: &Preset) -> Self {
-        for a in preset.unknown_apps() {
-            self.error(format!("unknown app `{a}` in the preset"));
-        }
-        for f in &mut self.forms {
-            f.enabled = preset.apps.iter().any(|a| a == f.name);
-            if !f.enabled {
-                continue;
-            }
-            for p in &mut f.params {
-                if let Some((_, v)) = preset.params.iter().find(|(k, _)| k == p.spec.name) {
-                    p.set(v);
-                }
-            }
-        }
-        for (k, _) in &preset.params {
-            let known = self
-                .forms
-                .iter()
-                .filter(|f| f.enabled)
-                .any(|f| f.params.iter().any(|p| p.spec.name == k));
-            if !known {
-                self.error(format!("no chosen app has a parameter `{k}`"));
-            }
-        }
-        if !preset.precisions.is_empty() {
-            for (p, on) in Precision::ALL.iter().zip(self.precisions.iter_mut()) {
-                *on = preset.precisions.contains(p);
-            }
-        }
-        if let Some(n) = preset.samples {
-            self.samples = n;
+        for problem in self.forms.apply(preset) {
+            self.error(problem);
         }
         self.autostart |= preset.autostart;
         self
@@ -574,59 +365,14 @@ impl SkylightApp {
         self.messages.push((false, msg.into()));
     }
 
-    fn chosen_precisions(&self) -> Vec<Precision> {
-        Precision::ALL
-            .iter()
-            .zip(self.precisions)
-            .filter(|(_, on)| *on)
-            .map(|(p, _)| *p)
-            .collect()
-    }
-
-    /// The job the panel describes: one request per checked app.
-    fn job(&self) -> Result<Job, String> {
-        let chosen = self.chosen_precisions();
-        if chosen.is_empty() {
-            return Err("choose at least one precision".into());
-        }
-        let mut runs = Vec::new();
-        for f in self.forms.iter().filter(|f| f.enabled) {
-            let precisions: Vec<Precision> = chosen
-                .iter()
-                .copied()
-                .filter(|p| f.default_precisions.contains(p))
-                .collect();
-            if precisions.is_empty() {
-                continue;
-            }
-            let mut req = Request::default().precisions(&precisions);
-            for p in &f.params {
-                let v = p.request_value();
-                if v.trim().is_empty() {
-                    return Err(format!("{}: choose a value for `{}`", f.name, p.spec.name));
-                }
-                req = req.set(p.spec.name, v);
-            }
-            runs.push((f.name.to_string(), req));
-        }
-        if runs.is_empty() {
-            return Err("choose at least one app that supports the chosen precisions".into());
-        }
-        Ok(Job {
-            selector: self.selected.map_or(Selector::Auto, Selector::Index),
-            runs,
-            opts: RunOptions {
-                samples: self.samples.max(1),
-                ..RunOptions::default()
-            },
-        })
-    }
-
     fn start(&mut self, ctx: &egui::Context) {
         if self.run.is_some() {
             return;
         }
-        match self.job() {
+        match self
+            .forms
+            .job(self.selected.map_or(Selector::Auto, Selector::Index))
+        {
             Ok(job) => {
                 self.outcomes.clear();
                 self.platform = None;
@@ -756,62 +502,24 @@ impl SkylightApp {
 
     fn export(&mut self, csv: bool) {
         let records = self.records();
-        if records.is_empty() {
-            self.error("nothing to export yet: run a benchmark first");
-            return;
-        }
         let roof = Roofline::from_records(&records);
         let file = ResultFile::new(records, roof);
-        let text = if csv { file.to_csv() } else { file.to_json() };
-        let mut path = self.path.trim().to_string();
-        let ext = if csv { ".csv" } else { ".json" };
-        if let Some(stem) = path
-            .strip_suffix(".json")
-            .or_else(|| path.strip_suffix(".csv"))
-        {
-            path = format!("{stem}{ext}");
-        }
-        let saved = match &mut self.saver {
-            Some(save) => save(&path, &text),
-            None => save_to_disk(&path, &text),
-        };
-        match saved {
+        match io::export(&file, &self.path, csv, self.saver.as_mut()) {
             Ok(msg) => self.info(msg),
-            Err(e) => self.error(format!("cannot write {path}: {e}")),
+            Err(e) => self.error(e),
         }
     }
 
     /// Loads the result file named in the path field.
     fn load(&mut self) {
         let path = self.path.trim().to_string();
-        let parsed = std::fs::read_to_string(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| ResultFile::from_json(&text, &path).map_err(|e| e.to_string()));
+        let parsed = io::read_result_file(&path);
         self.add_loaded(path, parsed);
     }
 
-    /// Reads result files dropped on the window: synchronously from their
-    /// paths natively, asynchronously in a browser (which reads files only
-    /// that way); either way the text arrives through `dropped`.
+    /// Overlays the result files dropped on the window.
     fn load_dropped(&mut self, ctx: &egui::Context) {
-        for f in ctx.input(|i| i.raw.dropped_files.clone()) {
-            let name = f.path().display().to_string();
-            let tx = self.dropped.0.clone();
-            #[cfg(not(target_arch = "wasm32"))]
-            let _ = tx.send((name, f.bytes()));
-            #[cfg(target_arch = "wasm32")]
-            {
-                let wake = ctx.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    let _ = tx.send((name, f.bytes_async().await));
-                    wake.request_repaint();
-                });
-            }
-        }
-        while let Ok((name, bytes)) = self.dropped.1.try_recv() {
-            let parsed = bytes
-                .and_then(|b| String::from_utf8(b).map_err(|e| e.to_string()))
-                .and_then(|t| ResultFile::from_json(&t, &name).map_err(|e| e.to_string()));
+        for (name, parsed) in self.dropped.take(ctx) {
             self.add_loaded(name, parsed);
         }
     }
@@ -947,15 +655,15 @@ impl SkylightApp {
         ui.add_enabled_ui(!running, |ui| {
             ui.horizontal(|ui| {
                 ui.label("precisions:");
-                for (p, on) in Precision::ALL.iter().zip(self.precisions.iter_mut()) {
+                for (p, on) in Precision::ALL.iter().zip(self.forms.precisions.iter_mut()) {
                     ui.checkbox(on, p.name());
                 }
             });
             ui.horizontal(|ui| {
                 ui.label("samples:");
-                ui.add(egui::DragValue::new(&mut self.samples).range(1..=10_000));
+                ui.add(egui::DragValue::new(&mut self.forms.samples).range(1..=10_000));
             });
-            for f in &mut self.forms {
+            for f in &mut self.forms.apps {
                 ui.checkbox(&mut f.enabled, RichText::new(f.name).strong())
                     .on_hover_text(f.about);
                 if !f.enabled {
@@ -1061,7 +769,7 @@ impl SkylightApp {
             .show(ui, |ui| {
                 for (err, m) in &self.messages {
                     if *err {
-                        ui.colored_label(Color32::from_rgb(220, 60, 60), m);
+                        ui.colored_label(palette::FAILURE, m);
                     } else {
                         ui.label(m);
                     }
@@ -1169,12 +877,7 @@ impl SkylightApp {
                         format!(" @ {}", roof.platform.name)
                     };
                     for c in plot::ceiling_lines(roof, ai_min, ai_max) {
-                        let color = match c.precision {
-                            None => Color32::from_gray(150),
-                            Some(Precision::F32) => Color32::from_rgb(110, 110, 180),
-                            Some(Precision::F64) => Color32::from_rgb(180, 110, 110),
-                            Some(Precision::Df64) => Color32::from_rgb(110, 170, 110),
-                        };
+                        let color = palette::ceiling_color(c.precision);
                         pui.line(
                             Line::new(format!("{}{suffix}", c.label), c.points)
                                 .color(color)
@@ -1329,7 +1032,7 @@ impl SkylightApp {
                                     .map_or("—".to_string(), |f| format!("{:.1}", f * 100.0)),
                             );
                             if r.failed {
-                                ui.colored_label(Color32::from_rgb(220, 60, 60), &r.status);
+                                ui.colored_label(palette::FAILURE, &r.status);
                             } else {
                                 ui.label(&r.status);
                             }
@@ -1377,7 +1080,7 @@ impl SkylightApp {
                             .iter()
                             .any(|o| matches!(o, Outcome::Done(r) if r.gflops > 0.0));
                         let saved = match &demo.opts.screenshot {
-                            Some(path) => match save_png(path, &img) {
+                            Some(path) => match io::save_png(path, &img) {
                                 Ok(()) => {
                                     eprintln!("screenshot written to {}", path.display());
                                     true
@@ -1501,25 +1204,6 @@ fn draw_heat_map(ui: &mut egui::Ui, map: &sweep::HeatMap, x: &str, y: &str, unit
     );
 }
 
-/// Writes an egui screenshot as an RGBA PNG, creating the parent folder.
-pub fn save_png(path: &Path, img: &egui::ColorImage) -> Result<(), String> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    let bytes: Vec<u8> = img
-        .pixels
-        .iter()
-        .flat_map(|c| c.to_srgba_unmultiplied())
-        .collect();
-    let [w, h] = img.size;
-    let (w, h) = (
-        u32::try_from(w).map_err(|e| e.to_string())?,
-        u32::try_from(h).map_err(|e| e.to_string())?,
-    );
-    image::save_buffer(path, &bytes, w, h, image::ColorType::Rgba8)
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
 impl eframe::App for SkylightApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
@@ -1619,19 +1303,5 @@ mod tests {
         sort_rows(&mut rows, Column::App, true);
         let apps: Vec<&str> = rows.iter().map(|r| r.app.as_str()).collect();
         assert_eq!(apps, ["a", "b", "c"]);
-    }
-
-    #[test]
-    fn choice_parameters_round_trip_to_request_syntax() {
-        let spec = ParamSpec {
-            name: "kernel",
-            help: "",
-            kind: ParamKind::Choice(&["copy", "mul", "add"]),
-            default: "copy,add",
-        };
-        let mut p = ParamForm::new(spec);
-        assert_eq!(p.request_value(), "copy,add");
-        p.set("mul");
-        assert_eq!(p.request_value(), "mul");
     }
 }

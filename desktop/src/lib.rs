@@ -28,6 +28,9 @@
 //! to it through a channel and repaint requests.
 
 pub mod app;
+mod forms;
+mod io;
+mod palette;
 pub mod plot;
 pub mod reference;
 pub mod sweep;
