@@ -28,12 +28,17 @@
 //! to it through a channel and repaint requests.
 
 pub mod app;
+mod demo;
 mod forms;
 mod io;
 mod palette;
+mod panels;
 pub mod plot;
 pub mod reference;
+mod state;
 pub mod sweep;
+mod table;
+mod views;
 pub mod worker;
 
-pub use app::{DemoOptions, Preset, SkylightApp};
+pub use app::{DemoOptions, FinishHook, Preset, SaveHook, SkylightApp};
