@@ -273,25 +273,33 @@ fn row_cells(ui: &mut egui::Ui, r: &Row) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(app: &str, gflops: Option<f64>) -> Row {
+impl Row {
+    /// A passed f32 row of `app` from `source` on device `dev{source}`, for tests.
+    pub fn example(app: &str, source: usize, gflops: Option<f64>, ai: Option<f64>) -> Row {
         Row {
-            source: 0,
-            device: "dev".into(),
+            source,
+            device: format!("dev{source}"),
             app: app.into(),
             kernel: "k".into(),
             variant: "v".into(),
             precision: Precision::F32,
             gflops,
-            gbps: None,
-            ai: None,
+            gbps: gflops.zip(ai).map(|(g, ai)| g / ai),
+            ai,
             roof: None,
             status: "ok".into(),
             failed: false,
             timing: "gpu-ts".into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(app: &str, gflops: Option<f64>) -> Row {
+        Row::example(app, 0, gflops, None)
     }
 
     #[test]

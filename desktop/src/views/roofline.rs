@@ -234,24 +234,9 @@ impl RooflineView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use skylight_core::Precision;
 
     fn row(app: &str, source: usize, ai: f64, gflops: f64) -> Row {
-        Row {
-            source,
-            device: format!("dev{source}"),
-            app: app.into(),
-            kernel: "k".into(),
-            variant: "v".into(),
-            precision: Precision::F32,
-            gflops: Some(gflops),
-            gbps: Some(gflops / ai),
-            ai: Some(ai),
-            roof: None,
-            status: "ok".into(),
-            failed: false,
-            timing: "gpu-ts".into(),
-        }
+        Row::example(app, source, Some(gflops), Some(ai))
     }
 
     #[test]
