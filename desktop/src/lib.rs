@@ -13,7 +13,8 @@
 //!   result the moment it completes, and points loaded from other machines'
 //!   result files overlaid in their own colour set;
 //! * a sortable results table with validation status, JSON/CSV export and
-//!   loading, and built-in reference runs ([`reference`]) to overlay.
+//!   loading, and built-in reference runs ([`reference`](mod@reference)) to
+//!   overlay.
 //!
 //! # Why benchmarks get their own device
 //!
