@@ -1,132 +1,28 @@
-//! The Skylight window: device panel, benchmark panel, live roofline and results table.
+//! The Skylight window: construction (the builder methods the front ends
+//! call) and the per-frame dispatch to the state, panels and views.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use eframe::egui::{self, Color32, RichText};
-use egui_plot::{Legend, Line, LineStyle, MarkerShape, Plot, Points, Text};
-use skylight_core::Precision;
-use skylight_core::app::{ParamKind, ParamSpec, Request};
-use skylight_core::device::{AdapterEntry, PlatformInfo, Selector};
-use skylight_core::record::{ResultFile, ResultRecord};
-use skylight_core::registry;
-use skylight_core::roofline::Roofline;
-use skylight_core::runner::{Outcome, RunOptions};
-use web_time::Instant;
+use eframe::egui::{self, RichText};
 
-use crate::plot;
-use crate::reference::REFERENCES;
-use crate::sweep::{self, Metric};
-use crate::worker::{self, Job, Msg};
+pub use crate::demo::DemoOptions;
+pub use crate::forms::Preset;
+pub use crate::io::{FinishHook, SaveHook};
+/// Re-exported where the screenshot test (`desktop/tests/`) finds it: the
+/// test looks for the demo's markers by colour.
+pub use crate::palette::app_color;
 
-/// Shown when no adapter exists.
-const NO_ADAPTER: &str = "no GPU adapter found: install a Vulkan, Metal or DX12 driver (or lavapipe), \
-     or in a browser enable WebGPU";
+use crate::demo::Demo;
+use crate::forms::Forms;
+use crate::io::{self, Drops};
+use crate::panels::{self, files::FileAction};
+use crate::state::{Devices, Ended, Messages, Results, RunState};
+use crate::table::Table;
+use crate::views::{roofline::RooflineView, sweep::SweepView};
 
-/// Marker colours of the apps, in registry order: saturated and far apart so
-/// points stay distinguishable on both themes (and findable in screenshots).
-const PALETTE: [Color32; 8] = [
-    Color32::from_rgb(230, 25, 75),
-    Color32::from_rgb(60, 180, 75),
-    Color32::from_rgb(0, 130, 200),
-    Color32::from_rgb(245, 130, 48),
-    Color32::from_rgb(145, 30, 180),
-    Color32::from_rgb(70, 200, 220),
-    Color32::from_rgb(240, 50, 230),
-    Color32::from_rgb(170, 110, 40),
-];
-
-/// Colour of `app`'s points from result source `source` (0 = this session's
-/// runs, 1.. = loaded files). Each loaded device gets its own darker,
-/// hue-shifted set so overlaid machines stay apart.
-pub fn app_color(app: &str, source: usize) -> Color32 {
-    let idx = registry::apps()
-        .iter()
-        .position(|a| a.name() == app)
-        .unwrap_or_else(|| app.bytes().map(usize::from).sum::<usize>());
-    let base = PALETTE[idx % PALETTE.len()];
-    if source == 0 {
-        return base;
-    }
-    let mut hsva = egui::ecolor::Hsva::from(base);
-    hsva.h = (hsva.h + 0.09 * source as f32).fract();
-    hsva.v *= 0.6;
-    Color32::from(hsva)
-}
-
-/// Marker shape of a precision: the same across sources so f64 always looks like f64.
-pub fn precision_marker(p: Precision) -> MarkerShape {
-    match p {
-        Precision::F32 => MarkerShape::Circle,
-        Precision::F64 => MarkerShape::Square,
-        Precision::Df64 => MarkerShape::Diamond,
-    }
-}
-
-/// A benchmark selection to load into the panel (the desktop's `--demo`, the
-/// web page's URL parameters), optionally started at the first frame.
-#[derive(Clone, Debug, Default)]
-pub struct Preset {
-    /// Apps to tick, by registry name; all others are unticked.
-    pub apps: Vec<String>,
-    /// Precisions to tick; empty keeps the current choice.
-    pub precisions: Vec<Precision>,
-    /// Parameter values, applied to every ticked app that has the parameter.
-    pub params: Vec<(String, String)>,
-    /// Timed samples per case (`None` keeps the default).
-    pub samples: Option<u32>,
-    /// Start the run at the first frame.
-    pub autostart: bool,
-}
-
-impl Preset {
-    /// The small stream + peak run of the desktop's `--demo`.
-    pub fn demo() -> Preset {
-        Preset {
-            apps: vec!["stream".into(), "peak".into()],
-            precisions: Vec::new(),
-            params: vec![
-                ("size".into(), "small".into()),
-                ("iters".into(), "64".into()),
-            ],
-            samples: Some(3),
-            autostart: true,
-        }
-    }
-
-    /// Names in `apps` that the registry does not know.
-    pub fn unknown_apps(&self) -> Vec<String> {
-        self.apps
-            .iter()
-            .filter(|a| registry::find(a).is_err())
-            .cloned()
-            .collect()
-    }
-}
-
-/// Called with the JSON result file (the CLI's format) whenever a run ends.
-pub type FinishHook = Box<dyn FnMut(&str)>;
-
-/// Saves an exported file (name, text); returns a message for the user.
-pub type SaveHook = Box<dyn FnMut(&str, &str) -> Result<String, String>>;
-
-/// Writes an export to the local file system.
-#[cfg(not(target_arch = "wasm32"))]
-fn save_to_disk(path: &str, text: &str) -> Result<String, String> {
-    skylight_core::record::write_atomic(Path::new(path), text)
-        .map(|()| format!("wrote {path}"))
-        .map_err(|e| e.to_string())
-}
-
-/// A browser has no file system; the web page installs a download hook instead.
-#[cfg(target_arch = "wasm32")]
-fn save_to_disk(_path: &str, _text: &str) -> Result<String, String> {
-    Err("no file system here: the page must install an export hook".into())
-}
+/// What the path field holds until the user types another.
+const DEFAULT_PATH: &str = "skylight-results.json";
 
 /// Which picture the central panel shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,389 +31,56 @@ enum View {
     Sweep,
 }
 
-/// What `--demo` does: a small preset, then a screenshot, then exit.
-#[derive(Clone, Debug)]
-pub struct DemoOptions {
-    /// Where to write the PNG of the window once the results are drawn.
-    pub screenshot: Option<PathBuf>,
-    /// Set when the demo ended well (results plotted, screenshot written);
-    /// the binary turns it into its exit status.
-    pub success: Arc<AtomicBool>,
-    /// Give up and take the screenshot anyway after this long.
-    pub timeout: Duration,
-}
-
-#[derive(Debug)]
-enum DemoStage {
-    Start,
-    Running,
-    /// Frames left to draw after the last result so the plot has settled.
-    Settle(u32),
-    Capturing(Arc<Mutex<Option<Arc<egui::ColorImage>>>>),
-    Done,
-}
-
-struct Demo {
-    opts: DemoOptions,
-    stage: DemoStage,
-    started: Instant,
-}
-
-/// A parameter's widget state.
-#[derive(Clone, Debug)]
-enum ParamValue {
-    /// One flag per option of a choice; several checked sweep over them.
-    Choice(Vec<bool>),
-    /// Text for integers (a comma list sweeps) and free text.
-    Text(String),
-}
-
-#[derive(Clone, Debug)]
-struct ParamForm {
-    spec: ParamSpec,
-    value: ParamValue,
-}
-
-impl ParamForm {
-    fn new(spec: ParamSpec) -> Self {
-        let value = match &spec.kind {
-            ParamKind::Choice(opts) => {
-                let on: Vec<&str> = spec.default.split(',').map(str::trim).collect();
-                ParamValue::Choice(opts.iter().map(|o| on.contains(o)).collect())
-            }
-            _ => ParamValue::Text(spec.default.to_string()),
-        };
-        ParamForm { spec, value }
-    }
-
-    /// The value as the core's request syntax spells it (comma list for a sweep).
-    fn request_value(&self) -> String {
-        match (&self.value, &self.spec.kind) {
-            (ParamValue::Choice(on), ParamKind::Choice(opts)) => opts
-                .iter()
-                .zip(on)
-                .filter(|(_, on)| **on)
-                .map(|(o, _)| *o)
-                .collect::<Vec<_>>()
-                .join(","),
-            (ParamValue::Text(t), _) => t.clone(),
-            _ => self.spec.default.to_string(),
-        }
-    }
-
-    fn set(&mut self, value: &str) {
-        match (&mut self.value, &self.spec.kind) {
-            (ParamValue::Choice(on), ParamKind::Choice(opts)) => {
-                let want: Vec<&str> = value.split(',').map(str::trim).collect();
-                for (flag, o) in on.iter_mut().zip(opts.iter()) {
-                    *flag = want.contains(o);
-                }
-            }
-            (ParamValue::Text(t), _) => *t = value.to_string(),
-            _ => {}
-        }
-    }
-}
-
-/// One app's section of the benchmark panel, generated from its parameter list.
-#[derive(Clone, Debug)]
-struct AppForm {
-    name: &'static str,
-    about: &'static str,
-    enabled: bool,
-    default_precisions: Vec<Precision>,
-    params: Vec<ParamForm>,
-}
-
-/// Points of one (source, app, precision): one legend entry, one colour and shape.
-struct Series {
-    name: String,
-    source: usize,
-    app: String,
-    precision: Precision,
-    points: Vec<[f64; 2]>,
-}
-
-/// A running job as the UI sees it.
-struct RunState {
-    rx: Receiver<Msg>,
-    stop: Arc<AtomicBool>,
-    current: String,
-    fraction: f32,
-}
-
-/// Results loaded from a file, usually from another machine.
-struct LoadedFile {
-    path: String,
-    device: String,
-    records: Vec<ResultRecord>,
-    roofline: Option<Roofline>,
-}
-
-/// Columns of the results table, in display order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Column {
-    /// Where the result came from (this run or a loaded file's device).
-    Source,
-    /// App name.
-    App,
-    /// Kernel name.
-    Kernel,
-    /// Variant label.
-    Variant,
-    /// Precision.
-    Precision,
-    /// Achieved GFLOP/s.
-    Gflops,
-    /// Achieved GB/s.
-    Gbps,
-    /// Arithmetic intensity.
-    Ai,
-    /// Percentage of the attainable roof.
-    Roof,
-    /// Validation or why the case did not run.
-    Status,
-}
-
-impl Column {
-    /// Every column, in display order.
-    pub const ALL: [Column; 10] = [
-        Column::Source,
-        Column::App,
-        Column::Kernel,
-        Column::Variant,
-        Column::Precision,
-        Column::Gflops,
-        Column::Gbps,
-        Column::Ai,
-        Column::Roof,
-        Column::Status,
-    ];
-
-    fn title(self) -> &'static str {
-        match self {
-            Column::Source => "device",
-            Column::App => "app",
-            Column::Kernel => "kernel",
-            Column::Variant => "variant",
-            Column::Precision => "precision",
-            Column::Gflops => "GFLOP/s",
-            Column::Gbps => "GB/s",
-            Column::Ai => "AI",
-            Column::Roof => "% roof",
-            Column::Status => "validation",
-        }
-    }
-}
-
-/// One row of the results table (and, when it has a positive AI and
-/// GFLOP/s, one point of the roofline).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Row {
-    /// 0 for this session's results, 1.. for loaded files.
-    pub source: usize,
-    /// Device the result was measured on.
-    pub device: String,
-    /// App name.
-    pub app: String,
-    /// Kernel name.
-    pub kernel: String,
-    /// Variant label.
-    pub variant: String,
-    /// Precision.
-    pub precision: Precision,
-    /// Achieved GFLOP/s (`None` when the case did not run).
-    pub gflops: Option<f64>,
-    /// Achieved GB/s.
-    pub gbps: Option<f64>,
-    /// FLOPs per byte.
-    pub ai: Option<f64>,
-    /// Achieved over attainable, 0..1.
-    pub roof: Option<f64>,
-    /// `ok`, a validation failure, `unsupported: needs ...` or an error.
-    pub status: String,
-    /// Whether the status is a failure (drawn in red).
-    pub failed: bool,
-    /// How the kernel was timed (GPU timestamps, wall clock, ...).
-    pub timing: String,
-}
-
-impl Row {
-    fn from_record(source: usize, r: &ResultRecord, roof: Option<&Roofline>) -> Row {
-        let status = if r.validation.passed {
-            format!("ok (max err {:.1e})", r.validation.max_error)
-        } else {
-            format!("FAILED: {}", r.validation.detail)
-        };
-        Row {
-            source,
-            device: r.platform.name.clone(),
-            app: r.case.app.clone(),
-            kernel: r.case.kernel.clone(),
-            variant: r.case.variant.clone(),
-            precision: r.case.precision,
-            gflops: Some(r.gflops),
-            gbps: Some(r.gbps),
-            ai: Some(r.arithmetic_intensity),
-            roof: roof.and_then(|roof| {
-                plot::fraction_of_roof(roof, r.arithmetic_intensity, r.gflops, r.case.precision)
-            }),
-            status,
-            failed: !r.validation.passed,
-            timing: r.timing.name().to_string(),
-        }
-    }
-
-    fn from_outcome(device: &str, o: &Outcome, roof: Option<&Roofline>) -> Row {
-        let case = o.case();
-        let blank = |status: String, failed| Row {
-            source: 0,
-            device: device.to_string(),
-            app: case.app.clone(),
-            kernel: case.kernel.clone(),
-            variant: case.variant.clone(),
-            precision: case.precision,
-            gflops: None,
-            gbps: None,
-            ai: None,
-            roof: None,
-            status,
-            failed,
-            timing: String::new(),
-        };
-        match o {
-            Outcome::Done(r) => Row::from_record(0, r, roof),
-            Outcome::Unsupported { reason, .. } => blank(format!("unsupported: {reason}"), false),
-            Outcome::Failed { error, .. } => blank(format!("error: {error}"), true),
-        }
-    }
-}
-
-/// Sorts `rows` by `col`; numbers compare numerically with missing values last.
-pub fn sort_rows(rows: &mut [Row], col: Column, ascending: bool) {
-    fn num(v: Option<f64>) -> f64 {
-        v.unwrap_or(f64::NEG_INFINITY)
-    }
-    rows.sort_by(|a, b| {
-        let ord = match col {
-            Column::Source => a.device.cmp(&b.device),
-            Column::App => a.app.cmp(&b.app),
-            Column::Kernel => a.kernel.cmp(&b.kernel),
-            Column::Variant => a.variant.cmp(&b.variant),
-            Column::Precision => a.precision.name().cmp(b.precision.name()),
-            Column::Gflops => num(a.gflops).total_cmp(&num(b.gflops)),
-            Column::Gbps => num(a.gbps).total_cmp(&num(b.gbps)),
-            Column::Ai => num(a.ai).total_cmp(&num(b.ai)),
-            Column::Roof => num(a.roof).total_cmp(&num(b.roof)),
-            Column::Status => a.status.cmp(&b.status),
-        };
-        if ascending { ord } else { ord.reverse() }
-    });
-}
-
 /// The Skylight desktop application state; reusable by any eframe front end.
 pub struct SkylightApp {
-    adapters: Vec<AdapterEntry>,
-    /// Arrives once the (asynchronous) adapter listing is done.
-    adapters_rx: Option<Receiver<Vec<AdapterEntry>>>,
-    /// Index into `adapters`, `None` for the suite's automatic choice.
-    selected: Option<usize>,
-    forms: Vec<AppForm>,
-    precisions: [bool; 3],
-    samples: u32,
+    devices: Devices,
+    forms: Forms,
     run: Option<RunState>,
-    platform: Option<PlatformInfo>,
-    outcomes: Vec<Outcome>,
-    loaded: Vec<LoadedFile>,
+    results: Results,
+    log: Messages,
+    /// The path field: where exports go and what Load reads.
     path: String,
-    messages: Vec<(bool, String)>,
-    sort: (Column, bool),
-    demo: Option<Demo>,
+    drops: Drops,
+    table: Table,
     view: View,
-    /// Sweep view choices: app, x axis, y axis, metric.
-    sweep: (String, String, String, Metric),
+    roofline: RooflineView,
+    sweep: SweepView,
+    demo: Option<Demo>,
+    /// Start the preset's run once the adapters are listed.
     autostart: bool,
     on_finish: Option<FinishHook>,
     saver: Option<SaveHook>,
-    /// Dropped files' names and contents, as they finish reading.
-    dropped: (Sender<DroppedText>, Receiver<DroppedText>),
 }
 
-/// A dropped file's name and its bytes (or why they could not be read).
-type DroppedText = (String, Result<Vec<u8>, String>);
-
 impl SkylightApp {
-    /// Builds the app from the registry's apps; the adapters are listed in
-    /// the background and `repaint` wakes the UI when they arrive.
+    /// Builds the app from the registry's apps and lists the adapters
+    /// ([`crate::worker::list`]: done on return natively, later in a
+    /// browser, where `repaint` wakes the UI when they arrive).
     pub fn new(repaint: impl Fn() + Send + 'static) -> Self {
-        let forms = registry::apps()
-            .into_iter()
-            .map(|a| AppForm {
-                name: a.name(),
-                about: a.about(),
-                enabled: false,
-                default_precisions: a.default_precisions(),
-                params: a.params().into_iter().map(ParamForm::new).collect(),
-            })
-            .collect();
         SkylightApp {
-            adapters: Vec::new(),
-            adapters_rx: Some(worker::list(repaint)),
-            selected: None,
-            forms,
-            precisions: [true, true, true],
-            samples: RunOptions::default().samples,
+            devices: Devices::new(repaint),
+            forms: Forms::default(),
             run: None,
-            platform: None,
-            outcomes: Vec::new(),
-            loaded: Vec::new(),
-            path: "skylight-results.json".to_string(),
-            messages: Vec::new(),
-            sort: (Column::App, true),
-            demo: None,
+            results: Results::default(),
+            log: Messages::default(),
+            path: DEFAULT_PATH.to_string(),
+            drops: Drops::default(),
+            table: Table::default(),
             view: View::Roofline,
-            sweep: (String::new(), String::new(), String::new(), Metric::Gflops),
+            roofline: RooflineView::default(),
+            sweep: SweepView::default(),
+            demo: None,
             autostart: false,
             on_finish: None,
             saver: None,
-            dropped: channel(),
         }
     }
 
     /// Loads `preset` into the panel; unknown app or parameter names are
     /// reported in the messages rather than ignored.
     pub fn with_preset(mut self, preset: &Preset) -> Self {
-        for a in preset.unknown_apps() {
-            self.error(format!("unknown app `{a}` in the preset"));
-        }
-        for f in &mut self.forms {
-            f.enabled = preset.apps.iter().any(|a| a == f.name);
-            if !f.enabled {
-                continue;
-            }
-            for p in &mut f.params {
-                if let Some((_, v)) = preset.params.iter().find(|(k, _)| k == p.spec.name) {
-                    p.set(v);
-                }
-            }
-        }
-        for (k, _) in &preset.params {
-            let known = self
-                .forms
-                .iter()
-                .filter(|f| f.enabled)
-                .any(|f| f.params.iter().any(|p| p.spec.name == k));
-            if !known {
-                self.error(format!("no chosen app has a parameter `{k}`"));
-            }
-        }
-        if !preset.precisions.is_empty() {
-            for (p, on) in Precision::ALL.iter().zip(self.precisions.iter_mut()) {
-                *on = preset.precisions.contains(p);
-            }
-        }
-        if let Some(n) = preset.samples {
-            self.samples = n;
+        for problem in self.forms.apply(preset) {
+            self.log.error(problem);
         }
         self.autostart |= preset.autostart;
         self
@@ -526,10 +89,8 @@ impl SkylightApp {
     /// Loads result files to overlay (the binary's positional arguments).
     pub fn with_files(mut self, paths: &[PathBuf]) -> Self {
         for p in paths {
-            self.path = p.display().to_string();
-            self.load();
+            self.load(&p.display().to_string());
         }
-        self.path = "skylight-results.json".to_string();
         self
     }
 
@@ -545,304 +106,6 @@ impl SkylightApp {
         self
     }
 
-    /// Turns on demo mode: the small stream + peak preset runs at the first
-    /// frame, the window is captured to `opts.screenshot` once the results
-    /// are drawn, and the window closes.
-    pub fn with_demo(self, opts: DemoOptions) -> Self {
-        let mut app = self.with_preset(&Preset::demo());
-        app.demo = Some(Demo {
-            opts,
-            stage: DemoStage::Start,
-            started: Instant::now(),
-        });
-        app
-    }
-
-    /// Shows `msg` as an error in the messages panel.
-    pub fn report_error(&mut self, msg: impl Into<String>) {
-        self.error(msg);
-    }
-
-    fn error(&mut self, msg: impl Into<String>) {
-        let msg = msg.into();
-        log::error!("{msg}");
-        self.messages.push((true, msg));
-    }
-
-    fn info(&mut self, msg: impl Into<String>) {
-        self.messages.push((false, msg.into()));
-    }
-
-    fn chosen_precisions(&self) -> Vec<Precision> {
-        Precision::ALL
-            .iter()
-            .zip(self.precisions)
-            .filter(|(_, on)| *on)
-            .map(|(p, _)| *p)
-            .collect()
-    }
-
-    /// The job the panel describes: one request per checked app.
-    fn job(&self) -> Result<Job, String> {
-        let chosen = self.chosen_precisions();
-        if chosen.is_empty() {
-            return Err("choose at least one precision".into());
-        }
-        let mut runs = Vec::new();
-        for f in self.forms.iter().filter(|f| f.enabled) {
-            let precisions: Vec<Precision> = chosen
-                .iter()
-                .copied()
-                .filter(|p| f.default_precisions.contains(p))
-                .collect();
-            if precisions.is_empty() {
-                continue;
-            }
-            let mut req = Request::default().precisions(&precisions);
-            for p in &f.params {
-                let v = p.request_value();
-                if v.trim().is_empty() {
-                    return Err(format!("{}: choose a value for `{}`", f.name, p.spec.name));
-                }
-                req = req.set(p.spec.name, v);
-            }
-            runs.push((f.name.to_string(), req));
-        }
-        if runs.is_empty() {
-            return Err("choose at least one app that supports the chosen precisions".into());
-        }
-        Ok(Job {
-            selector: self.selected.map_or(Selector::Auto, Selector::Index),
-            runs,
-            opts: RunOptions {
-                samples: self.samples.max(1),
-                ..RunOptions::default()
-            },
-        })
-    }
-
-    fn start(&mut self, ctx: &egui::Context) {
-        if self.run.is_some() {
-            return;
-        }
-        match self.job() {
-            Ok(job) => {
-                self.outcomes.clear();
-                self.platform = None;
-                let stop = Arc::new(AtomicBool::new(false));
-                let repaint_ctx = ctx.clone();
-                let rx = worker::spawn(job, move || repaint_ctx.request_repaint(), stop.clone());
-                self.run = Some(RunState {
-                    rx,
-                    stop,
-                    current: "opening the adapter".into(),
-                    fraction: 0.0,
-                });
-            }
-            Err(e) => self.error(e),
-        }
-    }
-
-    /// Takes the adapter list once it has arrived.
-    fn poll_adapters(&mut self) {
-        let Some(rx) = &self.adapters_rx else {
-            return;
-        };
-        match rx.try_recv() {
-            Ok(list) => {
-                if list.is_empty() {
-                    self.error(NO_ADAPTER);
-                }
-                self.adapters = list;
-                self.adapters_rx = None;
-            }
-            Err(TryRecvError::Empty) => {}
-            Err(TryRecvError::Disconnected) => {
-                self.error("listing the adapters failed");
-                self.adapters_rx = None;
-            }
-        }
-    }
-
-    /// Drains the worker's messages; called every frame.
-    fn poll(&mut self) {
-        let mut finished = false;
-        let mut msgs = Vec::new();
-        if let Some(run) = &self.run {
-            loop {
-                match run.rx.try_recv() {
-                    Ok(m) => {
-                        // Nothing follows Finished; the thread is about to
-                        // exit, which is not an error.
-                        let last = matches!(m, Msg::Finished { .. });
-                        msgs.push(m);
-                        if last {
-                            break;
-                        }
-                    }
-                    Err(TryRecvError::Empty) => break,
-                    Err(TryRecvError::Disconnected) => {
-                        msgs.push(Msg::Error("the benchmark thread ended unexpectedly".into()));
-                        finished = true;
-                        break;
-                    }
-                }
-            }
-        }
-        for m in msgs {
-            match m {
-                Msg::Opened(info) => {
-                    self.info(format!("running on {}", info.label()));
-                    self.platform = Some(info);
-                }
-                Msg::Start {
-                    app_index,
-                    app_count,
-                    case,
-                    index,
-                    total,
-                } => {
-                    if let Some(run) = &mut self.run {
-                        run.current = format!(
-                            "app {}/{app_count}, case {}/{total}: {}",
-                            app_index + 1,
-                            index + 1,
-                            case.label()
-                        );
-                        let per_app = 1.0 / app_count.max(1) as f32;
-                        run.fraction =
-                            per_app * (app_index as f32 + index as f32 / total.max(1) as f32);
-                    }
-                }
-                Msg::Outcome(o) => {
-                    if let Outcome::Failed { case, error } = o.as_ref() {
-                        self.error(format!("{}: {error}", case.label()));
-                    }
-                    self.outcomes.push(*o);
-                }
-                Msg::Error(e) => self.error(e),
-                Msg::Finished { stopped } => {
-                    let records = self.records();
-                    let n = records.len();
-                    self.info(if stopped {
-                        format!("stopped after {n} results")
-                    } else {
-                        format!("finished: {n} results")
-                    });
-                    if let Some(hook) = &mut self.on_finish {
-                        let roof = Roofline::from_records(&records);
-                        hook(&ResultFile::new(records, roof).to_json());
-                    }
-                    finished = true;
-                }
-            }
-        }
-        if finished {
-            self.run = None;
-        }
-    }
-
-    /// This session's completed records.
-    fn records(&self) -> Vec<ResultRecord> {
-        self.outcomes
-            .iter()
-            .filter_map(|o| match o {
-                Outcome::Done(r) => Some(r.as_ref().clone()),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn export(&mut self, csv: bool) {
-        let records = self.records();
-        if records.is_empty() {
-            self.error("nothing to export yet: run a benchmark first");
-            return;
-        }
-        let roof = Roofline::from_records(&records);
-        let file = ResultFile::new(records, roof);
-        let text = if csv { file.to_csv() } else { file.to_json() };
-        let mut path = self.path.trim().to_string();
-        let ext = if csv { ".csv" } else { ".json" };
-        if let Some(stem) = path
-            .strip_suffix(".json")
-            .or_else(|| path.strip_suffix(".csv"))
-        {
-            path = format!("{stem}{ext}");
-        }
-        let saved = match &mut self.saver {
-            Some(save) => save(&path, &text),
-            None => save_to_disk(&path, &text),
-        };
-        match saved {
-            Ok(msg) => self.info(msg),
-            Err(e) => self.error(format!("cannot write {path}: {e}")),
-        }
-    }
-
-    /// Loads the result file named in the path field.
-    fn load(&mut self) {
-        let path = self.path.trim().to_string();
-        let parsed = std::fs::read_to_string(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| ResultFile::from_json(&text, &path).map_err(|e| e.to_string()));
-        self.add_loaded(path, parsed);
-    }
-
-    /// Reads result files dropped on the window: synchronously from their
-    /// paths natively, asynchronously in a browser (which reads files only
-    /// that way); either way the text arrives through `dropped`.
-    fn load_dropped(&mut self, ctx: &egui::Context) {
-        for f in ctx.input(|i| i.raw.dropped_files.clone()) {
-            let name = f.path().display().to_string();
-            let tx = self.dropped.0.clone();
-            #[cfg(not(target_arch = "wasm32"))]
-            let _ = tx.send((name, f.bytes()));
-            #[cfg(target_arch = "wasm32")]
-            {
-                let wake = ctx.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    let _ = tx.send((name, f.bytes_async().await));
-                    wake.request_repaint();
-                });
-            }
-        }
-        while let Ok((name, bytes)) = self.dropped.1.try_recv() {
-            let parsed = bytes
-                .and_then(|b| String::from_utf8(b).map_err(|e| e.to_string()))
-                .and_then(|t| ResultFile::from_json(&t, &name).map_err(|e| e.to_string()));
-            self.add_loaded(name, parsed);
-        }
-    }
-
-    /// Adds a parsed result file to the overlay, or reports why it was refused.
-    fn add_loaded(&mut self, path: String, parsed: Result<ResultFile, String>) {
-        match parsed {
-            Ok(file) => {
-                let device = file
-                    .records
-                    .first()
-                    .map(|r| r.platform.name.clone())
-                    .unwrap_or_else(|| "empty file".into());
-                let roofline = file
-                    .roofline
-                    .clone()
-                    .or_else(|| Roofline::from_records(&file.records));
-                self.info(format!(
-                    "loaded {} results of {device} from {path}",
-                    file.records.len()
-                ));
-                self.loaded.push(LoadedFile {
-                    path,
-                    device,
-                    records: file.records,
-                    roofline,
-                });
-            }
-            Err(e) => self.error(format!("cannot load {path}: {e}")),
-        }
-    }
-
     /// Saves exports through `hook` (given the file name and text, it returns
     /// a message for the user) instead of the file system: the web page
     /// turns them into downloads.
@@ -851,692 +114,123 @@ impl SkylightApp {
         self
     }
 
-    /// Rows of every source, unsorted.
-    fn rows(&self, local_roof: Option<&Roofline>) -> Vec<Row> {
-        let device = self
-            .platform
-            .as_ref()
-            .map(|p| p.name.clone())
-            .unwrap_or_else(|| "this machine".into());
-        let mut rows: Vec<Row> = self
-            .outcomes
-            .iter()
-            .map(|o| Row::from_outcome(&device, o, local_roof))
-            .collect();
-        for (i, f) in self.loaded.iter().enumerate() {
-            rows.extend(
-                f.records
-                    .iter()
-                    .map(|r| Row::from_record(i + 1, r, f.roofline.as_ref())),
-            );
-        }
-        rows
+    /// Turns on demo mode: the small stream + peak preset runs at the first
+    /// frame, the window is captured to `opts.screenshot` once the results
+    /// are drawn, and the window closes.
+    pub fn with_demo(self, opts: DemoOptions) -> Self {
+        let mut app = self.with_preset(&Preset::demo());
+        app.demo = Some(Demo::new(opts));
+        app
     }
 
-    fn device_panel(&mut self, ui: &mut egui::Ui) {
-        ui.heading("Devices");
-        let running = self.run.is_some();
-        ui.add_enabled_ui(!running, |ui| {
-            ui.radio_value(&mut self.selected, None, "automatic choice");
-            for (i, a) in self.adapters.iter().enumerate() {
-                ui.radio_value(
-                    &mut self.selected,
-                    Some(i),
-                    RichText::new(format!("#{i} {}", a.info.name)).strong(),
-                );
-                ui.indent(("adapter", i), |ui| {
-                    ui.label(format!(
-                        "{} · {} · {}",
-                        a.info.backend, a.info.device_type, a.info.driver
-                    ));
-                    let feats = a.caps.feature_names();
-                    ui.label(if feats.is_empty() {
-                        "features: none".to_string()
-                    } else {
-                        format!("features: {}", feats.join(", "))
-                    });
-                    ui.label(format!(
-                        "max storage binding {} MiB, buffer {} MiB",
-                        a.caps.max_storage_binding >> 20,
-                        a.caps.max_buffer >> 20
-                    ));
-                    ui.label(format!(
-                        "workgroup: {} invocations, {} KiB shared; subgroup {}..{}",
-                        a.caps.max_workgroup_invocations,
-                        a.caps.max_workgroup_storage / 1024,
-                        a.caps.subgroup_size.0,
-                        a.caps.subgroup_size.1
-                    ));
-                });
-            }
-        });
-        if self.adapters_rx.is_some() {
-            ui.label("looking for adapters…");
-        } else if self.adapters.is_empty() {
-            ui.colored_label(Color32::RED, "no adapter found");
+    /// Shows `msg` as an error in the messages panel.
+    pub fn report_error(&mut self, msg: impl Into<String>) {
+        self.log.error(msg);
+    }
+
+    /// Starts the job the benchmark panel describes, unless one is running.
+    fn start(&mut self, ctx: &egui::Context) {
+        if self.run.is_some() {
+            return;
         }
-        if let Some(a) = self.chosen_adapter() {
-            if !a.caps.f64 {
-                ui.label(
-                    "f64: not available on this adapter (WebGPU has no f64 at all); \
-                     df64, double emulated by f32 pairs, is the double-precision path here",
-                );
+        match self.forms.job(self.devices.selector()) {
+            Ok(job) => {
+                self.results.clear_run();
+                self.run = Some(RunState::start(job, ctx));
             }
-            if a.info.backend == "webgpu" {
-                ui.label(
-                    "timing: browsers quantize GPU timestamps (Chromium to 100 µs unless \
-                     its WebGPU developer features are on); short kernels read coarse",
-                );
-            }
+            Err(e) => self.log.error(e),
         }
     }
 
-    /// The adapter a run would open: the selected one, else the first listed
-    /// (what the automatic choice falls back to in a browser, which offers one).
-    fn chosen_adapter(&self) -> Option<&AdapterEntry> {
-        match self.selected {
-            Some(i) => self.adapters.get(i),
-            None => self.adapters.first(),
-        }
-    }
-
-    fn bench_panel(&mut self, ui: &mut egui::Ui) {
-        ui.heading("Benchmarks");
-        let running = self.run.is_some();
-        ui.add_enabled_ui(!running, |ui| {
-            ui.horizontal(|ui| {
-                ui.label("precisions:");
-                for (p, on) in Precision::ALL.iter().zip(self.precisions.iter_mut()) {
-                    ui.checkbox(on, p.name());
-                }
-            });
-            ui.horizontal(|ui| {
-                ui.label("samples:");
-                ui.add(egui::DragValue::new(&mut self.samples).range(1..=10_000));
-            });
-            for f in &mut self.forms {
-                ui.checkbox(&mut f.enabled, RichText::new(f.name).strong())
-                    .on_hover_text(f.about);
-                if !f.enabled {
-                    continue;
-                }
-                ui.indent(("params", f.name), |ui| {
-                    for p in &mut f.params {
-                        ui.horizontal_wrapped(|ui| {
-                            ui.label(p.spec.name).on_hover_text(p.spec.help);
-                            match (&mut p.value, &p.spec.kind) {
-                                (ParamValue::Choice(on), ParamKind::Choice(opts)) => {
-                                    for (flag, o) in on.iter_mut().zip(opts.iter()) {
-                                        ui.checkbox(flag, *o);
-                                    }
-                                }
-                                (ParamValue::Text(t), _) => {
-                                    ui.add(egui::TextEdit::singleline(t).desired_width(110.0))
-                                        .on_hover_text(p.spec.help);
-                                }
-                                _ => {}
-                            }
-                        });
-                    }
-                });
-            }
-        });
-        ui.separator();
-        ui.horizontal(|ui| {
-            let listed = self.adapters_rx.is_none();
-            if ui
-                .add_enabled(!running && listed, egui::Button::new("Run"))
-                .clicked()
-            {
-                self.start(ui.ctx());
-            }
-            if ui.add_enabled(running, egui::Button::new("Stop")).clicked()
-                && let Some(run) = &self.run
-            {
-                run.stop.store(true, Ordering::Relaxed);
-            }
-        });
-        if let Some(run) = &self.run {
-            ui.add(egui::ProgressBar::new(run.fraction).show_percentage());
-            ui.label(&run.current);
-            if run.stop.load(Ordering::Relaxed) {
-                ui.label("stopping after the current case…");
-            }
-        }
-    }
-
-    fn files_panel(&mut self, ui: &mut egui::Ui) {
-        ui.heading("Result files");
-        ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(f32::INFINITY));
-        ui.horizontal(|ui| {
-            if ui.button("Export JSON").clicked() {
-                self.export(false);
-            }
-            if ui.button("Export CSV").clicked() {
-                self.export(true);
-            }
-            if ui.button("Load & overlay").clicked() {
-                self.load();
-            }
-        });
-        ui.label("or drop result files on the window to overlay them");
-        ui.horizontal_wrapped(|ui| {
-            ui.label("Reference runs:");
-            for r in REFERENCES {
-                if ui.small_button(r.name).clicked() {
-                    self.add_loaded(r.name.to_string(), r.load());
-                }
-            }
-        });
-        let mut remove = None;
-        for (i, f) in self.loaded.iter().enumerate() {
-            ui.horizontal(|ui| {
-                let (swatch, _) =
-                    ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
-                ui.painter()
-                    .rect_filled(swatch, 2.0, app_color("stream", i + 1));
-                ui.label(format!("{} ({})", f.device, f.path));
-                if ui.small_button("remove").clicked() {
-                    remove = Some(i);
-                }
-            });
-        }
-        if let Some(i) = remove {
-            self.loaded.remove(i);
-        }
-    }
-
-    fn messages_panel(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
-            ui.heading("Messages");
-            if ui.small_button("clear").clicked() {
-                self.messages.clear();
-            }
-        });
-        egui::ScrollArea::vertical()
-            .id_salt("messages")
-            .max_height(120.0)
-            .stick_to_bottom(true)
-            .show(ui, |ui| {
-                for (err, m) in &self.messages {
-                    if *err {
-                        ui.colored_label(Color32::from_rgb(220, 60, 60), m);
-                    } else {
-                        ui.label(m);
-                    }
-                }
-            });
-    }
-
-    fn roofline_plot(&self, ui: &mut egui::Ui, rows: &[Row], local_roof: Option<&Roofline>) {
-        let mut roofs: Vec<(usize, &Roofline)> = Vec::new();
-        if let Some(r) = local_roof {
-            roofs.push((0, r));
-        }
-        for (i, f) in self.loaded.iter().enumerate() {
-            if let Some(r) = &f.roofline {
-                roofs.push((i + 1, r));
-            }
-        }
-        let only_roofs: Vec<&Roofline> = roofs.iter().map(|(_, r)| *r).collect();
-        let (ai_min, ai_max) = plot::ai_range(rows.iter().filter_map(|r| r.ai), &only_roofs);
-
-        // Group points into one series per (source, app, precision): colour by
-        // app, shape by precision, and a name the hover text can look up.
-        let mut series: Vec<Series> = Vec::new();
-        let mut hover: HashMap<String, Vec<String>> = HashMap::new();
-        for r in rows {
-            let (Some(ai), Some(g)) = (r.ai, r.gflops) else {
-                continue;
-            };
-            let Some(pt) = plot::log_point(ai, g) else {
-                continue;
-            };
-            let name = if r.source == 0 {
-                format!("{} {}", r.app, r.precision)
+    /// Takes the worker's news; when the run is over, says so and hands its
+    /// result file to the finish hook.
+    fn poll_run(&mut self) {
+        let Some(run) = &mut self.run else {
+            return;
+        };
+        let Some(ended) = run.poll(&mut self.results, &mut self.log) else {
+            return;
+        };
+        self.run = None;
+        if let Ended::Finished { stopped } = ended {
+            let n = self.results.current().records.len();
+            self.log.info(if stopped {
+                format!("stopped after {n} results")
             } else {
-                format!("{} {} @ {}", r.app, r.precision, r.device)
-            };
-            let text = format!(
-                "{} / {} [{}] {}\n{:.2} GFLOP/s, {:.2} GB/s\nAI {:.3} FLOP/B, {}\n{} (timed by {})",
-                r.app,
-                r.kernel,
-                r.variant,
-                r.precision,
-                g,
-                r.gbps.unwrap_or(0.0),
-                ai,
-                r.roof
-                    .map_or("no roof for this precision".to_string(), |f| format!(
-                        "{:.1}% of roof",
-                        f * 100.0
-                    )),
-                r.device,
-                r.timing
-            );
-            hover.entry(name.clone()).or_default().push(text);
-            match series.iter_mut().find(|s| s.name == name) {
-                Some(s) => s.points.push(pt),
-                None => series.push(Series {
-                    name,
-                    source: r.source,
-                    app: r.app.clone(),
-                    precision: r.precision,
-                    points: vec![pt],
-                }),
-            }
-        }
-
-        let x_range = (
-            plot::to_log(ai_min).unwrap_or(-1.0),
-            plot::to_log(ai_max).unwrap_or(2.0),
-        );
-        Plot::new("roofline")
-            .legend(Legend::default())
-            .x_axis_label("arithmetic intensity (FLOP/byte)")
-            .y_axis_label("GFLOP/s")
-            .x_grid_spacer(|input| plot::decade_marks(input.bounds))
-            .y_grid_spacer(|input| plot::decade_marks(input.bounds))
-            .x_axis_formatter(|mark, _| plot::tick_label(mark.value))
-            .y_axis_formatter(|mark, _| plot::tick_label(mark.value))
-            .include_x(x_range.0)
-            .include_x(x_range.1)
-            .label_formatter(move |pos| match pos {
-                egui_plot::HoverPosition::NearDataPoint {
-                    plot_name, index, ..
-                } => hover
-                    .get(*plot_name)
-                    .and_then(|v| v.get(*index))
-                    .cloned()
-                    .or_else(|| Some(plot_name.to_string())),
-                egui_plot::HoverPosition::Elsewhere { position } => Some(format!(
-                    "AI {:.3}, {:.3} GFLOP/s",
-                    plot::from_log(position.x),
-                    plot::from_log(position.y)
-                )),
-            })
-            .show(ui, |pui| {
-                for (source, roof) in &roofs {
-                    let style = if *source == 0 {
-                        LineStyle::Solid
-                    } else {
-                        LineStyle::dashed_dense()
-                    };
-                    let suffix = if *source == 0 {
-                        String::new()
-                    } else {
-                        format!(" @ {}", roof.platform.name)
-                    };
-                    for c in plot::ceiling_lines(roof, ai_min, ai_max) {
-                        let color = match c.precision {
-                            None => Color32::from_gray(150),
-                            Some(Precision::F32) => Color32::from_rgb(110, 110, 180),
-                            Some(Precision::F64) => Color32::from_rgb(180, 110, 110),
-                            Some(Precision::Df64) => Color32::from_rgb(110, 170, 110),
-                        };
-                        pui.line(
-                            Line::new(format!("{}{suffix}", c.label), c.points)
-                                .color(color)
-                                .style(style)
-                                .width(1.5),
-                        );
-                        if let Some(p) = c.precision
-                            && let Some(pt) = plot::ridge_point(roof, p)
-                        {
-                            pui.text(
-                                // No name: ridge labels need no legend entry.
-                                Text::new(
-                                    "",
-                                    egui_plot::PlotPoint::new(pt[0], pt[1]),
-                                    format!("ridge {p}: AI {:.2}", plot::from_log(pt[0])),
-                                )
-                                .anchor(egui::Align2::LEFT_BOTTOM)
-                                .color(color),
-                            );
-                        }
-                    }
-                }
-                for s in series {
-                    pui.points(
-                        Points::new(s.name, s.points)
-                            .color(app_color(&s.app, s.source))
-                            .shape(precision_marker(s.precision))
-                            .filled(true)
-                            .radius(5.0),
-                    );
-                }
+                format!("finished: {n} results")
             });
+            if let Some(hook) = &mut self.on_finish {
+                hook(&self.results.result_file().to_json());
+            }
+        }
     }
 
-    /// The heat map of one app's results over two parameters that vary.
-    /// Loaded files' records are offered too, as "app @ device".
-    fn sweep_view(&mut self, ui: &mut egui::Ui, records: &[ResultRecord]) {
-        let mut groups: Vec<(String, Vec<&ResultRecord>)> = Vec::new();
-        let loaded = self
-            .loaded
-            .iter()
-            .flat_map(|f| f.records.iter().map(move |r| (Some(&f.device), r)));
-        for (device, r) in records.iter().map(|r| (None, r)).chain(loaded) {
-            let label = match device {
-                None => r.case.app.clone(),
-                Some(d) => format!("{} @ {d}", r.case.app),
-            };
-            match groups.iter_mut().find(|(l, _)| *l == label) {
-                Some((_, v)) => v.push(r),
-                None => groups.push((label, vec![r])),
-            }
-        }
-        let apps: Vec<&str> = groups.iter().map(|(l, _)| l.as_str()).collect();
-        if apps.is_empty() {
-            ui.label("run an app with comma lists (e.g. wg = 32,64,128,256 and several variants) to see its sweep");
-            return;
-        }
-        let (app, x, y, metric) = &mut self.sweep;
-        if !apps.contains(&app.as_str()) {
-            *app = apps[0].to_string();
-        }
-        let mine: Vec<&ResultRecord> = groups
-            .iter()
-            .find(|(l, _)| l == app)
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default();
-        let axes = sweep::varying(&mine);
-        ui.horizontal(|ui| {
-            ui.label("app");
-            egui::ComboBox::from_id_salt("sweep-app")
-                .selected_text(app.as_str())
-                .show_ui(ui, |ui| {
-                    for a in &apps {
-                        ui.selectable_value(app, a.to_string(), *a);
-                    }
-                });
-            for (label, axis) in [("x", &mut *x), ("y", &mut *y)] {
-                ui.label(label);
-                egui::ComboBox::from_id_salt(("sweep-axis", label))
-                    .selected_text(axis.as_str())
-                    .show_ui(ui, |ui| {
-                        for a in &axes {
-                            ui.selectable_value(axis, a.clone(), a);
-                        }
-                    });
-            }
-            ui.label("value");
-            egui::ComboBox::from_id_salt("sweep-value")
-                .selected_text(metric.name())
-                .show_ui(ui, |ui| {
-                    for m in Metric::ALL {
-                        ui.selectable_value(metric, m, m.name());
-                    }
-                });
-        });
-        if axes.len() < 2 {
-            ui.label(format!(
-                "{app}: only {} of its parameters vary ({}); sweep two to get a heat map",
-                axes.len(),
-                axes.join(", ")
-            ));
-            return;
-        }
-        if !axes.contains(x) {
-            *x = axes.iter().find(|a| *a == "wg").unwrap_or(&axes[0]).clone();
-        }
-        if !axes.contains(y) || y == x {
-            *y = axes.iter().find(|a| *a != x).cloned().unwrap_or_default();
-        }
-        let map = sweep::heat_map(&mine, x, y, *metric);
-        draw_heat_map(ui, &map, x, y, metric.name());
+    /// Loads the result file at `path` into the overlay.
+    fn load(&mut self, path: &str) {
+        let path = path.trim().to_string();
+        let parsed = io::read_result_file(&path);
+        self.results.add_file(path, parsed, &mut self.log);
     }
 
-    fn table(&mut self, ui: &mut egui::Ui, mut rows: Vec<Row>) {
-        sort_rows(&mut rows, self.sort.0, self.sort.1);
-        egui::ScrollArea::both()
-            .id_salt("results")
-            .auto_shrink([false, false])
-            .show(ui, |ui| {
-                egui::Grid::new("results-grid")
-                    .striped(true)
-                    .min_col_width(40.0)
-                    .show(ui, |ui| {
-                        for c in Column::ALL {
-                            let arrow = match self.sort {
-                                (s, true) if s == c => " ^",
-                                (s, false) if s == c => " v",
-                                _ => "",
-                            };
-                            if ui.button(format!("{}{arrow}", c.title())).clicked() {
-                                self.sort = if self.sort.0 == c {
-                                    (c, !self.sort.1)
-                                } else {
-                                    (c, true)
-                                };
-                            }
-                        }
-                        ui.end_row();
-                        let num =
-                            |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.3}"));
-                        for r in &rows {
-                            ui.colored_label(app_color(&r.app, r.source), &r.device);
-                            ui.label(&r.app);
-                            ui.label(&r.kernel);
-                            ui.label(&r.variant);
-                            ui.label(r.precision.name());
-                            ui.label(num(r.gflops));
-                            ui.label(num(r.gbps));
-                            ui.label(num(r.ai));
-                            ui.label(
-                                r.roof
-                                    .map_or("—".to_string(), |f| format!("{:.1}", f * 100.0)),
-                            );
-                            if r.failed {
-                                ui.colored_label(Color32::from_rgb(220, 60, 60), &r.status);
-                            } else {
-                                ui.label(&r.status);
-                            }
-                            ui.end_row();
-                        }
-                    });
-            });
-    }
-
-    /// Advances demo mode: start, wait for the results, settle, capture, close.
-    fn drive_demo(&mut self, ctx: &egui::Context) {
-        let Some(demo) = &mut self.demo else {
-            return;
-        };
-        let timed_out = demo.started.elapsed() > demo.opts.timeout;
-        let next = match &demo.stage {
-            DemoStage::Start if self.run.is_some() || !self.autostart => Some(DemoStage::Running),
-            DemoStage::Start => None,
-            DemoStage::Running if self.run.is_none() || timed_out => {
-                if timed_out && let Some(run) = &self.run {
-                    run.stop.store(true, Ordering::Relaxed);
-                }
-                Some(DemoStage::Settle(5))
-            }
-            DemoStage::Running => None,
-            DemoStage::Settle(0) => {
-                let slot = Arc::new(Mutex::new(None));
-                let sink = slot.clone();
-                let wake = ctx.clone();
-                ctx.request_screenshot(move |img| {
-                    if let Ok(mut s) = sink.lock() {
-                        *s = Some(img);
-                    }
-                    wake.request_repaint();
-                });
-                Some(DemoStage::Capturing(slot))
-            }
-            DemoStage::Settle(n) => Some(DemoStage::Settle(n - 1)),
-            DemoStage::Capturing(slot) => {
-                let img = slot.lock().ok().and_then(|mut s| s.take());
-                match img {
-                    Some(img) => {
-                        let plotted = self
-                            .outcomes
-                            .iter()
-                            .any(|o| matches!(o, Outcome::Done(r) if r.gflops > 0.0));
-                        let saved = match &demo.opts.screenshot {
-                            Some(path) => match save_png(path, &img) {
-                                Ok(()) => {
-                                    eprintln!("screenshot written to {}", path.display());
-                                    true
-                                }
-                                Err(e) => {
-                                    eprintln!("cannot write the screenshot: {e}");
-                                    false
-                                }
-                            },
-                            None => true,
-                        };
-                        demo.opts.success.store(plotted && saved, Ordering::Relaxed);
-                        ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-                        Some(DemoStage::Done)
-                    }
-                    None if timed_out
-                        && demo.started.elapsed() > demo.opts.timeout + Duration::from_secs(30) =>
-                    {
-                        eprintln!("the screenshot never arrived");
-                        ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-                        Some(DemoStage::Done)
-                    }
-                    None => None,
+    fn file_action(&mut self, action: FileAction) {
+        match action {
+            FileAction::Export { csv } => {
+                let file = self.results.result_file();
+                match io::export(&file, &self.path, csv, self.saver.as_mut()) {
+                    Ok(msg) => self.log.info(msg),
+                    Err(e) => self.log.error(e),
                 }
             }
-            DemoStage::Done => None,
-        };
-        if let Some(stage) = next {
-            demo.stage = stage;
-        }
-        // Keep frames coming: settling counts frames and the capture is polled.
-        ctx.request_repaint_after(Duration::from_millis(50));
-    }
-}
-
-/// Paints `map` as labelled coloured cells filling the available space.
-fn draw_heat_map(ui: &mut egui::Ui, map: &sweep::HeatMap, x: &str, y: &str, unit: &str) {
-    let font = egui::FontId::proportional(13.0);
-    let text_color = ui.visuals().text_color();
-    let avail = ui.available_size();
-    let (rect, _) = ui.allocate_exact_size(avail, egui::Sense::hover());
-    let painter = ui.painter_at(rect);
-    let label_w = map
-        .ys
-        .iter()
-        .map(|l| l.len())
-        .max()
-        .unwrap_or(1)
-        .max(y.len()) as f32
-        * 7.5
-        + 16.0;
-    let (label_h, legend_h) = (22.0, 24.0);
-    let grid = egui::Rect::from_min_max(
-        rect.min + egui::vec2(label_w, label_h),
-        rect.max - egui::vec2(8.0, legend_h),
-    );
-    let (nx, ny) = (map.xs.len().max(1) as f32, map.ys.len().max(1) as f32);
-    let cell = egui::vec2(grid.width() / nx, (grid.height() / ny).min(60.0));
-    painter.text(
-        rect.min,
-        egui::Align2::LEFT_TOP,
-        format!("{y} \\ {x}"),
-        font.clone(),
-        text_color,
-    );
-    for (i, xl) in map.xs.iter().enumerate() {
-        let c = egui::pos2(
-            grid.min.x + (i as f32 + 0.5) * cell.x,
-            rect.min.y + label_h / 2.0,
-        );
-        painter.text(c, egui::Align2::CENTER_CENTER, xl, font.clone(), text_color);
-    }
-    for (j, (yl, row)) in map.ys.iter().zip(&map.cells).enumerate() {
-        let top = grid.min.y + j as f32 * cell.y;
-        painter.text(
-            egui::pos2(rect.min.x, top + cell.y / 2.0),
-            egui::Align2::LEFT_CENTER,
-            yl,
-            font.clone(),
-            text_color,
-        );
-        for (i, v) in row.iter().enumerate() {
-            let r =
-                egui::Rect::from_min_size(egui::pos2(grid.min.x + i as f32 * cell.x, top), cell)
-                    .shrink(1.0);
-            match v {
-                Some(v) => {
-                    let fill = sweep::ramp(if map.max > 0.0 { v / map.max } else { 0.0 });
-                    painter.rect_filled(r, 2.0, fill);
-                    // Dark text on the bright end of the ramp, light on the dark end.
-                    let ink = if fill.g() > 150 {
-                        Color32::BLACK
-                    } else {
-                        Color32::WHITE
-                    };
-                    painter.text(
-                        r.center(),
-                        egui::Align2::CENTER_CENTER,
-                        format!("{v:.1}"),
-                        font.clone(),
-                        ink,
-                    );
-                }
-                None => {
-                    painter.rect_stroke(
-                        r,
-                        2.0,
-                        egui::Stroke::new(1.0, Color32::from_gray(90)),
-                        egui::StrokeKind::Inside,
-                    );
-                }
+            FileAction::Load => self.load(&self.path.clone()),
+            FileAction::Reference(r) => {
+                self.results
+                    .add_file(r.name.to_string(), r.load(), &mut self.log);
             }
+            FileAction::Remove(i) => self.results.remove_file(i),
         }
     }
-    painter.text(
-        egui::pos2(grid.min.x, grid.min.y + ny * cell.y + 6.0),
-        egui::Align2::LEFT_TOP,
-        format!("{unit}, best over the other parameters; max {:.1}", map.max),
-        font,
-        text_color,
-    );
-}
 
-/// Writes an egui screenshot as an RGBA PNG, creating the parent folder.
-pub fn save_png(path: &Path, img: &egui::ColorImage) -> Result<(), String> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    /// The left column's panels.
+    fn controls(&mut self, ui: &mut egui::Ui) {
+        panels::devices::show(ui, &mut self.devices, self.run.is_some());
+        ui.separator();
+        if panels::bench::show(
+            ui,
+            &mut self.forms,
+            self.run.as_ref(),
+            self.devices.listed(),
+        ) {
+            self.start(ui.ctx());
+        }
+        ui.separator();
+        let loaded = self.results.current().loaded;
+        if let Some(action) = panels::files::show(ui, &mut self.path, loaded) {
+            self.file_action(action);
+        }
+        ui.separator();
+        panels::messages::show(ui, &mut self.log);
     }
-    let bytes: Vec<u8> = img
-        .pixels
-        .iter()
-        .flat_map(|c| c.to_srgba_unmultiplied())
-        .collect();
-    let [w, h] = img.size;
-    let (w, h) = (
-        u32::try_from(w).map_err(|e| e.to_string())?,
-        u32::try_from(h).map_err(|e| e.to_string())?,
-    );
-    image::save_buffer(path, &bytes, w, h, image::ColorType::Rgba8)
-        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 impl eframe::App for SkylightApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
-        self.poll_adapters();
-        self.poll();
-        self.load_dropped(&ctx);
-        if self.autostart && self.adapters_rx.is_none() {
+        self.devices.poll(&mut self.log);
+        self.poll_run();
+        for (name, parsed) in self.drops.take(&ctx) {
+            self.results.add_file(name, parsed, &mut self.log);
+        }
+        if self.autostart && self.devices.listed() {
             self.autostart = false;
             self.start(&ctx);
         }
-        self.drive_demo(&ctx);
+        if let Some(demo) = &mut self.demo {
+            demo.drive(&ctx, self.run.as_ref(), self.autostart, &self.results);
+        }
         if self.run.is_some() {
             // Progress arrives with repaint requests; this is only a heartbeat.
             ctx.request_repaint_after(Duration::from_millis(250));
         }
-        let records = self.records();
-        let local_roof = Roofline::from_records(&records);
-        let rows = self.rows(local_roof.as_ref());
 
         egui::Panel::left("controls")
             .resizable(true)
@@ -1544,22 +238,16 @@ impl eframe::App for SkylightApp {
             .show(ui, |ui| {
                 egui::ScrollArea::vertical()
                     .id_salt("controls-scroll")
-                    .show(ui, |ui| {
-                        self.device_panel(ui);
-                        ui.separator();
-                        self.bench_panel(ui);
-                        ui.separator();
-                        self.files_panel(ui);
-                        ui.separator();
-                        self.messages_panel(ui);
-                    });
+                    .show(ui, |ui| self.controls(ui));
             });
+        // After the controls, so a file they loaded or removed shows at once.
+        let now = self.results.current();
         egui::Panel::bottom("table")
             .resizable(true)
             .default_size(220.0)
             .show(ui, |ui| {
                 ui.heading("Results");
-                self.table(ui, rows.clone());
+                self.table.show(ui, now.rows, now.generation);
             });
         egui::CentralPanel::default().show(ui, |ui| {
             ui.horizontal(|ui| {
@@ -1575,62 +263,9 @@ impl eframe::App for SkylightApp {
                 );
             });
             match self.view {
-                View::Roofline => {
-                    if local_roof.is_none() && !records.is_empty() {
-                        ui.label("run stream (and peak) to measure the ceilings");
-                    }
-                    self.roofline_plot(ui, &rows, local_roof.as_ref());
-                }
-                View::Sweep => self.sweep_view(ui, &records),
+                View::Roofline => self.roofline.show(ui, &now),
+                View::Sweep => self.sweep.show(ui, &now),
             }
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(app: &str, gflops: Option<f64>) -> Row {
-        Row {
-            source: 0,
-            device: "dev".into(),
-            app: app.into(),
-            kernel: "k".into(),
-            variant: "v".into(),
-            precision: Precision::F32,
-            gflops,
-            gbps: None,
-            ai: None,
-            roof: None,
-            status: "ok".into(),
-            failed: false,
-            timing: "gpu-ts".into(),
-        }
-    }
-
-    #[test]
-    fn sorting_puts_missing_numbers_last_when_descending() {
-        let mut rows = vec![row("b", Some(2.0)), row("a", None), row("c", Some(5.0))];
-        sort_rows(&mut rows, Column::Gflops, false);
-        let apps: Vec<&str> = rows.iter().map(|r| r.app.as_str()).collect();
-        assert_eq!(apps, ["c", "b", "a"]);
-        sort_rows(&mut rows, Column::App, true);
-        let apps: Vec<&str> = rows.iter().map(|r| r.app.as_str()).collect();
-        assert_eq!(apps, ["a", "b", "c"]);
-    }
-
-    #[test]
-    fn choice_parameters_round_trip_to_request_syntax() {
-        let spec = ParamSpec {
-            name: "kernel",
-            help: "",
-            kind: ParamKind::Choice(&["copy", "mul", "add"]),
-            default: "copy,add",
-        };
-        let mut p = ParamForm::new(spec);
-        assert_eq!(p.request_value(), "copy,add");
-        p.set("mul");
-        assert_eq!(p.request_value(), "mul");
     }
 }

@@ -39,7 +39,8 @@ impl Metric {
     }
 }
 
-/// The value of `name` in a record: a case parameter or one of [`CASE_FIELDS`].
+/// The value of `name` in a record: a case parameter or one of the case
+/// fields every record has (kernel, variant, precision).
 pub fn value_of(r: &ResultRecord, name: &str) -> Option<String> {
     match name {
         "kernel" => Some(r.case.kernel.clone()),

@@ -62,8 +62,10 @@ pub enum Msg {
     },
 }
 
-/// Starts `job` in the background; `repaint` is called after every message
-/// so the UI wakes up. Stop is honoured between cases via `stop`.
+/// Starts `job` off the UI's path: natively on a thread of its own, in a
+/// browser as a future spawned on the page's event loop. `repaint` is called
+/// after every message so the UI wakes up; Stop is honoured between cases via
+/// `stop`.
 pub fn spawn(
     job: Job,
     repaint: impl Fn() + Send + 'static,
@@ -99,7 +101,11 @@ pub fn spawn(
     rx
 }
 
-/// Lists the adapters in the background (the browser answers asynchronously).
+/// Lists the adapters. Natively this blocks the calling thread (the UI's, at
+/// start-up) under `pollster` until wgpu has enumerated them, so the receiver
+/// already holds the list when it is returned. A browser only answers
+/// asynchronously and nothing may block there, so the listing is spawned on
+/// the page's event loop and arrives later, followed by `repaint`.
 pub fn list(repaint: impl Fn() + Send + 'static) -> Receiver<Vec<AdapterEntry>> {
     let (tx, rx) = channel();
     let task = async move {

@@ -1,0 +1,328 @@
+//! The results table: one [`Row`] per outcome and loaded record, sortable by
+//! any column. The rows come from [`crate::state::Results`]; the table only
+//! keeps the order they are shown in, recomputed when the rows or the sort
+//! change.
+
+use std::cmp::Ordering;
+
+use eframe::egui;
+use skylight_core::Precision;
+use skylight_core::record::ResultRecord;
+use skylight_core::roofline::Roofline;
+use skylight_core::runner::Outcome;
+
+use crate::palette::{self, app_color};
+use crate::plot;
+
+/// Columns of the results table, in display order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Column {
+    /// Where the result came from (this run or a loaded file's device).
+    Source,
+    /// App name.
+    App,
+    /// Kernel name.
+    Kernel,
+    /// Variant label.
+    Variant,
+    /// Precision.
+    Precision,
+    /// Achieved GFLOP/s.
+    Gflops,
+    /// Achieved GB/s.
+    Gbps,
+    /// Arithmetic intensity.
+    Ai,
+    /// Percentage of the attainable roof.
+    Roof,
+    /// Validation or why the case did not run.
+    Status,
+}
+
+impl Column {
+    /// Every column, in display order.
+    pub const ALL: [Column; 10] = [
+        Column::Source,
+        Column::App,
+        Column::Kernel,
+        Column::Variant,
+        Column::Precision,
+        Column::Gflops,
+        Column::Gbps,
+        Column::Ai,
+        Column::Roof,
+        Column::Status,
+    ];
+
+    fn title(self) -> &'static str {
+        match self {
+            Column::Source => "device",
+            Column::App => "app",
+            Column::Kernel => "kernel",
+            Column::Variant => "variant",
+            Column::Precision => "precision",
+            Column::Gflops => "GFLOP/s",
+            Column::Gbps => "GB/s",
+            Column::Ai => "AI",
+            Column::Roof => "% roof",
+            Column::Status => "validation",
+        }
+    }
+}
+
+/// One row of the results table (and, when it has a positive AI and
+/// GFLOP/s, one point of the roofline).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// 0 for this session's results, 1.. for loaded files.
+    pub source: usize,
+    /// Device the result was measured on.
+    pub device: String,
+    /// App name.
+    pub app: String,
+    /// Kernel name.
+    pub kernel: String,
+    /// Variant label.
+    pub variant: String,
+    /// Precision.
+    pub precision: Precision,
+    /// Achieved GFLOP/s (`None` when the case did not run).
+    pub gflops: Option<f64>,
+    /// Achieved GB/s.
+    pub gbps: Option<f64>,
+    /// FLOPs per byte.
+    pub ai: Option<f64>,
+    /// Achieved over attainable, 0..1.
+    pub roof: Option<f64>,
+    /// `ok`, a validation failure, `unsupported: needs ...` or an error.
+    pub status: String,
+    /// Whether the status is a failure (drawn in red).
+    pub failed: bool,
+    /// How the kernel was timed (GPU timestamps, wall clock, ...).
+    pub timing: String,
+}
+
+impl Row {
+    /// The row of a completed record from `source`, its roof fraction taken
+    /// against `roof` (that source's roofline).
+    pub fn from_record(source: usize, r: &ResultRecord, roof: Option<&Roofline>) -> Row {
+        let status = if r.validation.passed {
+            format!("ok (max err {:.1e})", r.validation.max_error)
+        } else {
+            format!("FAILED: {}", r.validation.detail)
+        };
+        Row {
+            source,
+            device: r.platform.name.clone(),
+            app: r.case.app.clone(),
+            kernel: r.case.kernel.clone(),
+            variant: r.case.variant.clone(),
+            precision: r.case.precision,
+            gflops: Some(r.gflops),
+            gbps: Some(r.gbps),
+            ai: Some(r.arithmetic_intensity),
+            roof: roof.and_then(|roof| {
+                plot::fraction_of_roof(roof, r.arithmetic_intensity, r.gflops, r.case.precision)
+            }),
+            status,
+            failed: !r.validation.passed,
+            timing: r.timing.name().to_string(),
+        }
+    }
+
+    /// The row of one of this session's outcomes on `device`; cases that did
+    /// not run get a status and no numbers.
+    pub fn from_outcome(device: &str, o: &Outcome, roof: Option<&Roofline>) -> Row {
+        let case = o.case();
+        let blank = |status: String, failed| Row {
+            source: 0,
+            device: device.to_string(),
+            app: case.app.clone(),
+            kernel: case.kernel.clone(),
+            variant: case.variant.clone(),
+            precision: case.precision,
+            gflops: None,
+            gbps: None,
+            ai: None,
+            roof: None,
+            status,
+            failed,
+            timing: String::new(),
+        };
+        match o {
+            Outcome::Done(r) => Row::from_record(0, r, roof),
+            Outcome::Unsupported { reason, .. } => blank(format!("unsupported: {reason}"), false),
+            Outcome::Failed { error, .. } => blank(format!("error: {error}"), true),
+        }
+    }
+}
+
+/// Indices of `rows` in the order sorting by `col` gives; numbers compare
+/// numerically with missing values last, and equal rows keep their order.
+pub fn sort_order(rows: &[Row], col: Column, ascending: bool) -> Vec<usize> {
+    fn num(v: Option<f64>) -> f64 {
+        v.unwrap_or(f64::NEG_INFINITY)
+    }
+    let cmp = |a: &Row, b: &Row| -> Ordering {
+        match col {
+            Column::Source => a.device.cmp(&b.device),
+            Column::App => a.app.cmp(&b.app),
+            Column::Kernel => a.kernel.cmp(&b.kernel),
+            Column::Variant => a.variant.cmp(&b.variant),
+            Column::Precision => a.precision.name().cmp(b.precision.name()),
+            Column::Gflops => num(a.gflops).total_cmp(&num(b.gflops)),
+            Column::Gbps => num(a.gbps).total_cmp(&num(b.gbps)),
+            Column::Ai => num(a.ai).total_cmp(&num(b.ai)),
+            Column::Roof => num(a.roof).total_cmp(&num(b.roof)),
+            Column::Status => a.status.cmp(&b.status),
+        }
+    };
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| {
+        let ord = cmp(&rows[a], &rows[b]);
+        if ascending { ord } else { ord.reverse() }
+    });
+    order
+}
+
+/// The table's sort and the row order it implies.
+pub struct Table {
+    /// Sort column and whether ascending.
+    sort: (Column, bool),
+    order: Vec<usize>,
+    /// The results generation and sort `order` was computed for.
+    built: Option<(u64, Column, bool)>,
+}
+
+impl Default for Table {
+    fn default() -> Self {
+        Table {
+            sort: (Column::App, true),
+            order: Vec::new(),
+            built: None,
+        }
+    }
+}
+
+impl Table {
+    /// Draws `rows` (of results generation `generation`) sorted, with a
+    /// header button per column that sorts by it (again: reverses).
+    pub fn show(&mut self, ui: &mut egui::Ui, rows: &[Row], generation: u64) {
+        let key = Some((generation, self.sort.0, self.sort.1));
+        if self.built != key {
+            self.order = sort_order(rows, self.sort.0, self.sort.1);
+            self.built = key;
+        }
+        egui::ScrollArea::both()
+            .id_salt("results")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                egui::Grid::new("results-grid")
+                    .striped(true)
+                    .min_col_width(40.0)
+                    .show(ui, |ui| {
+                        self.header(ui);
+                        ui.end_row();
+                        for &i in &self.order {
+                            row_cells(ui, &rows[i]);
+                            ui.end_row();
+                        }
+                    });
+            });
+    }
+
+    /// The column buttons; a click changes the sort, applied next frame.
+    fn header(&mut self, ui: &mut egui::Ui) {
+        for c in Column::ALL {
+            let arrow = match self.sort {
+                (s, true) if s == c => " ^",
+                (s, false) if s == c => " v",
+                _ => "",
+            };
+            if ui.button(format!("{}{arrow}", c.title())).clicked() {
+                self.sort = if self.sort.0 == c {
+                    (c, !self.sort.1)
+                } else {
+                    (c, true)
+                };
+            }
+        }
+    }
+}
+
+/// One row's cells, in [`Column::ALL`]'s order.
+fn row_cells(ui: &mut egui::Ui, r: &Row) {
+    let num = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.3}"));
+    ui.colored_label(app_color(&r.app, r.source), &r.device);
+    ui.label(&r.app);
+    ui.label(&r.kernel);
+    ui.label(&r.variant);
+    ui.label(r.precision.name());
+    ui.label(num(r.gflops));
+    ui.label(num(r.gbps));
+    ui.label(num(r.ai));
+    ui.label(
+        r.roof
+            .map_or("—".to_string(), |f| format!("{:.1}", f * 100.0)),
+    );
+    if r.failed {
+        ui.colored_label(palette::FAILURE, &r.status);
+    } else {
+        ui.label(&r.status);
+    }
+}
+
+#[cfg(test)]
+impl Row {
+    /// A passed f32 row of `app` from `source` on device `dev{source}`, for tests.
+    pub fn example(app: &str, source: usize, gflops: Option<f64>, ai: Option<f64>) -> Row {
+        Row {
+            source,
+            device: format!("dev{source}"),
+            app: app.into(),
+            kernel: "k".into(),
+            variant: "v".into(),
+            precision: Precision::F32,
+            gflops,
+            gbps: gflops.zip(ai).map(|(g, ai)| g / ai),
+            ai,
+            roof: None,
+            status: "ok".into(),
+            failed: false,
+            timing: "gpu-ts".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(app: &str, gflops: Option<f64>) -> Row {
+        Row::example(app, 0, gflops, None)
+    }
+
+    #[test]
+    fn sorting_puts_missing_numbers_last_when_descending() {
+        let rows = vec![row("b", Some(2.0)), row("a", None), row("c", Some(5.0))];
+        let apps = |order: Vec<usize>| -> Vec<&str> {
+            order.into_iter().map(|i| rows[i].app.as_str()).collect()
+        };
+        assert_eq!(
+            apps(sort_order(&rows, Column::Gflops, false)),
+            ["c", "b", "a"]
+        );
+        assert_eq!(apps(sort_order(&rows, Column::App, true)), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn equal_rows_keep_their_order_both_ways() {
+        let rows = vec![
+            row("x", Some(1.0)),
+            row("y", Some(1.0)),
+            row("z", Some(1.0)),
+        ];
+        assert_eq!(sort_order(&rows, Column::Gflops, true), [0, 1, 2]);
+        assert_eq!(sort_order(&rows, Column::Gflops, false), [0, 1, 2]);
+    }
+}

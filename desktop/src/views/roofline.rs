@@ -1,0 +1,258 @@
+//! The roofline view: every source's ceilings and one point per result on
+//! log-log axes ([`crate::plot`] says why the plot works in log10 space).
+//!
+//! What the plot shows is laid out once per results generation into a
+//! [`Scene`]; each frame only hands egui_plot borrowed slices of it.
+
+use std::collections::HashMap;
+
+use eframe::egui::{self, Color32};
+use egui_plot::{Legend, Line, LineStyle, MarkerShape, Plot, PlotPoint, Points, Text};
+use skylight_core::roofline::Roofline;
+
+use crate::palette::{app_color, ceiling_color, precision_marker};
+use crate::plot;
+use crate::state::Snapshot;
+use crate::table::Row;
+
+/// One roof line of one source, with the label of its ridge if it has one.
+struct CeilingItem {
+    label: String,
+    color: Color32,
+    /// Solid for this session, dashed for loaded files.
+    style: LineStyle,
+    points: Vec<PlotPoint>,
+    /// Where the roof bends and its label.
+    ridge: Option<(PlotPoint, String)>,
+}
+
+/// Points of one (source, app, precision): one legend entry, one colour and shape.
+struct Series {
+    name: String,
+    color: Color32,
+    shape: MarkerShape,
+    points: Vec<PlotPoint>,
+}
+
+/// Everything the plot draws for one results generation.
+#[derive(Default)]
+struct Scene {
+    ceilings: Vec<CeilingItem>,
+    series: Vec<Series>,
+    /// Hover text of each series' points, by series name, in point order.
+    hover: HashMap<String, Vec<String>>,
+    /// The AI range to show, in log space.
+    x_range: (f64, f64),
+}
+
+impl Scene {
+    fn build(now: &Snapshot<'_>) -> Scene {
+        let mut roofs: Vec<(usize, &Roofline)> = Vec::new();
+        if let Some(r) = now.roofline {
+            roofs.push((0, r));
+        }
+        for (i, f) in now.loaded.iter().enumerate() {
+            if let Some(r) = &f.roofline {
+                roofs.push((i + 1, r));
+            }
+        }
+        let only_roofs: Vec<&Roofline> = roofs.iter().map(|(_, r)| *r).collect();
+        let (ai_min, ai_max) = plot::ai_range(now.rows.iter().filter_map(|r| r.ai), &only_roofs);
+        let ceilings = roofs
+            .iter()
+            .flat_map(|&(source, roof)| ceilings(source, roof, ai_min, ai_max))
+            .collect();
+        let (series, hover) = series(now.rows);
+        Scene {
+            ceilings,
+            series,
+            hover,
+            x_range: (
+                plot::to_log(ai_min).unwrap_or(-1.0),
+                plot::to_log(ai_max).unwrap_or(2.0),
+            ),
+        }
+    }
+}
+
+/// The roofs of one source over `ai_min..ai_max`.
+fn ceilings(source: usize, roof: &Roofline, ai_min: f64, ai_max: f64) -> Vec<CeilingItem> {
+    let (style, suffix) = if source == 0 {
+        (LineStyle::Solid, String::new())
+    } else {
+        (
+            LineStyle::dashed_dense(),
+            format!(" @ {}", roof.platform.name),
+        )
+    };
+    plot::ceiling_lines(roof, ai_min, ai_max)
+        .into_iter()
+        .map(|c| {
+            let ridge = c.precision.and_then(|p| {
+                let pt = plot::ridge_point(roof, p)?;
+                let text = format!("ridge {p}: AI {:.2}", plot::from_log(pt[0]));
+                Some((PlotPoint::from(pt), text))
+            });
+            CeilingItem {
+                label: format!("{}{suffix}", c.label),
+                color: ceiling_color(c.precision),
+                style,
+                points: c.points.into_iter().map(PlotPoint::from).collect(),
+                ridge,
+            }
+        })
+        .collect()
+}
+
+/// Groups the plottable rows into one series per (source, app, precision):
+/// colour by app, shape by precision, and a name the hover text can look up.
+fn series(rows: &[Row]) -> (Vec<Series>, HashMap<String, Vec<String>>) {
+    let mut series: Vec<Series> = Vec::new();
+    let mut hover: HashMap<String, Vec<String>> = HashMap::new();
+    for r in rows {
+        let (Some(ai), Some(g)) = (r.ai, r.gflops) else {
+            continue;
+        };
+        let Some(pt) = plot::log_point(ai, g) else {
+            continue;
+        };
+        let name = if r.source == 0 {
+            format!("{} {}", r.app, r.precision)
+        } else {
+            format!("{} {} @ {}", r.app, r.precision, r.device)
+        };
+        hover
+            .entry(name.clone())
+            .or_default()
+            .push(hover_text(r, ai, g));
+        match series.iter_mut().find(|s| s.name == name) {
+            Some(s) => s.points.push(pt.into()),
+            None => series.push(Series {
+                name,
+                color: app_color(&r.app, r.source),
+                shape: precision_marker(r.precision),
+                points: vec![pt.into()],
+            }),
+        }
+    }
+    (series, hover)
+}
+
+/// What hovering a point says about its result.
+fn hover_text(r: &Row, ai: f64, gflops: f64) -> String {
+    let roof = r
+        .roof
+        .map_or("no roof for this precision".to_string(), |f| {
+            format!("{:.1}% of roof", f * 100.0)
+        });
+    format!(
+        "{} / {} [{}] {}\n{gflops:.2} GFLOP/s, {:.2} GB/s\nAI {ai:.3} FLOP/B, {roof}\n{} (timed by {})",
+        r.app,
+        r.kernel,
+        r.variant,
+        r.precision,
+        r.gbps.unwrap_or(0.0),
+        r.device,
+        r.timing
+    )
+}
+
+/// The roofline plot and the scene it was last laid out from.
+#[derive(Default)]
+pub struct RooflineView {
+    scene: Scene,
+    /// The results generation `scene` shows.
+    built: Option<u64>,
+}
+
+impl RooflineView {
+    /// Draws the plot of `now`, laying it out again only if the results changed.
+    pub fn show(&mut self, ui: &mut egui::Ui, now: &Snapshot<'_>) {
+        if self.built != Some(now.generation) {
+            self.scene = Scene::build(now);
+            self.built = Some(now.generation);
+        }
+        if now.roofline.is_none() && !now.records.is_empty() {
+            ui.label("run stream (and peak) to measure the ceilings");
+        }
+        let scene = &self.scene;
+        Plot::new("roofline")
+            .legend(Legend::default())
+            .x_axis_label("arithmetic intensity (FLOP/byte)")
+            .y_axis_label("GFLOP/s")
+            .x_grid_spacer(|input| plot::decade_marks(input.bounds))
+            .y_grid_spacer(|input| plot::decade_marks(input.bounds))
+            .x_axis_formatter(|mark, _| plot::tick_label(mark.value))
+            .y_axis_formatter(|mark, _| plot::tick_label(mark.value))
+            .include_x(scene.x_range.0)
+            .include_x(scene.x_range.1)
+            .label_formatter(|pos| match pos {
+                egui_plot::HoverPosition::NearDataPoint {
+                    plot_name, index, ..
+                } => scene
+                    .hover
+                    .get(*plot_name)
+                    .and_then(|v| v.get(*index))
+                    .cloned()
+                    .or_else(|| Some(plot_name.to_string())),
+                egui_plot::HoverPosition::Elsewhere { position } => Some(format!(
+                    "AI {:.3}, {:.3} GFLOP/s",
+                    plot::from_log(position.x),
+                    plot::from_log(position.y)
+                )),
+            })
+            .show(ui, |pui| {
+                for c in &scene.ceilings {
+                    pui.line(
+                        Line::new(c.label.as_str(), c.points.as_slice())
+                            .color(c.color)
+                            .style(c.style)
+                            .width(1.5),
+                    );
+                    if let Some((at, text)) = &c.ridge {
+                        // No name: ridge labels need no legend entry.
+                        pui.text(
+                            Text::new("", *at, text.as_str())
+                                .anchor(egui::Align2::LEFT_BOTTOM)
+                                .color(c.color),
+                        );
+                    }
+                }
+                for s in &scene.series {
+                    pui.points(
+                        Points::new(s.name.as_str(), s.points.as_slice())
+                            .color(s.color)
+                            .shape(s.shape)
+                            .filled(true)
+                            .radius(5.0),
+                    );
+                }
+            });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(app: &str, source: usize, ai: f64, gflops: f64) -> Row {
+        Row::example(app, source, Some(gflops), Some(ai))
+    }
+
+    #[test]
+    fn series_split_by_source_and_keep_hover_text_in_point_order() {
+        let rows = [
+            row("stream", 0, 0.1, 10.0),
+            row("stream", 1, 0.1, 20.0),
+            row("stream", 0, 0.2, 30.0),
+            row("peak", 0, 0.0, 5.0), // AI 0 cannot sit on a log axis
+        ];
+        let (series, hover) = series(&rows);
+        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["stream f32", "stream f32 @ dev1"]);
+        assert_eq!(series[0].points.len(), 2);
+        let texts = &hover["stream f32"];
+        assert!(texts[0].contains("10.00 GFLOP/s") && texts[1].contains("30.00 GFLOP/s"));
+        assert_eq!(series[1].color, app_color("stream", 1));
+    }
+}
