@@ -13,9 +13,13 @@
 //! complex array (0.5, 0.5), `vcoul = 1`), for which every term of the sum is
 //! the same, so `achtemp(0)` is exactly `X * N * M` times one term: the
 //! check is the printed `achtemp(0)` against that, within Skylight's
-//! tolerance for the published value, and, at the default size (the only one
-//! it has a value for), the code's own `Correctness test passed`. Runs of the
-//! same size are one [`NativeRun`] with a sample each.
+//! tolerance for the published value. The code's own test (default size
+//! only) compares with a stored `(-264241156.144946, 1321205754.194689)`,
+//! itself 5.6e-9 (relative) from that exact sum, within a few units: a
+//! correct GPU sum fails it (on the H100 the Kokkos CUDA build printed a
+//! result 2.4e-12 from the exact sum and "away by (4.1, 5.8)"), so its
+//! verdict is reported in the detail, not required. Runs of the same size
+//! are one [`NativeRun`] with a sample each.
 
 use std::collections::BTreeMap;
 
@@ -171,7 +175,8 @@ fn group(done: &[Run]) -> Vec<NativeRun> {
                 .collect();
             let finite = errors.iter().all(|e| e.is_finite());
             let worst = errors.iter().copied().fold(0.0, f64::max);
-            // Only the default size has a value in the code to test against.
+            // Only the default size has a value in the code to test against;
+            // the verdict is reported, the exact sum decides (module doc).
             let own_ok = dims != default || runs.iter().all(|r| r.own_check);
             let code_s = runs.iter().map(|r| r.code_s).fold(f64::INFINITY, f64::min);
             NativeRun {
@@ -187,14 +192,14 @@ fn group(done: &[Run]) -> Vec<NativeRun> {
                 check: Validation {
                     max_error: if finite { worst } else { f64::MAX },
                     tolerance: PUBLISHED_TOL,
-                    passed: finite && worst <= PUBLISHED_TOL && own_ok,
+                    passed: finite && worst <= PUBLISHED_TOL,
                     detail: format!(
                         "achtemp(0) vs the exact sum for the published inputs ({want_re:.6}, {want_im:.6}): worst rel. error of {} runs; the code's own test {}; the code's kernel time with its host-to-device copies, best {code_s} s",
                         runs.len(),
                         match (dims == default, own_ok) {
                             (false, _) => "has no value at this size",
                             (true, true) => "passed",
-                            (true, false) => "FAILED",
+                            (true, false) => "FAILED against its stored value (5.6e-9 from the exact sum)",
                         }
                     ),
                 },
@@ -255,7 +260,7 @@ skylight-kokkos-kernel type=reduce name=\"noflagOCC_solver\" seconds=1.250000e-0
     }
 
     #[test]
-    fn groups_default_runs_and_needs_the_codes_own_test() -> Result<()> {
+    fn groups_default_runs_and_reports_the_codes_own_test() -> Result<()> {
         let text = format!("{DEFAULT}{}", DEFAULT.replace("1.250000e-01", "1.3e-01"));
         let runs = parse(&text, "gpp.log")?;
         assert_eq!(runs.len(), 1);
@@ -267,7 +272,8 @@ skylight-kokkos-kernel type=reduce name=\"noflagOCC_solver\" seconds=1.250000e-0
             "SUCCESS - !!!! Correctness test passed",
             "FAILURE - Correctness test failed",
         );
-        assert!(!parse(&failed, "gpp.log")?[0].check.passed);
+        let own = &parse(&failed, "gpp.log")?[0].check;
+        assert!(own.passed && own.detail.contains("FAILED"), "{own:?}");
         let off = DEFAULT.replace("(-264241156.144946", "(-264251156.144946");
         assert!(!parse(&off, "gpp.log")?[0].check.passed);
         Ok(())
