@@ -316,7 +316,11 @@ fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
     } else {
         vec![registry::find(&args.app)?]
     };
-    // Check every request before touching the device, so typos fail fast.
+    // Check every request and output path before touching the device, so
+    // typos and unwritable paths fail fast.
+    for path in [&args.common.json, &args.common.csv].into_iter().flatten() {
+        check_writable(path)?;
+    }
     let strict = apps.len() == 1;
     let requests: Vec<(&dyn App, Request)> = apps
         .iter()
@@ -372,7 +376,7 @@ fn run_app(
     } else {
         let b = ProgressBar::new(0);
         b.set_style(
-            ProgressStyle::with_template("{spinner} [{pos}/{len}] {wide_msg} {elapsed}")
+            ProgressStyle::with_template("{spinner} [{pos}/{len}] {wide_msg} {elapsed} (ETA {eta})")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         b

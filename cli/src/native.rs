@@ -41,15 +41,8 @@ pub struct NativeArgs {
 /// Reads, converts, prints and writes; `Ok(false)` when a native check failed.
 pub fn run(args: &NativeArgs) -> Result<bool> {
     let code = native::find(&args.code)?;
-    if let Some(path) = &args.json
-        && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
-        && !dir.is_dir()
-    {
-        bail!(
-            "cannot write {}: no folder {}",
-            path.display(),
-            dir.display()
-        );
+    if let Some(path) = &args.json {
+        crate::check_writable(path)?;
     }
     let mut like: Vec<ResultRecord> = Vec::new();
     for path in &args.like {

@@ -24,6 +24,9 @@ pub struct TableArgs {
 
 /// Prints the Markdown table (and writes JSON when asked).
 pub fn run(args: &TableArgs) -> Result<bool> {
+    if let Some(path) = &args.json {
+        crate::check_writable(path)?;
+    }
     let mut records = Vec::new();
     for path in &args.files {
         records.extend(ResultFile::load(path)?.records);

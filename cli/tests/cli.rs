@@ -213,3 +213,49 @@ fn malformed_snap_reference_file_is_exit_2_naming_the_field() {
         "{err}"
     );
 }
+
+#[test]
+fn unwritable_outputs_fail_before_any_case_runs() {
+    let started = std::time::Instant::now();
+    for args in [
+        &["run", "stream", "--json", "/no/such/folder/r.json"][..],
+        &["run", "stream", "--csv", "/no/such/folder/r.csv"][..],
+    ] {
+        let o = skylight(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("cannot write") && err.matches("/no/such/folder").count() == 2,
+            "{err}"
+        );
+    }
+    // No adapter was opened: a run would take far longer on lavapipe.
+    assert!(started.elapsed().as_secs() < 20);
+}
+
+#[test]
+fn native_output_errors_name_the_file_and_line() {
+    let dir = scratch("native");
+    let like = dir.join("like.json");
+    std::fs::write(&like, "{\"schema_version\": 1, \"records\": []}").expect("write");
+    let log = dir.join("bs.csv");
+    std::fs::write(
+        &log,
+        "function,num_times,n_elements,sizeof,max_mbytes_per_sec,min_runtime,max_runtime,avg_runtime\nCopy,100,64,4,1.0,fast,1,1\n",
+    )
+    .expect("write");
+    let like = like.to_str().expect("utf-8");
+    let o = skylight(&[
+        "native",
+        "--code",
+        "babelstream",
+        "--like",
+        like,
+        log.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bs.csv:2"), "{}", stderr(&o));
+    let o = skylight(&["native", "--code", "fortran", "--like", like, "x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("babelstream"), "{}", stderr(&o));
+}

@@ -54,8 +54,9 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// I/O failure (writing results, reading files).
-    #[error("i/o error: {0}")]
+    /// I/O failure (writing results, reading files). Transparent, so a
+    /// context chain names the cause once.
+    #[error(transparent)]
     Io(#[from] std::io::Error),
 }
 
