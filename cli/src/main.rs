@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use skylight_core::app::{App, Request};
-use skylight_core::device::{Gpu, Selector, list_adapters};
+use skylight_core::gpu::{Gpu, Selector, list_adapters};
 use skylight_core::record::{ResultFile, ResultRecord, write_atomic};
 use skylight_core::roofline::Roofline;
 use skylight_core::runner::{self, Outcome, Progress, RunOptions};

@@ -9,8 +9,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::device::{Capabilities, Gpu};
 use crate::error::{Error, Result};
+pub use crate::gpu::Timestamps;
+use crate::gpu::{Capabilities, Gpu};
 use crate::precision::Precision;
 
 /// The kind of value a parameter takes.
@@ -328,39 +329,6 @@ impl Validation {
             tolerance: worse.tolerance,
             passed: self.passed && other.passed,
             detail: format!("{}; {}", self.detail, other.detail),
-        }
-    }
-}
-
-/// How the runner should time a kernel's runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Timestamps<'a> {
-    /// No timestamps in this run (validation and warm-up runs, or wall-clock timing).
-    None,
-    /// The kernel writes these at the start of its first pass and the end of its last.
-    Passes {
-        /// The runner's query set.
-        set: &'a wgpu::QuerySet,
-        /// Index for the start.
-        begin: u32,
-        /// Index for the end.
-        end: u32,
-    },
-}
-
-impl<'a> Timestamps<'a> {
-    /// Timestamp writes for a compute pass that is the `first` and/or `last` of the run.
-    pub fn pass(&self, first: bool, last: bool) -> Option<wgpu::ComputePassTimestampWrites<'a>> {
-        match *self {
-            Timestamps::None => None,
-            Timestamps::Passes { set, begin, end } if first || last => {
-                Some(wgpu::ComputePassTimestampWrites {
-                    query_set: set,
-                    beginning_of_pass_write_index: first.then_some(begin),
-                    end_of_pass_write_index: last.then_some(end),
-                })
-            }
-            Timestamps::Passes { .. } => None,
         }
     }
 }

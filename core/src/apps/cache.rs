@@ -6,9 +6,9 @@ use crate::app::{
     check_wg, wg_param,
 };
 use crate::apps::common::{check_binding, parse_size};
-use crate::device::{Capabilities, Gpu};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Pipeline, dispatch_shape};
+use crate::gpu::{Capabilities, Gpu};
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 

@@ -54,9 +54,9 @@ use crate::app::{
     Validation, check_wg, wg_param,
 };
 use crate::apps::common::{CompensatedSum, check_binding, fresh_rng, random_reals};
-use crate::device::{Capabilities, Gpu};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Pipeline};
+use crate::gpu::{Capabilities, Gpu};
 use crate::precision::Precision;
 use crate::shader::{ConstValue, ShaderSpec};
 

@@ -7,9 +7,9 @@ use crate::app::{
     Validation, check_wg, wg_param,
 };
 use crate::apps::common::{check_binding, fresh_rng, max_elements, parse_size, random_reals};
-use crate::device::{Capabilities, Gpu};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Pipeline, dispatch_shape};
+use crate::gpu::{Capabilities, Gpu};
 use crate::parallel::{self, par_map};
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};

@@ -237,7 +237,7 @@ fn to_record(
     let mut platform = twin.platform.clone();
     platform.backend = source.model.to_ascii_lowercase();
     platform.df64 = None;
-    let model: Model = twin.model.clone();
+    let model: Model = twin.model;
     Ok(ResultRecord {
         case,
         platform,

@@ -17,9 +17,9 @@ use crate::app::{
     Validation, check_wg, wg_param,
 };
 use crate::apps::common::{fresh_rng, parse_size, quantize, random_reals};
-use crate::device::{Capabilities, Gpu};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Pipeline, dispatch_shape};
+use crate::gpu::{Capabilities, Gpu};
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 use md::System;

@@ -17,9 +17,9 @@ use crate::app::{
 };
 use crate::apps::common::{fresh_rng, parse_size, quantize, random_reals};
 use crate::apps::targetdp::{self, Layout};
-use crate::device::{Capabilities, Gpu};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Pipeline, dispatch_shape};
+use crate::gpu::{Capabilities, Gpu};
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 use d3q19::{Box3, NVEL};

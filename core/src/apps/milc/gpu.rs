@@ -9,8 +9,8 @@ use super::codegen::{self, Build, Field, slot};
 use super::{Setup, case_model, solve_metrics};
 use crate::app::{Case, Kernel, Model, Timestamps, Validation};
 use crate::apps::targetdp::Layout;
-use crate::device::Gpu;
 use crate::error::{Error, Result};
+use crate::gpu::Gpu;
 use crate::gpu::{Bind, Pipeline, dispatch_shape};
 use crate::precision::Precision;
 

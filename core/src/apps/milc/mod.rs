@@ -30,8 +30,8 @@ use crate::app::{
 };
 use crate::apps::common::{fresh_rng, parse_size, quantize, random_reals};
 use crate::apps::targetdp::{self, Layout};
-use crate::device::{Capabilities, Gpu};
 use crate::error::{Error, Result};
+use crate::gpu::{Capabilities, Gpu};
 use crate::precision::Precision;
 use crate::shader::ShaderSpec;
 use wilson::{HALF, LINKS, Lattice, SPINOR};

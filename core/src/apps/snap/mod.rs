@@ -30,8 +30,8 @@ use crate::app::{
     wg_param,
 };
 use crate::apps::common::{fresh_rng, parse_size};
-use crate::device::{Capabilities, Gpu};
 use crate::error::{Error, Result};
+use crate::gpu::{Capabilities, Gpu};
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 use cpu::SnapCpu;
