@@ -30,6 +30,7 @@ pub mod error;
 pub mod gpu;
 pub mod native;
 pub mod parallel;
+pub mod params;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod precise;
 pub mod precision;

@@ -50,13 +50,14 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 
 use crate::app::{
-    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Resolved, Timestamps,
-    Validation, check_wg, wg_param,
+    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Timestamps, Validation,
+    check_wg, wg_param,
 };
 use crate::apps::common::{CompensatedSum, check_binding, fresh_rng, random_reals};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Pipeline};
 use crate::gpu::{Capabilities, Gpu};
+use crate::params::Resolved;
 use crate::precision::Precision;
 use crate::shader::{ConstValue, ShaderSpec};
 
@@ -225,7 +226,7 @@ impl App for Gpp {
     }
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
-        let r = Resolved::new(self.name(), &self.params(), req, &self.default_precisions())?;
+        let r = Resolved::new(self, req)?;
         let d = Dims::parse(r.text("size"))?;
         // Every index the kernel forms (2 * row * M + ...) is a u32.
         let elems = 2 * d.ncouls * d.bands.max(d.ngpown);

@@ -13,13 +13,14 @@ pub mod md;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::app::{
-    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Resolved, Timestamps,
-    Validation, check_wg, wg_param,
+    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Timestamps, Validation,
+    check_wg, wg_param,
 };
 use crate::apps::common::{fresh_rng, parse_size, quantize, random_reals};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Pipeline, dispatch_shape};
 use crate::gpu::{Capabilities, Gpu};
+use crate::params::Resolved;
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 use md::System;
@@ -138,7 +139,7 @@ impl App for Comd {
     }
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
-        let r = Resolved::new(self.name(), &self.params(), req, &self.default_precisions())?;
+        let r = Resolved::new(self, req)?;
         let n = parse_size("size", r.text("size"), SIZES)?;
         if !(6..=200).contains(&n) {
             return Err(Error::bad_param(

@@ -12,14 +12,15 @@ use std::collections::BTreeMap;
 use std::f64::consts::PI;
 
 use crate::app::{
-    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Resolved, Timestamps,
-    Validation, check_wg, wg_param,
+    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Timestamps, Validation,
+    check_wg, wg_param,
 };
 use crate::apps::common::{fresh_rng, parse_size, quantize, random_reals};
 use crate::apps::targetdp::{self, Layout};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Pipeline, dispatch_shape};
 use crate::gpu::{Capabilities, Gpu};
+use crate::params::Resolved;
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 use d3q19::{Box3, NVEL};
@@ -104,7 +105,7 @@ impl App for Lbm {
     }
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
-        let r = Resolved::new(self.name(), &self.params(), req, &self.default_precisions())?;
+        let r = Resolved::new(self, req)?;
         let l = parse_size("size", r.text("size"), SIZES)?;
         // Indices are u32 in the shader: every (site, velocity) slot must fit.
         let sites = l

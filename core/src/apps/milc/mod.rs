@@ -25,13 +25,14 @@ pub mod wilson;
 use std::collections::BTreeMap;
 
 use crate::app::{
-    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Resolved, Validation,
-    check_wg, wg_param,
+    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Validation, check_wg,
+    wg_param,
 };
 use crate::apps::common::{fresh_rng, parse_size, quantize, random_reals};
 use crate::apps::targetdp::{self, Layout};
 use crate::error::{Error, Result};
 use crate::gpu::{Capabilities, Gpu};
+use crate::params::Resolved;
 use crate::precision::Precision;
 use crate::shader::ShaderSpec;
 use wilson::{HALF, LINKS, Lattice, SPINOR};
@@ -150,7 +151,7 @@ impl App for Milc {
     }
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
-        let r = Resolved::new(self.name(), &self.params(), req, &self.default_precisions())?;
+        let r = Resolved::new(self, req)?;
         let (l, t) = parse_lattice(r.text("size"))?;
         // Indices are u32 in the shaders: every (site, real) slot of the links must fit.
         let sites = l
