@@ -1,7 +1,7 @@
 //! Shared helpers for the integration tests: open the real adapter once per
 //! test binary, and fail (never skip) when CI has none.
 
-use skylight_core::device::{Gpu, Selector};
+use skylight_core::gpu::{Gpu, Selector};
 
 /// Opens the adapter chosen by `SKYLIGHT_ADAPTER` (default: auto). Panics with
 /// a clear message when none exists, so a CI run without lavapipe fails.

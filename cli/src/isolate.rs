@@ -11,7 +11,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use skylight_core::app::Case;
-use skylight_core::device::{Gpu, Selector};
+use skylight_core::gpu::{Gpu, Selector};
 use skylight_core::record::ResultRecord;
 use skylight_core::registry;
 use skylight_core::runner::{self, Outcome, RunOptions};

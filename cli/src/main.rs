@@ -16,7 +16,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use skylight_core::app::{App, Request};
-use skylight_core::device::{Gpu, Selector, list_adapters};
+use skylight_core::gpu::{Gpu, Selector, list_adapters};
 use skylight_core::record::{ResultFile, ResultRecord, write_atomic};
 use skylight_core::roofline::Roofline;
 use skylight_core::runner::{self, Outcome, Progress, RunOptions};
@@ -237,7 +237,6 @@ fn real_main() -> Result<bool> {
 /// The request `args` make of `app`; a sweep adds the app's characteristic
 /// sweep for every parameter the user left unset.
 fn request_for(app: &dyn App, args: &RunArgs, strict: bool, sweep: bool) -> Result<Request> {
-    let names: Vec<&str> = app.params().iter().map(|p| p.name).collect();
     let mut req = Request::default().precisions(&args.common.precision);
     let common = [
         ("size", &args.common.size),
@@ -250,7 +249,7 @@ fn request_for(app: &dyn App, args: &RunArgs, strict: bool, sweep: bool) -> Resu
     ];
     for (name, value) in common {
         if let Some(v) = value {
-            if names.contains(&name) {
+            if app.param_name(name).is_some() {
                 req = req.set(name, v.clone());
             } else if strict {
                 bail!(Error::bad_param(
@@ -261,7 +260,7 @@ fn request_for(app: &dyn App, args: &RunArgs, strict: bool, sweep: bool) -> Resu
         }
     }
     for (k, v) in &args.set {
-        if names.contains(&k.as_str()) || strict {
+        if app.param_name(k).is_some() || strict {
             req = req.set(k, v.clone());
         }
     }

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use skylight_core::app::App;
-use skylight_core::device::AdapterEntry;
+use skylight_core::gpu::AdapterEntry;
 use skylight_core::record::ResultRecord;
 use skylight_core::roofline::Roofline;
 use skylight_core::runner::Outcome;

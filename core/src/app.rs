@@ -9,8 +9,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::device::{Capabilities, Gpu};
 use crate::error::{Error, Result};
+pub use crate::gpu::Timestamps;
+use crate::gpu::{Capabilities, Gpu};
 use crate::precision::Precision;
 
 /// The kind of value a parameter takes.
@@ -62,110 +63,6 @@ impl Request {
     pub fn precisions(mut self, p: &[Precision]) -> Self {
         self.precisions = p.to_vec();
         self
-    }
-}
-
-/// A request resolved against an app's parameter list: every value checked.
-#[derive(Clone, Debug)]
-pub struct Resolved {
-    values: BTreeMap<&'static str, Vec<String>>,
-    /// Precisions asked for.
-    pub precisions: Vec<Precision>,
-    /// Whether the user named the precisions (so an unsupported one is an error, not a skip).
-    pub explicit_precisions: bool,
-}
-
-impl Resolved {
-    /// Checks `req` against `specs`: unknown names and bad values are errors.
-    pub fn new(
-        app: &str,
-        specs: &[ParamSpec],
-        req: &Request,
-        default_precisions: &[Precision],
-    ) -> Result<Self> {
-        for k in req.params.keys() {
-            if !specs.iter().any(|s| s.name == k) {
-                let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
-                return Err(Error::bad_param(
-                    k.clone(),
-                    format!(
-                        "app `{app}` has no such parameter (it has: {})",
-                        names.join(", ")
-                    ),
-                ));
-            }
-        }
-        let mut values = BTreeMap::new();
-        for s in specs {
-            let raw = req
-                .params
-                .get(s.name)
-                .map(String::as_str)
-                .unwrap_or(s.default);
-            let list: Vec<String> = match s.kind {
-                ParamKind::Text => vec![raw.trim().to_string()],
-                _ => raw
-                    .split(',')
-                    .map(|v| v.trim().to_string())
-                    .filter(|v| !v.is_empty())
-                    .collect(),
-            };
-            if list.is_empty() {
-                return Err(Error::bad_param(s.name, "empty value"));
-            }
-            for v in &list {
-                match &s.kind {
-                    ParamKind::Choice(opts) if !opts.contains(&v.as_str()) => {
-                        return Err(Error::bad_param(
-                            s.name,
-                            format!("`{v}` is not one of {}", opts.join(", ")),
-                        ));
-                    }
-                    ParamKind::UInt { min, max } => {
-                        let n: u64 = v.parse().map_err(|_| {
-                            Error::bad_param(s.name, format!("`{v}` is not a whole number"))
-                        })?;
-                        if n < *min || n > *max {
-                            return Err(Error::bad_param(
-                                s.name,
-                                format!("{n} is outside {min}..={max}"),
-                            ));
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            values.insert(s.name, list);
-        }
-        let explicit = !req.precisions.is_empty();
-        let precisions = if explicit {
-            req.precisions.clone()
-        } else {
-            default_precisions.to_vec()
-        };
-        Ok(Resolved {
-            values,
-            precisions,
-            explicit_precisions: explicit,
-        })
-    }
-
-    /// Every value of parameter `name` (one unless the user swept it).
-    pub fn list(&self, name: &str) -> &[String] {
-        self.values.get(name).map(Vec::as_slice).unwrap_or(&[])
-    }
-
-    /// Every value of an integer parameter.
-    pub fn uints(&self, name: &str) -> Vec<u64> {
-        self.list(name)
-            .iter()
-            .filter_map(|v| v.parse().ok())
-            .collect()
-    }
-
-    /// The single value of a text parameter.
-    pub fn text(&self, name: &str) -> &str {
-        self.list(name).first().map(String::as_str).unwrap_or("")
     }
 }
 
@@ -332,39 +229,6 @@ impl Validation {
     }
 }
 
-/// How the runner should time a kernel's runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Timestamps<'a> {
-    /// No timestamps in this run (validation and warm-up runs, or wall-clock timing).
-    None,
-    /// The kernel writes these at the start of its first pass and the end of its last.
-    Passes {
-        /// The runner's query set.
-        set: &'a wgpu::QuerySet,
-        /// Index for the start.
-        begin: u32,
-        /// Index for the end.
-        end: u32,
-    },
-}
-
-impl<'a> Timestamps<'a> {
-    /// Timestamp writes for a compute pass that is the `first` and/or `last` of the run.
-    pub fn pass(&self, first: bool, last: bool) -> Option<wgpu::ComputePassTimestampWrites<'a>> {
-        match *self {
-            Timestamps::None => None,
-            Timestamps::Passes { set, begin, end } if first || last => {
-                Some(wgpu::ComputePassTimestampWrites {
-                    query_set: set,
-                    beginning_of_pass_write_index: first.then_some(begin),
-                    end_of_pass_write_index: last.then_some(end),
-                })
-            }
-            Timestamps::Passes { .. } => None,
-        }
-    }
-}
-
 /// A case prepared on a GPU: buffers allocated and uploaded, pipelines built,
 /// outputs poisoned.
 pub trait Kernel {
@@ -431,6 +295,24 @@ pub trait App: Send + Sync {
     /// native baseline and Skylight's variants of it can be compared.
     fn problem(&self) -> &'static [&'static str] {
         &[]
+    }
+    /// Other names a request may give a parameter, as (alias, parameter):
+    /// a renamed parameter keeps its old name so commands and links work.
+    fn aliases(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+    /// The parameter a request's `name` sets: its own, or the one it is an
+    /// alias of; `None` when the app has neither.
+    fn param_name(&self, name: &str) -> Option<&'static str> {
+        let name = self
+            .aliases()
+            .iter()
+            .find(|(alias, _)| *alias == name)
+            .map_or(name, |(_, param)| *param);
+        self.params()
+            .into_iter()
+            .find(|s| s.name == name)
+            .map(|s| s.name)
     }
 }
 

@@ -2,21 +2,38 @@
 //! complex WGSL preludes, the mini-apps with their CPU references and FLOP/byte
 //! models, the empirical roofline and result records.
 //!
+//! The layers, bottom-up (each uses only those below it):
+//!
+//! 1. Foundations: [`error`], [`precision`] (how reals are stored),
+//!    [`parallel`] (host loops), [`timing`] (timing methods, statistics).
+//! 2. Kernels as text: [`shader`] composes a kernel with its precision
+//!    prelude; [`precise`] compiles df64 to SPIR-V that keeps its rounding.
+//! 3. The device: [`gpu`] finds adapters, opens a [`gpu::Gpu`], builds
+//!    pipelines, reads buffers back and times runs.
+//! 4. What an app is: [`app`] (parameters, requests, cases, the kernel
+//!    traits) and [`params`] (typed parameters, the case grid).
+//! 5. The apps: [`apps`], one module each, listed in [`registry`].
+//! 6. Running: [`runner`] plans a request into cases and validates, warms
+//!    up and times each one.
+//! 7. Results: [`record`] (result records and files), [`roofline`],
+//!    [`native`] (native baselines as records), [`efficiency`] (Skylight
+//!    beside the native code of a device) and [`portability`] (Pennycook's
+//!    PP across platforms).
+//!
 //! Data flows one way: a front end builds a [`app::Request`], the [`runner`]
-//! prepares and times each [`app::Case`] on a [`device::Gpu`] (or on the CPU
+//! prepares and times each [`app::Case`] on a [`gpu::Gpu`] (or on the CPU
 //! reference platform), and the [`record::ResultRecord`]s feed the
 //! [`roofline::Roofline`]. Every GPU call is asynchronous; front ends choose
 //! the executor (pollster natively, wasm-bindgen-futures in the browser).
 
 pub mod app;
 pub mod apps;
-pub mod device;
-pub mod df64check;
 pub mod efficiency;
 pub mod error;
 pub mod gpu;
 pub mod native;
 pub mod parallel;
+pub mod params;
 pub mod portability;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod precise;
@@ -27,6 +44,14 @@ pub mod roofline;
 pub mod runner;
 pub mod shader;
 pub mod timing;
+
+/// The adapter and device types under their first path (`skylight_core::device::Gpu`),
+/// kept for front ends: they live in [`gpu`].
+pub mod device {
+    pub use crate::gpu::{
+        AdapterEntry, Capabilities, Df64Status, Gpu, PlatformInfo, Selector, list_adapters,
+    };
+}
 
 pub use error::{Error, Result};
 pub use precision::Precision;

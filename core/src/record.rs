@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::app::{Case, Model, Validation};
-use crate::device::PlatformInfo;
 use crate::error::{Error, Result};
+use crate::gpu::PlatformInfo;
 use crate::roofline::Roofline;
 use crate::timing::{Stats, TimingMethod};
 

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::device::PlatformInfo;
+use crate::gpu::PlatformInfo;
 use crate::precision::Precision;
 use crate::record::ResultRecord;
 

@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 
 use crate::app::{App, Case, Kernel, Timestamps};
-use crate::device::{Capabilities, Gpu, PlatformInfo};
 use crate::error::{Error, Result};
+use crate::gpu::timer::{self, Timer};
+use crate::gpu::{Capabilities, Gpu, PlatformInfo};
 use crate::precision::Precision;
 use crate::record::ResultRecord;
 use crate::timing::TimingMethod;
@@ -221,14 +222,10 @@ fn submit_runs(gpu: &Gpu, kernel: &dyn Kernel, runs: u32) {
     }
 }
 
+/// `n` timed runs of `kernel`: GPU timestamps where the device and kernel
+/// allow them (see [`timer::method`]), else the host clock around each run.
 async fn time_samples(gpu: &Gpu, kernel: &dyn Kernel, n: u32) -> Result<(TimingMethod, Vec<f64>)> {
-    let method = if gpu.caps.timestamps_in_encoders {
-        TimingMethod::GpuTimestampsEncoder
-    } else if gpu.caps.timestamps && kernel.pass_timed() {
-        TimingMethod::GpuTimestampsPasses
-    } else {
-        TimingMethod::WallClock
-    };
+    let method = timer::method(gpu, kernel.pass_timed());
     if method == TimingMethod::WallClock {
         let mut samples = Vec::with_capacity(n as usize);
         for _ in 0..n {
@@ -239,55 +236,15 @@ async fn time_samples(gpu: &Gpu, kernel: &dyn Kernel, n: u32) -> Result<(TimingM
         }
         return Ok((method, samples));
     }
-    let count = 2 * n;
-    let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-        label: Some("samples"),
-        ty: wgpu::QueryType::Timestamp,
-        count,
-    });
-    let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("timestamps"),
-        size: count as u64 * 8,
-        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
+    let timer = Timer::new(gpu, method, n);
     gpu.scoped(|| {
         let mut enc = gpu.device.create_command_encoder(&Default::default());
-        for s in 0..n {
-            if method == TimingMethod::GpuTimestampsEncoder {
-                enc.write_timestamp(&set, 2 * s);
-                kernel.encode(&mut enc, Timestamps::None);
-                enc.write_timestamp(&set, 2 * s + 1);
-            } else {
-                kernel.encode(
-                    &mut enc,
-                    Timestamps::Passes {
-                        set: &set,
-                        begin: 2 * s,
-                        end: 2 * s + 1,
-                    },
-                );
-            }
-        }
-        enc.resolve_query_set(&set, 0..count, &resolve, 0);
+        timer.record(&mut enc, &|enc, ts| kernel.encode(enc, ts));
         gpu.queue.submit([enc.finish()]);
         Ok(())
     })
     .await?;
-    let raw = gpu.read_buffers(&[&resolve]).await?;
-    let ticks: &[u64] = bytemuck::cast_slice(&raw[0]);
-    let period_ns = gpu.queue.get_timestamp_period() as f64;
-    let mut samples = Vec::with_capacity(n as usize);
-    for pair in ticks.chunks_exact(2) {
-        if pair[1] <= pair[0] {
-            return Err(Error::Device(format!(
-                "GPU timestamps not increasing ({} then {}): the adapter's timer is unusable",
-                pair[0], pair[1]
-            )));
-        }
-        samples.push((pair[1] - pair[0]) as f64 * period_ns * 1e-9);
-    }
-    Ok((method, samples))
+    Ok((method, timer.read(gpu).await?))
 }
 
 /// The CPU reference platform's identity.

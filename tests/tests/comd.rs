@@ -5,7 +5,7 @@
 use skylight_core::Precision;
 use skylight_core::app::Request;
 use skylight_core::apps::comd::Comd;
-use skylight_core::device::Gpu;
+use skylight_core::gpu::Gpu;
 use skylight_core::runner::Outcome;
 use skylight_tests::{QUICK, double};
 

@@ -181,7 +181,7 @@ fn df64_error_terms_survive_the_compiler() {
     );
     let gpu = skylight_tests::gpu();
     assert!(
-        !matches!(gpu.df64, skylight_core::device::Df64Status::Degraded(_)),
+        !matches!(gpu.df64, skylight_core::gpu::Df64Status::Degraded(_)),
         "df64 self-test reports {:?}",
         gpu.df64
     );

@@ -42,7 +42,7 @@ fn sums_are_bit_identical_run_to_run() {
 
 /// Runs `case` once, checks it, and returns its six output reals as bytes
 /// and the number of binding chunks it ran in.
-fn sums(gpu: &skylight_core::device::Gpu, case: &skylight_core::app::Case) -> (Vec<u8>, f64) {
+fn sums(gpu: &skylight_core::gpu::Gpu, case: &skylight_core::app::Case) -> (Vec<u8>, f64) {
     let app = registry::find("gpp").expect("gpp");
     let k = app.prepare(gpu, case).expect("prepare");
     let mut enc = gpu.device.create_command_encoder(&Default::default());

@@ -8,7 +8,7 @@ use skylight_core::Precision;
 use skylight_core::app::Request;
 use skylight_core::apps::milc::Milc;
 use skylight_core::apps::targetdp;
-use skylight_core::device::Gpu;
+use skylight_core::gpu::Gpu;
 use skylight_core::record::ResultRecord;
 use skylight_core::runner::Outcome;
 use skylight_tests::{double, precisions, run_validated};

@@ -8,7 +8,7 @@ use skylight_core::apps::su3::{Init, Su3, prepare_with};
 use skylight_core::runner::{self, Outcome, RunOptions};
 
 /// One run of `kernel` over its poisoned output, read back.
-fn run_once(gpu: &skylight_core::device::Gpu, kernel: &dyn Kernel) -> Vec<Vec<u8>> {
+fn run_once(gpu: &skylight_core::gpu::Gpu, kernel: &dyn Kernel) -> Vec<Vec<u8>> {
     let mut enc = gpu.device.create_command_encoder(&Default::default());
     kernel.encode(&mut enc, Timestamps::None);
     gpu.queue.submit([enc.finish()]);

@@ -15,7 +15,7 @@ const root = resolve(process.argv[2] ?? "dist");
 const shot = resolve(process.argv[3] ?? "assets/screenshots/web.png");
 const timeoutMs = Number(process.env.SKYLIGHT_WEB_TIMEOUT_S ?? 1500) * 1000;
 const query = "?run=stream,su3&precision=f32,df64&size=small&samples=3" +
-  "&kernel=copy,mul,add,triad,dot&mapping=site,element&layout=soa&wg=64";
+  "&kernel=copy,mul,add,triad,dot&variant=site,element&layout=soa&wg=64";
 
 const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
 const server = createServer(async (req, res) => {

@@ -2,13 +2,14 @@
 //! binding limit) that shows the steps from each cache level to device memory.
 
 use crate::app::{
-    App, Case, Kernel, Model, ParamKind, ParamSpec, Request, Resolved, Timestamps, Validation,
-    check_wg, wg_param,
+    App, Case, Kernel, Model, ParamKind, ParamSpec, Request, Timestamps, Validation, check_wg,
+    wg_param,
 };
 use crate::apps::common::{check_binding, parse_size};
-use crate::device::{Capabilities, Gpu};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Pipeline, dispatch_shape};
+use crate::gpu::{Capabilities, Gpu};
+use crate::params::Resolved;
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 
@@ -50,7 +51,7 @@ impl App for Cache {
     }
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
-        let r = Resolved::new(self.name(), &self.params(), req, &self.default_precisions())?;
+        let r = Resolved::new(self, req)?;
         let threads = parse_size(
             "size",
             r.text("size"),

@@ -2,8 +2,8 @@
 
 use rand::{Rng, SeedableRng};
 
-use crate::device::Capabilities;
 use crate::error::{Error, Result};
+use crate::gpu::Capabilities;
 use crate::precision::Precision;
 
 /// Random generator seeded afresh from the clock, so every run checks new inputs.

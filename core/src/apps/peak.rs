@@ -2,14 +2,15 @@
 //! arithmetic-intensity sweep that shows the ridge point.
 
 use crate::app::{
-    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Resolved, Timestamps,
-    Validation, check_wg, wg_param,
+    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Timestamps, Validation,
+    check_wg, wg_param,
 };
 use crate::apps::common::{check_binding, fresh_rng, parse_size, random_reals};
-use crate::device::{Capabilities, Gpu};
 use crate::error::Result;
 use crate::gpu::{Bind, Pipeline, dispatch_shape};
+use crate::gpu::{Capabilities, Gpu};
 use crate::parallel::par_map;
+use crate::params::Resolved;
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 
@@ -74,7 +75,7 @@ impl App for Peak {
     }
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
-        let r = Resolved::new(self.name(), &self.params(), req, &self.default_precisions())?;
+        let r = Resolved::new(self, req)?;
         let mut cases = Vec::new();
         for &p in &r.precisions {
             for kernel in r.list("kernel") {

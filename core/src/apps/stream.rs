@@ -3,14 +3,15 @@
 //! in-run reference. Bytes are counted as BabelStream counts them.
 
 use crate::app::{
-    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Resolved, Timestamps,
-    Validation, check_wg, wg_param,
+    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Timestamps, Validation,
+    check_wg, wg_param,
 };
 use crate::apps::common::{check_binding, fresh_rng, max_elements, parse_size, random_reals};
-use crate::device::{Capabilities, Gpu};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Pipeline, dispatch_shape};
+use crate::gpu::{Capabilities, Gpu};
 use crate::parallel::{self, par_map};
+use crate::params::Resolved;
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 
@@ -108,7 +109,7 @@ impl App for Stream {
     }
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
-        let r = Resolved::new(self.name(), &self.params(), req, &self.default_precisions())?;
+        let r = Resolved::new(self, req)?;
         let size = r.text("size");
         let explicit = !matches!(size, "default" | "small");
         let mut cases = Vec::new();

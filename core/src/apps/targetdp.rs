@@ -5,16 +5,47 @@
 //! through the same function the kernels use.
 
 use crate::app::{ParamKind, ParamSpec};
-use crate::error::{Error, Result};
+use crate::choice;
+use crate::params::Choice;
 use crate::shader::ShaderSpec;
 
 /// Every layout as one comma list: the layout sweep.
 pub const ALL_LAYOUTS: &str = "aos,soa,aosoa-2,aosoa-4,aosoa-8,aosoa-16,aosoa-32";
 
-/// Layout names a user can pick; `aosoa-N` is AoSoA with SAL = N.
-pub const LAYOUTS: &[&str] = &[
-    "aos", "soa", "aosoa-2", "aosoa-4", "aosoa-8", "aosoa-16", "aosoa-32",
-];
+choice! {
+    /// Layout names a user can pick; `aosoa-N` is AoSoA with SAL = N.
+    pub enum LayoutName("layout") {
+        /// Array of structures: a site's components together.
+        Aos = "aos",
+        /// Structure of arrays: each component contiguous over the sites.
+        Soa = "soa",
+        /// Blocks of 2 sites.
+        Aosoa2 = "aosoa-2",
+        /// Blocks of 4 sites.
+        Aosoa4 = "aosoa-4",
+        /// Blocks of 8 sites.
+        Aosoa8 = "aosoa-8",
+        /// Blocks of 16 sites.
+        Aosoa16 = "aosoa-16",
+        /// Blocks of 32 sites.
+        Aosoa32 = "aosoa-32",
+    }
+}
+
+impl LayoutName {
+    /// The short-array length over `sites` sites.
+    pub fn sal(self, sites: u32) -> u32 {
+        match self {
+            LayoutName::Aos => 1,
+            LayoutName::Soa => sites,
+            LayoutName::Aosoa2 => 2,
+            LayoutName::Aosoa4 => 4,
+            LayoutName::Aosoa8 => 8,
+            LayoutName::Aosoa16 => 16,
+            LayoutName::Aosoa32 => 32,
+        }
+    }
+}
 
 /// The layout x vector length study of `skylight sweep` for a lattice app:
 /// every layout, every vector length.
@@ -30,7 +61,7 @@ pub fn layout_param(default: &'static str) -> ParamSpec {
     ParamSpec {
         name: "layout",
         help: "field layout: aos, soa, or aosoa-SAL (blocks of SAL sites); a comma list sweeps",
-        kind: ParamKind::Choice(LAYOUTS),
+        kind: ParamKind::Choice(LayoutName::NAMES),
         default,
     }
 }
@@ -57,23 +88,13 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Parses a layout name for a field of `sites` x `ncomp` reals.
-    pub fn new(name: &str, sites: u32, ncomp: u32) -> Result<Layout> {
-        let sal = match name {
-            "aos" => 1,
-            "soa" => sites,
-            other => other
-                .strip_prefix("aosoa-")
-                .and_then(|n| n.parse::<u32>().ok())
-                .filter(|n| n.is_power_of_two() && LAYOUTS.contains(&other))
-                .ok_or_else(|| {
-                    Error::bad_param(
-                        "layout",
-                        format!("`{other}` is not one of {}", LAYOUTS.join(", ")),
-                    )
-                })?,
-        };
-        Ok(Layout { sal, sites, ncomp })
+    /// The layout `name` of a field of `sites` x `ncomp` reals.
+    pub fn new(name: LayoutName, sites: u32, ncomp: u32) -> Layout {
+        Layout {
+            sal: name.sal(sites),
+            sites,
+            ncomp,
+        }
     }
 
     /// Reals the field occupies (the last AoSoA block is padded to SAL sites).
@@ -119,33 +140,33 @@ mod tests {
 
     #[test]
     fn the_three_families_index_as_targetdp_does() {
-        let aos = Layout::new("aos", 10, 3).expect("aos");
+        let aos = Layout::new(LayoutName::Aos, 10, 3);
         assert_eq!(aos.index(4, 2), 14);
-        let soa = Layout::new("soa", 10, 3).expect("soa");
+        let soa = Layout::new(LayoutName::Soa, 10, 3);
         assert_eq!(soa.index(4, 2), 24);
-        let a4 = Layout::new("aosoa-4", 10, 3).expect("aosoa");
+        let a4 = Layout::new(LayoutName::Aosoa4, 10, 3);
         // Site 5 is lane 1 of block 1; block 1 starts after 4 x 3 reals.
         assert_eq!(a4.index(5, 2), 12 + 2 * 4 + 1);
         assert_eq!(a4.reals(), 12 * 3);
-        assert!(Layout::new("aosoa-3", 10, 3).is_err());
-        assert!(Layout::new("soaa", 10, 3).is_err());
+        assert!(LayoutName::parse("aosoa-3").is_err());
+        assert!(LayoutName::parse("soaa").is_err());
     }
 
     #[test]
     fn the_sweep_covers_every_layout() {
-        assert_eq!(sweep_defaults()[0].1, LAYOUTS.join(","));
+        assert_eq!(sweep_defaults()[0].1, LayoutName::NAMES.join(","));
     }
 
     #[test]
     fn the_sweep_list_names_every_layout() {
-        assert_eq!(ALL_LAYOUTS, LAYOUTS.join(","));
+        assert_eq!(ALL_LAYOUTS, LayoutName::NAMES.join(","));
     }
 
     #[test]
     fn pack_and_unpack_are_inverse_and_every_slot_is_distinct() {
         let logical: Vec<f64> = (0..13 * 19).map(f64::from).collect();
-        for name in LAYOUTS {
-            let l = Layout::new(name, 13, 19).expect("layout");
+        for &name in LayoutName::ALL {
+            let l = Layout::new(name, 13, 19);
             let raw = l.pack(&logical, -1.0);
             assert_eq!(l.unpack(&raw), logical, "{name}");
             let written = raw.iter().filter(|v| **v >= 0.0).count();

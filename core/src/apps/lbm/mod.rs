@@ -7,30 +7,107 @@
 
 pub mod codegen;
 pub mod d3q19;
+mod gpu;
+#[cfg(test)]
+mod tests;
 
-use std::collections::BTreeMap;
 use std::f64::consts::PI;
 
 use crate::app::{
-    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Resolved, Timestamps,
-    Validation, check_wg, wg_param,
+    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Validation, wg_param,
 };
 use crate::apps::common::{fresh_rng, parse_size, quantize, random_reals};
-use crate::apps::targetdp::{self, Layout};
-use crate::device::{Capabilities, Gpu};
+use crate::apps::targetdp::{self, Layout, LayoutName};
+use crate::choice;
 use crate::error::{Error, Result};
-use crate::gpu::{Bind, Pipeline, dispatch_shape};
+use crate::gpu::{Capabilities, Gpu};
+use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 use d3q19::{Box3, NVEL};
 
 const SOURCE: &str = include_str!("../../../../shaders/lbm/lbm.wgsl");
 
-/// Kernels, named as the entry points (`step` runs `collide` then `propagate`).
-const KERNELS: &[&str] = &["collide", "propagate", "fused", "step"];
+choice! {
+    /// Kernels, named as the entry points (`step` runs `collide` then `propagate`).
+    pub enum KernelName("kernel") {
+        /// BGK collision with a body force.
+        Collide = "collide",
+        /// Pull propagation.
+        Propagate = "propagate",
+        /// Both in one kernel.
+        Fused = "fused",
+        /// Collide then propagate, as Ludwig runs them.
+        Step = "step",
+    }
+}
 
-/// Initial conditions.
-const INITS: &[&str] = &["random", "shear"];
+choice! {
+    /// Initial conditions.
+    pub enum Init("init") {
+        /// Near equilibrium, with a body force.
+        Random = "random",
+        /// A decaying shear wave, checked against its viscous decay.
+        Shear = "shear",
+    }
+}
+
+/// One lbm case, typed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Arithmetic.
+    pub precision: Precision,
+    /// Kernel.
+    pub kernel: KernelName,
+    /// Field layout.
+    pub layout: LayoutName,
+    /// Virtual vector length (sites per invocation).
+    pub vvl: u32,
+    /// Workgroup size.
+    pub wg: u32,
+    /// Box extent L.
+    pub l: u64,
+    /// Lattice sites, L^3.
+    pub sites: u64,
+    /// Time steps per run.
+    pub steps: u64,
+    /// Initial condition.
+    pub init: Init,
+}
+
+impl Params {
+    /// The case these parameters describe (its variant label and record
+    /// parameters are those of every lbm result file).
+    pub fn case(&self) -> Case {
+        let variant = format!("{}/vvl{}/wg{}", self.layout, self.vvl, self.wg);
+        Case::new("lbm", self.kernel.name(), &variant, self.precision)
+            .param("layout", self.layout)
+            .param("vvl", self.vvl)
+            .param("wg", self.wg)
+            .param("L", self.l)
+            .param("sites", self.sites)
+            .param("steps", self.steps)
+            .param("init", self.init)
+    }
+}
+
+impl TryFrom<&Case> for Params {
+    type Error = Error;
+
+    fn try_from(case: &Case) -> Result<Params> {
+        Ok(Params {
+            precision: case.precision,
+            kernel: case.kernel_as()?,
+            layout: case.choice()?,
+            vvl: case.u32("vvl")?,
+            wg: case.u32("wg")?,
+            l: case.uint("L")?,
+            sites: case.uint("sites")?,
+            steps: case.uint("steps")?,
+            init: case.choice()?,
+        })
+    }
+}
 
 /// BGK relaxation time (viscosity 0.1 in lattice units).
 const TAU: f64 = 0.8;
@@ -69,7 +146,7 @@ impl App for Lbm {
             ParamSpec {
                 name: "kernel",
                 help: "collide (BGK + body force), propagate (pull), fused, step (collide + propagate)",
-                kind: ParamKind::Choice(KERNELS),
+                kind: ParamKind::Choice(KernelName::NAMES),
                 default: "collide,propagate,fused,step",
             },
             targetdp::layout_param("soa"),
@@ -93,7 +170,7 @@ impl App for Lbm {
             ParamSpec {
                 name: "init",
                 help: "random (near equilibrium, with a body force) or shear (a decaying shear wave, checked against its viscous decay)",
-                kind: ParamKind::Choice(INITS),
+                kind: ParamKind::Choice(Init::NAMES),
                 default: "random",
             },
         ]
@@ -104,59 +181,51 @@ impl App for Lbm {
     }
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
-        let r = Resolved::new(self.name(), &self.params(), req, &self.default_precisions())?;
+        let r = Resolved::new(self, req)?;
         let l = parse_size("size", r.text("size"), SIZES)?;
         // Indices are u32 in the shader: every (site, velocity) slot must fit.
         let sites = l
             .checked_pow(3)
             .filter(|s| s * NVEL as u64 <= u32::MAX as u64)
             .ok_or_else(|| Error::bad_param("size", format!("L = {l} is too large")))?;
-        let steps = r.uints("steps").first().copied().unwrap_or(1);
-        let init = r.list("init").first().cloned().unwrap_or_default();
-        let mut cases = Vec::new();
-        for &p in &r.precisions {
-            for kernel in r.list("kernel") {
-                for layout in r.list("layout") {
-                    for vvl in r.uints("vvl") {
-                        for wg in r.uints("wg") {
-                            let wg = check_wg(wg, caps)?;
-                            cases.push(
-                                Case::new(
-                                    self.name(),
-                                    kernel,
-                                    &format!("{layout}/vvl{vvl}/wg{wg}"),
-                                    p,
-                                )
-                                .param("layout", layout)
-                                .param("vvl", vvl)
-                                .param("wg", wg)
-                                .param("L", l)
-                                .param("sites", sites)
-                                .param("steps", steps)
-                                .param("init", &init),
-                            );
-                        }
-                    }
-                }
-            }
-        }
-        Ok(cases)
+        let vvls: Vec<u32> = r.uints("vvl").into_iter().map(|v| v as u32).collect();
+        let base = Params {
+            precision: Precision::F32,
+            kernel: KernelName::Collide,
+            layout: LayoutName::Soa,
+            vvl: 1,
+            wg: 1,
+            l,
+            sites,
+            steps: r.uint("steps"),
+            init: r.choice(),
+        };
+        Ok(Grid::new(base)
+            .axis(&r.precisions, |c, p| c.precision = p)
+            .axis(&r.choices(), |c, k| c.kernel = k)
+            .axis(&r.choices(), |c, l| c.layout = l)
+            .axis(&vvls, |c, v| c.vvl = v)
+            .axis(&r.wgs(caps)?, |c, wg| c.wg = wg)
+            .points()
+            .iter()
+            .map(Params::case)
+            .collect())
     }
 
     fn prepare(&self, gpu: &Gpu, case: &Case) -> Result<Box<dyn Kernel>> {
-        Ok(Box::new(LbmGpu::new(gpu, case)?))
+        Ok(Box::new(gpu::LbmGpu::new(gpu, &Params::try_from(case)?)?))
     }
 
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
-        ["aos", "soa", "aosoa-8"]
-            .iter()
-            .filter_map(|name| Layout::new(name, 512, NVEL as u32).ok())
-            .map(|layout| spec(p, 64, [8, 8, 8], &layout, 2))
+        [LayoutName::Aos, LayoutName::Soa, LayoutName::Aosoa8]
+            .into_iter()
+            .map(|name| spec(p, 64, [8, 8, 8], &Layout::new(name, 512, NVEL as u32), 2))
             .collect()
     }
 
     fn prepare_cpu(&self, case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
-        Some(LbmCpu::new(case).map(|k| Box::new(k) as Box<dyn CpuKernel>))
+        let cpu = Params::try_from(case).map(|p| LbmCpu::new(&p));
+        Some(cpu.map(|k| Box::new(k) as Box<dyn CpuKernel>))
     }
 }
 
@@ -176,7 +245,7 @@ fn spec(p: Precision, wg: u32, n: [u32; 3], layout: &Layout, vvl: u32) -> Shader
 
 /// What one case sets up: the box, its initial field and how long it runs.
 struct Setup {
-    kernel: String,
+    kernel: KernelName,
     lattice: Box3,
     steps: u64,
     shear: bool,
@@ -185,9 +254,9 @@ struct Setup {
 }
 
 impl Setup {
-    fn new(case: &Case, p: Precision) -> Result<Setup> {
-        let l = case.uint("L")? as usize;
-        let shear = case.text("init") == "shear";
+    fn new(params: &Params, p: Precision) -> Setup {
+        let l = params.l as usize;
+        let shear = params.init == Init::Shear;
         let lattice = Box3 {
             n: [l, l, l],
             tau: TAU,
@@ -198,13 +267,13 @@ impl Setup {
         } else {
             random_field(&lattice, p)
         };
-        Ok(Setup {
-            kernel: case.kernel.clone(),
+        Setup {
+            kernel: params.kernel,
             lattice,
-            steps: case.uint("steps")?,
+            steps: params.steps,
             shear,
             f0,
-        })
+        }
     }
 
     /// The f64 reference after `steps` steps of the case's kernel.
@@ -212,19 +281,14 @@ impl Setup {
         let b = &self.lattice;
         let mut f = self.f0.clone();
         for _ in 0..self.steps {
-            f = match self.kernel.as_str() {
-                "collide" => d3q19::collide(b, &f),
-                "propagate" => d3q19::propagate(b, &f),
-                "fused" => d3q19::fused(b, &f),
-                _ => d3q19::propagate(b, &d3q19::collide(b, &f)),
-            };
+            f = step(self.kernel, b, &f);
         }
         f
     }
 
     /// Collisions per step (each adds the body force to the momentum).
     fn collides(&self) -> bool {
-        self.kernel != "propagate"
+        self.kernel != KernelName::Propagate
     }
 
     /// Element-wise tolerance after the case's steps (relative, floor 0.01:
@@ -275,7 +339,7 @@ impl Setup {
                 "mass change {mass_err:.1e}, momentum off the force's {mom_err:.1e} (per unit mass)"
             ),
         });
-        if self.shear && self.collides() && self.kernel != "collide" {
+        if self.shear && self.collides() && self.kernel != KernelName::Collide {
             v = v.and(self.decay(got));
         }
         v
@@ -306,6 +370,16 @@ impl Setup {
     }
 }
 
+/// One step of `kernel` from `f` on the host, in f64.
+fn step(kernel: KernelName, b: &Box3, f: &[f64]) -> Vec<f64> {
+    match kernel {
+        KernelName::Collide => d3q19::collide(b, f),
+        KernelName::Propagate => d3q19::propagate(b, f),
+        KernelName::Fused => d3q19::fused(b, f),
+        KernelName::Step => d3q19::propagate(b, &d3q19::collide(b, f)),
+    }
+}
+
 /// Distributions near equilibrium at random density (1 +- 5%) and velocity
 /// (|u_d| < 0.05), with a small random non-equilibrium part.
 fn random_field(b: &Box3, p: Precision) -> Vec<f64> {
@@ -327,151 +401,16 @@ fn random_field(b: &Box3, p: Precision) -> Vec<f64> {
 /// Work and traffic of one run: every kernel reads and writes all 19
 /// distributions of every site once per step (`step` twice), and every
 /// collision costs [`codegen::collide_flops`].
-fn model(kernel: &str, sites: u64, steps: u64, p: Precision) -> Model {
+fn model(kernel: KernelName, sites: u64, steps: u64, p: Precision) -> Model {
     let field = (2 * NVEL as u64 * p.real_bytes()) as f64 * sites as f64;
     let (passes, flops) = match kernel {
-        "propagate" => (1.0, 0.0),
-        "step" => (2.0, codegen::collide_flops() as f64),
-        _ => (1.0, codegen::collide_flops() as f64),
+        KernelName::Propagate => (1.0, 0.0),
+        KernelName::Step => (2.0, codegen::collide_flops() as f64),
+        KernelName::Collide | KernelName::Fused => (1.0, codegen::collide_flops() as f64),
     };
     Model {
         flops: flops * (sites * steps) as f64,
         bytes: passes * field * steps as f64,
-    }
-}
-
-struct LbmGpu {
-    setup: Setup,
-    precision: Precision,
-    layout: Layout,
-    buffers: [wgpu::Buffer; 2],
-    /// The kernel's pipeline(s): `step` has collide then propagate.
-    pipes: Vec<Pipeline>,
-    /// Bind groups reading field 0 into 1, and 1 into 0.
-    groups: [wgpu::BindGroup; 2],
-    dispatch: (u32, u32),
-}
-
-impl LbmGpu {
-    fn new(gpu: &Gpu, case: &Case) -> Result<LbmGpu> {
-        let p = case.precision;
-        let sites = case.uint("sites")? as u32;
-        let (vvl, wg) = (case.uint("vvl")? as u32, case.uint("wg")? as u32);
-        let layout = Layout::new(case.text("layout"), sites, NVEL as u32)?;
-        let bytes = layout.reals() * p.real_bytes();
-        gpu.check_size(bytes)?;
-        let dispatch = dispatch_shape(
-            u64::from(sites.div_ceil(vvl)),
-            wg,
-            gpu.caps.max_workgroups_per_dim,
-        )?;
-        let setup = Setup::new(case, p)?;
-        let n = setup.lattice.n.map(|v| v as u32);
-        let module = spec(p, wg, n, &layout, vvl);
-        let binds = [Bind::Read, Bind::ReadWrite, Bind::Read];
-        let entries: &[&str] = match case.kernel.as_str() {
-            "step" => &["collide", "propagate"],
-            k => &[k][..],
-        };
-        let entries: Vec<&str> = entries.to_vec();
-        let pipes = entries
-            .iter()
-            .map(|e| gpu.pipeline(&module, e, &binds))
-            .collect::<Result<Vec<_>>>()?;
-        let a = gpu.storage_init("lbm-f0", &p.encode(&layout.pack(&setup.f0, 0.0)))?;
-        let b = gpu.storage_poisoned("lbm-f1", bytes, &p.poison_pattern())?;
-        let b3 = &setup.lattice;
-        let coef = [
-            1.0 / b3.tau,
-            b3.tau,
-            b3.force[0],
-            b3.force[1],
-            b3.force[2],
-            d3q19::WEIGHTS[0],
-            d3q19::WEIGHTS[1],
-            d3q19::WEIGHTS[2],
-        ];
-        let coef = gpu.storage_init("lbm-coef", &p.encode(&coef))?;
-        let groups = [
-            gpu.bind(&pipes[0], &[&a, &b, &coef]),
-            gpu.bind(&pipes[0], &[&b, &a, &coef]),
-        ];
-        Ok(LbmGpu {
-            setup,
-            precision: p,
-            layout,
-            buffers: [a, b],
-            pipes,
-            groups,
-            dispatch,
-        })
-    }
-
-    /// Which buffer holds the result after one run.
-    fn result_index(&self) -> usize {
-        if self.pipes.len() == 2 {
-            0
-        } else {
-            (self.setup.steps % 2) as usize
-        }
-    }
-}
-
-impl Kernel for LbmGpu {
-    fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
-        // One pass: WebGPU orders the dispatches' storage accesses.
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("lbm"),
-            timestamp_writes: ts.pass(true, true),
-        });
-        let mut from = 0;
-        for _ in 0..self.setup.steps {
-            for pipe in &self.pipes {
-                pipe.set(&mut pass, &self.groups[from]);
-                pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
-                from = 1 - from;
-            }
-        }
-    }
-
-    fn outputs(&self) -> Vec<&wgpu::Buffer> {
-        vec![&self.buffers[self.result_index()]]
-    }
-
-    fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
-        let raw = self.precision.decode(&outputs[0]);
-        if raw.len() as u64 != self.layout.reals() {
-            return Validation::fail(format!(
-                "{} reals read back, {} expected",
-                raw.len(),
-                self.layout.reals()
-            ));
-        }
-        let got = self.layout.unpack(&raw);
-        self.setup
-            .check(&got, &self.setup.expected(), self.precision)
-    }
-
-    fn model(&self) -> Model {
-        model(
-            &self.setup.kernel,
-            self.layout.sites as u64,
-            self.setup.steps,
-            self.precision,
-        )
-    }
-
-    fn metrics(&self, outputs: &[Vec<u8>]) -> BTreeMap<String, f64> {
-        let got = self.layout.unpack(&self.precision.decode(&outputs[0]));
-        let (m0, _) = d3q19::totals(&self.setup.f0);
-        let (m1, _) = d3q19::totals(&got);
-        let mut m = BTreeMap::from([("mass_relative_change".to_string(), (m1 - m0) / m0)]);
-        if self.setup.shear {
-            let b = &self.setup.lattice;
-            let a = d3q19::shear_amplitude(b, &got) / d3q19::shear_amplitude(b, &self.setup.f0);
-            m.insert("shear_amplitude_ratio".into(), a);
-        }
-        m
     }
 }
 
@@ -483,13 +422,13 @@ struct LbmCpu {
 }
 
 impl LbmCpu {
-    fn new(case: &Case) -> Result<LbmCpu> {
-        let setup = Setup::new(case, Precision::F64)?;
-        Ok(LbmCpu {
+    fn new(params: &Params) -> LbmCpu {
+        let setup = Setup::new(params, Precision::F64);
+        LbmCpu {
             f: setup.f0.clone(),
             setup,
             checked: None,
-        })
+        }
     }
 }
 
@@ -497,12 +436,7 @@ impl CpuKernel for LbmCpu {
     fn run(&mut self) {
         let b = &self.setup.lattice;
         for _ in 0..self.setup.steps {
-            self.f = match self.setup.kernel.as_str() {
-                "collide" => d3q19::collide(b, &self.f),
-                "propagate" => d3q19::propagate(b, &self.f),
-                "fused" => d3q19::fused(b, &self.f),
-                _ => d3q19::propagate(b, &d3q19::collide(b, &self.f)),
-            };
+            self.f = step(self.setup.kernel, b, &self.f);
         }
         if self.checked.is_none() {
             self.checked = Some(self.f.clone());
@@ -520,80 +454,10 @@ impl CpuKernel for LbmCpu {
 
     fn model(&self) -> Model {
         model(
-            &self.setup.kernel,
+            self.setup.kernel,
             self.setup.lattice.sites() as u64,
             self.setup.steps,
             Precision::F64,
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn case(kernel: &str, l: u64, steps: u64, init: &str) -> Case {
-        Case::new("lbm", kernel, "soa", Precision::F64)
-            .param("layout", "soa")
-            .param("vvl", 1)
-            .param("wg", 64)
-            .param("L", l)
-            .param("sites", l.pow(3))
-            .param("steps", steps)
-            .param("init", init)
-    }
-
-    #[test]
-    fn cpu_reference_conserves_and_decays() {
-        for kernel in KERNELS {
-            let mut k = LbmCpu::new(&case(kernel, 4, 3, "random")).expect("cpu");
-            k.run();
-            let v = k.validate();
-            assert!(v.passed, "{kernel}: {}", v.detail);
-        }
-        let mut k = LbmCpu::new(&case("fused", 16, 60, "shear")).expect("cpu");
-        k.run();
-        let v = k.validate();
-        assert!(v.passed && v.detail.contains("shear decay"), "{}", v.detail);
-    }
-
-    #[test]
-    fn a_wrong_or_unwritten_value_fails() {
-        let s = Setup::new(&case("fused", 4, 1, "random"), Precision::F64).expect("setup");
-        let want = s.expected();
-        let mut got = want.clone();
-        assert!(s.check(&got, &want, Precision::F64).passed);
-        got[7] = f64::NAN;
-        assert!(!s.check(&got, &want, Precision::F64).passed);
-        got[7] = want[7] * (1.0 + 1e-9);
-        assert!(!s.check(&got, &want, Precision::F64).passed);
-    }
-
-    #[test]
-    fn model_counts_each_pass_over_the_field() {
-        let m = model("step", 1000, 2, Precision::F32);
-        assert_eq!(m.bytes, 2.0 * 2.0 * 2.0 * 19.0 * 4.0 * 1000.0);
-        assert_eq!(m.flops, 225.0 * 2000.0);
-        assert_eq!(model("propagate", 10, 1, Precision::F64).flops, 0.0);
-    }
-
-    #[test]
-    fn sizes_and_layouts_are_checked() {
-        let caps = Capabilities {
-            max_workgroup_invocations: 256,
-            ..Default::default()
-        };
-        let ok = Request::default()
-            .set("size", "small")
-            .set("layout", "aos,aosoa-4");
-        assert_eq!(Lbm.cases(&ok, &caps).expect("cases").len(), 3 * 4 * 2);
-        assert!(
-            Lbm.cases(&Request::default().set("size", "700"), &caps)
-                .is_err()
-        );
-        assert!(
-            Lbm.cases(&Request::default().set("layout", "aosoa-3"), &caps)
-                .is_err()
-        );
     }
 }

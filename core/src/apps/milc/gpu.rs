@@ -6,13 +6,55 @@
 use std::collections::BTreeMap;
 
 use super::codegen::{self, Build, Field, slot};
-use super::{Setup, case_model, solve_metrics};
-use crate::app::{Case, Kernel, Model, Timestamps, Validation};
+use super::reference::Setup;
+use super::{KernelName, Params, case_model, solve_metrics};
+use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::apps::targetdp::Layout;
-use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::gpu::{Bind, Pipeline, dispatch_shape};
+use crate::gpu::resources::check_size;
+use crate::gpu::{Bind, Capabilities, Gpu, Pipeline, dispatch_shape};
 use crate::precision::Precision;
+
+/// The launch plan of a case, computed without a device: the constants
+/// its kernels are built with and the dispatch of a per-site kernel,
+/// checked against the adapter.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Plan {
+    /// The kernels' constants.
+    pub build: Build,
+    /// Lattice sites.
+    pub sites: u32,
+    /// Workgroups of a kernel over every site.
+    pub dispatch: (u32, u32),
+}
+
+impl Plan {
+    /// The plan of `params` on an adapter with `caps`.
+    pub fn new(params: &Params, caps: &Capabilities) -> Result<Plan> {
+        let sites = params.sites as u32;
+        let layout = Layout::new(params.layout, sites, Field::Links.ncomp());
+        // Before drawing the inputs: the links are the largest field.
+        check_size(caps, layout.reals() * params.precision.real_bytes())?;
+        let dispatch = dispatch_shape(
+            u64::from(sites.div_ceil(params.vvl)),
+            params.wg,
+            caps.max_workgroups_per_dim,
+        )?;
+        let build = Build {
+            precision: params.precision,
+            wg: params.wg,
+            l: params.l as u32,
+            t: params.t as u32,
+            vvl: params.vvl,
+            layout,
+        };
+        Ok(Plan {
+            build,
+            sites,
+            dispatch,
+        })
+    }
+}
 
 /// One recorded dispatch.
 struct Step {
@@ -43,22 +85,17 @@ struct Temps {
 }
 
 impl<'g> Program<'g> {
-    fn new(gpu: &'g Gpu, build: Build, sites: u32) -> Result<Program<'g>> {
-        let dispatch = dispatch_shape(
-            u64::from(sites.div_ceil(build.vvl)),
-            build.wg,
-            gpu.caps.max_workgroups_per_dim,
-        )?;
-        Ok(Program {
+    fn new(gpu: &'g Gpu, plan: Plan) -> Program<'g> {
+        Program {
             gpu,
-            build,
-            sites,
-            dispatch,
+            build: plan.build,
+            sites: plan.sites,
+            dispatch: plan.dispatch,
             pipes: Vec::new(),
             keys: Vec::new(),
             ops: BTreeMap::new(),
             steps: Vec::new(),
-        })
+        }
     }
 
     fn layout(&self, field: Field) -> Layout {
@@ -222,104 +259,17 @@ pub(super) struct MilcGpu {
 }
 
 impl MilcGpu {
-    pub(super) fn new(gpu: &Gpu, case: &Case) -> Result<MilcGpu> {
-        let p = case.precision;
-        let sites = case.uint("sites")? as u32;
-        let layout = Layout::new(case.text("layout"), sites, Field::Links.ncomp())?;
-        // Before drawing the inputs: the links are the largest field.
-        gpu.check_size(layout.reals() * p.real_bytes())?;
-        let setup = Setup::new(case, p)?;
-        let build = Build {
-            precision: p,
-            wg: case.uint("wg")? as u32,
-            l: setup.lat.l as u32,
-            t: setup.lat.t as u32,
-            vvl: case.uint("vvl")? as u32,
-            layout,
-        };
-        let mut prog = Program::new(gpu, build, sites)?;
-        let isign = setup.isign as i32;
-        let x = &setup.inputs;
-        let input =
-            |prog: &Program, i: usize, f: Field| prog.field("milc-in", f, Some(x[i].as_slice()));
-        let links =
-            |prog: &Program| prog.field("milc-links", Field::Links, Some(setup.u.as_slice()));
-        let outputs = match setup.kernel.as_str() {
-            "extract" => {
-                let psi = input(&prog, 0, Field::Spinor)?;
-                let hf = prog.field("milc-hf", Field::Half, None)?;
-                prog.over_sites("extract", isign, &[&psi, &hf])?;
-                vec![(hf, Field::Half)]
-            }
-            "extract-mul" => {
-                let (psi, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
-                let hb = prog.field("milc-hb", Field::Half, None)?;
-                prog.over_sites("extract_mul", isign, &[&psi, &u, &hb])?;
-                vec![(hb, Field::Half)]
-            }
-            "shift" => {
-                let (hf, hb) = (input(&prog, 0, Field::Half)?, input(&prog, 1, Field::Half)?);
-                let gf = prog.field("milc-gf", Field::Half, None)?;
-                let gb = prog.field("milc-gb", Field::Half, None)?;
-                prog.over_sites("shift", 1, &[&hf, &hb, &gf, &gb])?;
-                vec![(gf, Field::Half), (gb, Field::Half)]
-            }
-            "insert-mul" => {
-                let (gf, u) = (input(&prog, 0, Field::Half)?, links(&prog)?);
-                let out = prog.field("milc-out", Field::Spinor, None)?;
-                prog.over_sites("insert_mul", isign, &[&gf, &u, &out])?;
-                vec![(out, Field::Spinor)]
-            }
-            "insert" => {
-                let (gb, acc) = (
-                    input(&prog, 0, Field::Half)?,
-                    input(&prog, 1, Field::Spinor)?,
-                );
-                let out = prog.field("milc-out", Field::Spinor, None)?;
-                prog.over_sites("insert", isign, &[&gb, &acc, &out])?;
-                vec![(out, Field::Spinor)]
-            }
-            "axpy" => {
-                let (a, b) = (
-                    input(&prog, 0, Field::Spinor)?,
-                    input(&prog, 1, Field::Spinor)?,
-                );
-                let out = prog.field("milc-out", Field::Spinor, None)?;
-                let scalars = prog.scalars(&setup)?;
-                prog.axpy([&a, &b, &out, &scalars], slot::MINUS_KAPPA, false)?;
-                vec![(out, Field::Spinor)]
-            }
-            "dot" => {
-                let (a, b) = (
-                    input(&prog, 0, Field::Spinor)?,
-                    input(&prog, 1, Field::Spinor)?,
-                );
-                let (partial, scalars) = (prog.partial()?, prog.scalars(&setup)?);
-                prog.dot([&a, &b, &partial, &scalars], slot::RR)?;
-                vec![(scalars, Field::Plain)]
-            }
-            "dslash" => {
-                let (psi, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
-                let t = prog.temps()?;
-                let out = prog.field("milc-out", Field::Spinor, None)?;
-                prog.dslash(Some(&t), [&u, &psi, &out], isign)?;
-                vec![(out, Field::Spinor)]
-            }
-            "dslash-fused" => {
-                let (psi, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
-                let out = prog.field("milc-out", Field::Spinor, None)?;
-                prog.over_sites("dslash_fused", isign, &[&psi, &u, &out])?;
-                vec![(out, Field::Spinor)]
-            }
-            _ => {
-                let (b, u) = (input(&prog, 0, Field::Spinor)?, links(&prog)?);
-                let scalars = prog.scalars(&setup)?;
-                record_cg(&mut prog, [&b, &u], scalars, &setup)?
-            }
-        };
+    /// Plans `params` for `gpu`, draws its inputs and records its program.
+    pub(super) fn new(gpu: &Gpu, params: &Params) -> Result<MilcGpu> {
+        let p = params.precision;
+        let plan = Plan::new(params, &gpu.caps)?;
+        let layout = plan.build.layout;
+        let setup = Setup::new(params, p);
+        let mut prog = Program::new(gpu, plan);
+        let outputs = record(&mut prog, &setup)?;
         Ok(MilcGpu {
             precision: p,
-            sites,
+            sites: layout.sites,
             sal: layout.sal,
             pipes: prog.pipes,
             steps: prog.steps,
@@ -353,6 +303,86 @@ impl MilcGpu {
         let residual = (at(slot::RR) / at(slot::RR0)).sqrt();
         (x, at(slot::ITERS), residual, at(slot::CONVERGED) == 1.0)
     }
+}
+
+/// Records the program of the setup's kernel; returns the buffers read
+/// back, with what they hold.
+fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)>> {
+    let isign = setup.isign as i32;
+    let x = &setup.inputs;
+    let input =
+        |prog: &Program, i: usize, f: Field| prog.field("milc-in", f, Some(x[i].as_slice()));
+    let links = |prog: &Program| prog.field("milc-links", Field::Links, Some(setup.u.as_slice()));
+    Ok(match setup.kernel {
+        KernelName::Extract => {
+            let psi = input(prog, 0, Field::Spinor)?;
+            let hf = prog.field("milc-hf", Field::Half, None)?;
+            prog.over_sites("extract", isign, &[&psi, &hf])?;
+            vec![(hf, Field::Half)]
+        }
+        KernelName::ExtractMul => {
+            let (psi, u) = (input(prog, 0, Field::Spinor)?, links(prog)?);
+            let hb = prog.field("milc-hb", Field::Half, None)?;
+            prog.over_sites("extract_mul", isign, &[&psi, &u, &hb])?;
+            vec![(hb, Field::Half)]
+        }
+        KernelName::Shift => {
+            let (hf, hb) = (input(prog, 0, Field::Half)?, input(prog, 1, Field::Half)?);
+            let gf = prog.field("milc-gf", Field::Half, None)?;
+            let gb = prog.field("milc-gb", Field::Half, None)?;
+            prog.over_sites("shift", 1, &[&hf, &hb, &gf, &gb])?;
+            vec![(gf, Field::Half), (gb, Field::Half)]
+        }
+        KernelName::InsertMul => {
+            let (gf, u) = (input(prog, 0, Field::Half)?, links(prog)?);
+            let out = prog.field("milc-out", Field::Spinor, None)?;
+            prog.over_sites("insert_mul", isign, &[&gf, &u, &out])?;
+            vec![(out, Field::Spinor)]
+        }
+        KernelName::Insert => {
+            let (gb, acc) = (input(prog, 0, Field::Half)?, input(prog, 1, Field::Spinor)?);
+            let out = prog.field("milc-out", Field::Spinor, None)?;
+            prog.over_sites("insert", isign, &[&gb, &acc, &out])?;
+            vec![(out, Field::Spinor)]
+        }
+        KernelName::Axpy => {
+            let (a, b) = (
+                input(prog, 0, Field::Spinor)?,
+                input(prog, 1, Field::Spinor)?,
+            );
+            let out = prog.field("milc-out", Field::Spinor, None)?;
+            let scalars = prog.scalars(setup)?;
+            prog.axpy([&a, &b, &out, &scalars], slot::MINUS_KAPPA, false)?;
+            vec![(out, Field::Spinor)]
+        }
+        KernelName::Dot => {
+            let (a, b) = (
+                input(prog, 0, Field::Spinor)?,
+                input(prog, 1, Field::Spinor)?,
+            );
+            let (partial, scalars) = (prog.partial()?, prog.scalars(setup)?);
+            prog.dot([&a, &b, &partial, &scalars], slot::RR)?;
+            vec![(scalars, Field::Plain)]
+        }
+        KernelName::Dslash => {
+            let (psi, u) = (input(prog, 0, Field::Spinor)?, links(prog)?);
+            let t = prog.temps()?;
+            let out = prog.field("milc-out", Field::Spinor, None)?;
+            prog.dslash(Some(&t), [&u, &psi, &out], isign)?;
+            vec![(out, Field::Spinor)]
+        }
+        KernelName::DslashFused => {
+            let (psi, u) = (input(prog, 0, Field::Spinor)?, links(prog)?);
+            let out = prog.field("milc-out", Field::Spinor, None)?;
+            prog.over_sites("dslash_fused", isign, &[&psi, &u, &out])?;
+            vec![(out, Field::Spinor)]
+        }
+        KernelName::Cg => {
+            let (b, u) = (input(prog, 0, Field::Spinor)?, links(prog)?);
+            let scalars = prog.scalars(setup)?;
+            record_cg(prog, [&b, &u], scalars, setup)?
+        }
+    })
 }
 
 /// CG on `M^dagger M x = M^dagger b` from x = 0, the setup's iterations; returns
@@ -421,12 +451,12 @@ impl Kernel for MilcGpu {
     }
 
     fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
-        match self.setup.kernel.as_str() {
-            "cg" => {
+        match self.setup.kernel {
+            KernelName::Cg => {
                 let (x, iters, res, conv) = self.solve(outputs);
                 self.setup.check_solve(&x, iters, res, conv)
             }
-            "dot" => {
+            KernelName::Dot => {
                 let s = self.precision.decode(&outputs[0]);
                 let v = s.get(slot::RR as usize).copied().unwrap_or(f64::NAN);
                 self.setup.check_fields(&[vec![v]], self.precision)
@@ -444,7 +474,7 @@ impl Kernel for MilcGpu {
 
     fn model(&self) -> Model {
         case_model(
-            &self.setup.kernel,
+            self.setup.kernel,
             self.setup.fused,
             self.sites as u64,
             self.setup.iterations,
@@ -453,7 +483,7 @@ impl Kernel for MilcGpu {
     }
 
     fn metrics(&self, outputs: &[Vec<u8>]) -> BTreeMap<String, f64> {
-        if self.setup.kernel != "cg" {
+        if self.setup.kernel != KernelName::Cg {
             return BTreeMap::new();
         }
         let (x, iters, res, _) = self.solve(outputs);

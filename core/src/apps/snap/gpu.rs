@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use super::sna::{self, C, Config};
 use super::{Dims, KERNELS, Layout, encode_inputs, model, problem, spec, tolerance};
 use crate::app::{Case, Kernel, Model, Timestamps, Validation};
-use crate::device::Gpu;
 use crate::error::{Error, Result};
+use crate::gpu::Gpu;
 use crate::gpu::{Bind, Pipeline, dispatch_shape};
 use crate::precision::Precision;
 

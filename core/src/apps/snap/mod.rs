@@ -26,12 +26,12 @@ pub mod refdata;
 pub mod sna;
 
 use crate::app::{
-    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Resolved, check_wg,
-    wg_param,
+    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, check_wg, wg_param,
 };
 use crate::apps::common::{fresh_rng, parse_size};
-use crate::device::{Capabilities, Gpu};
 use crate::error::{Error, Result};
+use crate::gpu::{Capabilities, Gpu};
+use crate::params::Resolved;
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 use cpu::SnapCpu;
@@ -135,7 +135,7 @@ impl App for Snap {
     }
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
-        let r = Resolved::new(self.name(), &self.params(), req, &self.default_precisions())?;
+        let r = Resolved::new(self, req)?;
         let path = r.text("refdata").to_string();
         // A reference file fixes 2J and the atoms; it is checked here, before
         // any device work, so a malformed file is an error up front.

@@ -1,11 +1,9 @@
-//! Adapter discovery, selection and device creation.
-
-use std::sync::{Arc, Mutex};
+//! Adapter discovery and capabilities: which adapters this machine has,
+//! what each can do, and how the user picks one.
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::shader::Df64Mode;
 
 /// What the suite reports about one adapter (serialised into every result).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -64,7 +62,8 @@ pub struct Capabilities {
 }
 
 impl Capabilities {
-    fn from_adapter(
+    /// The capabilities `features` and `limits` give an adapter described by `info`.
+    pub fn from_adapter(
         features: wgpu::Features,
         limits: &wgpu::Limits,
         info: &wgpu::AdapterInfo,
@@ -117,7 +116,7 @@ pub struct AdapterEntry {
 }
 
 /// Features the suite uses when the adapter has them.
-fn wanted_features() -> wgpu::Features {
+pub(crate) fn wanted_features() -> wgpu::Features {
     wgpu::Features::TIMESTAMP_QUERY
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
@@ -147,11 +146,13 @@ fn device_type_name(t: wgpu::DeviceType) -> &'static str {
     }
 }
 
-fn describe(index: usize, adapter: &wgpu::Adapter) -> AdapterEntry {
+/// What the suite reports about `adapter`, found at `index` of [`adapters`]
+/// (`None` for an adapter a front end brought).
+pub fn describe(index: Option<usize>, adapter: &wgpu::Adapter) -> AdapterEntry {
     let i = adapter.get_info();
     AdapterEntry {
         info: PlatformInfo {
-            index: Some(index),
+            index,
             // Browsers hide the adapter's name (wgpu gets an empty description).
             name: if i.name.is_empty() {
                 format!(
@@ -220,7 +221,7 @@ pub async fn list_adapters() -> Vec<AdapterEntry> {
         .await
         .iter()
         .enumerate()
-        .map(|(i, a)| describe(i, a))
+        .map(|(i, a)| describe(Some(i), a))
         .collect()
 }
 
@@ -270,7 +271,7 @@ pub async fn select_adapter(
     let entries: Vec<AdapterEntry> = all
         .iter()
         .enumerate()
-        .map(|(i, a)| describe(i, a))
+        .map(|(i, a)| describe(Some(i), a))
         .collect();
     if entries.is_empty() {
         return Err(Error::NoAdapter(
@@ -300,56 +301,12 @@ pub async fn select_adapter(
     }
 }
 
-/// How far the adapter's df64 arithmetic can be trusted (see [`crate::df64check`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Df64Status {
-    /// Not yet tested.
-    Untested,
-    /// Exact error-free transforms with this formulation.
-    Exact(Df64Mode),
-    /// No formulation gave exact error terms: df64 results are less accurate.
-    Degraded(String),
-}
-
-impl Df64Status {
-    /// The formulation kernels are composed with.
-    pub fn mode(&self) -> Df64Mode {
-        match self {
-            Df64Status::Exact(m) => *m,
-            _ => Df64Mode::ALL[0],
-        }
-    }
-}
-
-/// An open device on a chosen adapter: everything a benchmark needs.
-pub struct Gpu {
-    /// The wgpu device.
-    pub device: wgpu::Device,
-    /// Its queue.
-    pub queue: wgpu::Queue,
-    /// Which adapter this is.
-    pub info: PlatformInfo,
-    /// What it can do (features enabled on the device, its limits).
-    pub caps: Capabilities,
-    /// The limits the device was created with (the adapter's own).
-    pub limits: wgpu::Limits,
-    /// Outcome of the df64 self-test.
-    pub df64: Df64Status,
-    /// Group 1 of every df64 pipeline: the runtime zero of `df_g`.
-    pub(crate) df64_guard: (wgpu::BindGroupLayout, wgpu::BindGroup),
-    /// Whether the device defines out-of-bounds buffer accesses (Vulkan's
-    /// robustBufferAccess2), so shaders need no bounds checks on buffers.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) robust_buffers: bool,
-    lost: Arc<Mutex<Option<String>>>,
-}
-
 /// Whether `adapter` is a Vulkan one with robustBufferAccess2. wgpu enables
 /// that feature wherever the adapter has it and then compiles WGSL without
 /// bounds checks on buffers; SPIR-V passed through (see [`crate::precise`])
 /// may do the same only then.
 #[cfg(not(target_arch = "wasm32"))]
-fn vulkan_robust_buffers(adapter: &wgpu::Adapter) -> bool {
+pub(crate) fn vulkan_robust_buffers(adapter: &wgpu::Adapter) -> bool {
     use ash::vk;
     // SAFETY: the handle is used only to query the physical device's
     // features, while the adapter (which owns it) is borrowed.
@@ -377,90 +334,4 @@ fn vulkan_robust_buffers(adapter: &wgpu::Adapter) -> bool {
     let robust = robustness2.robust_buffer_access2 == vk::TRUE;
     log::info!("robustBufferAccess2: {robust}");
     robust
-}
-
-impl Gpu {
-    /// Opens a device with every feature the suite uses that the adapter has,
-    /// and with the adapter's own limits rather than wgpu's defaults; then runs
-    /// the df64 self-test.
-    pub async fn open(selector: &Selector) -> Result<Gpu> {
-        let inst = instance();
-        let (adapter, entry) = select_adapter(&inst, selector).await?;
-        let features = adapter.features() & wanted_features();
-        let limits = adapter.limits();
-        let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor {
-                label: Some("skylight"),
-                required_features: features,
-                required_limits: limits.clone(),
-                experimental_features: wgpu::ExperimentalFeatures::disabled(),
-                memory_hints: wgpu::MemoryHints::Performance,
-                trace: wgpu::Trace::Off,
-            })
-            .await
-            .map_err(|e| Error::Device(format!("request_device failed: {e}")))?;
-        let lost = Arc::new(Mutex::new(None));
-        let lost_cb = lost.clone();
-        device.set_device_lost_callback(move |reason, msg| {
-            if let Ok(mut l) = lost_cb.lock() {
-                *l = Some(format!("{reason:?}: {msg}"));
-            }
-        });
-        // Errors are caught by error scopes around each operation; anything that
-        // escapes them is logged instead of wgpu's default panic.
-        device.on_uncaptured_error(Arc::new(|e| log::error!("uncaptured wgpu error: {e}")));
-        let caps =
-            Capabilities::from_adapter(device.features(), &device.limits(), &adapter.get_info());
-        let df64_guard = crate::gpu::df64_guard_group(&device);
-        #[cfg(not(target_arch = "wasm32"))]
-        let robust_buffers = vulkan_robust_buffers(&adapter);
-        let mut gpu = Gpu {
-            device,
-            queue,
-            info: entry.info,
-            caps,
-            limits,
-            df64: Df64Status::Untested,
-            df64_guard,
-            #[cfg(not(target_arch = "wasm32"))]
-            robust_buffers,
-            lost,
-        };
-        gpu.df64 = crate::df64check::self_test(&gpu).await?;
-        gpu.info.df64 = Some(match &gpu.df64 {
-            Df64Status::Exact(m) => format!(
-                "exact (fma: {}, guard: {}, precise: {})",
-                m.fma, m.guard, m.precise
-            ),
-            other => format!("{other:?}"),
-        });
-        Ok(gpu)
-    }
-
-    /// Whether df64 kernels can be compiled in a precise formulation: SPIR-V
-    /// passthrough on Vulkan (see [`crate::precise`]).
-    pub fn precise_available(&self) -> bool {
-        cfg!(not(target_arch = "wasm32"))
-            && self.info.backend == "vulkan"
-            && self
-                .device
-                .features()
-                .contains(wgpu::Features::PASSTHROUGH_SHADERS)
-    }
-
-    /// `Err(Device)` once the device has been lost.
-    pub fn check_lost(&self) -> Result<()> {
-        match self.lost.lock().ok().and_then(|l| l.clone()) {
-            Some(reason) => Err(Error::Device(format!("device lost ({reason})"))),
-            None => Ok(()),
-        }
-    }
-
-    /// `Err(MissingFeature)` when `precision` cannot run here.
-    pub fn require(&self, precision: crate::Precision) -> Result<()> {
-        if precision == crate::Precision::F64 && !self.caps.f64 {
-            return Err(Error::MissingFeature("SHADER_F64"));
-        }
-        Ok(())
-    }
 }

@@ -8,14 +8,46 @@
 //! df64 as degraded when none is exact.
 
 use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
 
-use crate::device::{Df64Status, Gpu};
+use super::pipeline::{Bind, Compiler};
+use super::resources;
 use crate::error::Result;
-use crate::gpu::Bind;
 use crate::precision::Precision;
 use crate::shader::{Df64Mode, ShaderSpec};
 
-const SOURCE: &str = include_str!("../../shaders/common/df64_selftest.wgsl");
+/// How far the adapter's df64 arithmetic can be trusted (the outcome of
+/// [`self_test`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Df64Status {
+    /// Exact error-free transforms with this formulation.
+    Exact(Df64Mode),
+    /// No formulation gave exact error terms: df64 results are less accurate.
+    Degraded(String),
+}
+
+impl Df64Status {
+    /// The formulation kernels are composed with.
+    pub fn mode(&self) -> Df64Mode {
+        match self {
+            Df64Status::Exact(m) => *m,
+            Df64Status::Degraded(_) => Df64Mode::ALL[0],
+        }
+    }
+
+    /// One line for the platform's description.
+    pub fn describe(&self) -> String {
+        match self {
+            Df64Status::Exact(m) => format!(
+                "exact (fma: {}, guard: {}, precise: {})",
+                m.fma, m.guard, m.precise
+            ),
+            other => format!("{other:?}"),
+        }
+    }
+}
+
+const SOURCE: &str = include_str!("../../../shaders/common/df64_selftest.wgsl");
 
 /// Inputs with non-zero product and sum error terms, plus random ones.
 fn inputs() -> Vec<[f32; 2]> {
@@ -53,36 +85,58 @@ fn mismatches(inp: &[[f32; 2]], out: &[[f32; 4]]) -> usize {
         .count()
 }
 
-async fn run(gpu: &Gpu, mode: Df64Mode, inp: &[[f32; 2]]) -> Result<usize> {
+/// The test kernel in formulation `mode` on `inp`: how many error terms are wrong.
+async fn run(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    compiler: &Compiler,
+    mode: Df64Mode,
+    inp: &[[f32; 2]],
+) -> Result<usize> {
     let spec = ShaderSpec::new("df64-selftest", SOURCE, Precision::Df64);
-    let input = gpu.storage_init("df64-in", bytemuck::cast_slice(inp))?;
-    let output =
-        gpu.storage_poisoned("df64-out", (inp.len() * 16) as u64, &f32::NAN.to_le_bytes())?;
-    let pipe = gpu
-        .scoped(|| gpu.pipeline_with(&spec, "main", &[Bind::Read, Bind::ReadWrite], mode))
-        .await?;
-    let bg = gpu.bind(&pipe, &[&input, &output]);
-    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    let input = resources::storage_init(device, "df64-in", bytemuck::cast_slice(inp));
+    let output = resources::storage_poisoned(
+        device,
+        queue,
+        "df64-out",
+        (inp.len() * 16) as u64,
+        &f32::NAN.to_le_bytes(),
+    );
+    let pipe = resources::scoped(device, || {
+        compiler.pipeline(device, &spec, "main", &[Bind::Read, Bind::ReadWrite], mode)
+    })
+    .await?;
+    let bg = resources::bind_resources(
+        device,
+        &pipe.layout,
+        &[input.as_entire_binding(), output.as_entire_binding()],
+    );
+    let mut enc = device.create_command_encoder(&Default::default());
     {
         let mut pass = enc.begin_compute_pass(&Default::default());
         pipe.set(&mut pass, &bg);
         pass.dispatch_workgroups((inp.len() as u32).div_ceil(64), 1, 1);
     }
-    gpu.queue.submit([enc.finish()]);
-    let bytes = gpu.read_buffers(&[&output]).await?;
+    queue.submit([enc.finish()]);
+    let bytes = resources::read_buffers(device, queue, &[&output]).await?;
     let out: &[[f32; 4]] = bytemuck::cast_slice(&bytes[0]);
     Ok(mismatches(inp, out))
 }
 
-/// Runs the self-test on `gpu` and picks the fastest exact formulation.
-pub async fn self_test(gpu: &Gpu) -> Result<Df64Status> {
+/// Runs the self-test on `device` and picks the fastest exact formulation
+/// `compiler` can build.
+pub async fn self_test(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    compiler: &Compiler,
+) -> Result<Df64Status> {
     let inp = inputs();
     let mut tried = Vec::new();
     let modes = Df64Mode::ALL
         .into_iter()
-        .filter(|m| !m.precise || gpu.precise_available());
+        .filter(|m| !m.precise || compiler.precise_available());
     for mode in modes {
-        let wrong = match run(gpu, mode, &inp).await {
+        let wrong = match run(device, queue, compiler, mode, &inp).await {
             Ok(wrong) => wrong,
             // SPIR-V passthrough is the one path wgpu does not vet; a driver
             // that rejects it still has the WGSL formulations.

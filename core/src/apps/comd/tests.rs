@@ -1,0 +1,124 @@
+//! Unit tests of the comd app: cases, parameters, plans and the CPU reference.
+
+use super::plan::Plan;
+use super::*;
+use crate::error::Error;
+
+/// A small force case: 6 unit cells (864 atoms), atom mapping, aos.
+fn small(precision: Precision) -> Params {
+    Params {
+        precision,
+        kernel: KernelName::Force,
+        layout: Layout::Aos,
+        mapping: Some(Mapping::Atom),
+        wg: 128,
+        groups: 0,
+        cells: 6,
+        atoms: 864,
+        steps: 1,
+        init: Init::Displaced,
+    }
+}
+
+fn caps() -> Capabilities {
+    Capabilities {
+        max_workgroup_invocations: 256,
+        max_storage_binding: 1 << 27,
+        max_buffer: 1 << 28,
+        max_workgroup_storage: 16384,
+        max_workgroups_per_dim: 65535,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn cases_expand_mappings_only_for_the_force_kernels() {
+    let caps = Capabilities {
+        max_workgroup_invocations: 256,
+        ..Default::default()
+    };
+    let req = Request::default()
+        .set("size", "small")
+        .precisions(&[Precision::F32]);
+    let cases = Comd.cases(&req, &caps).expect("cases");
+    assert_eq!(cases.len(), 3 * 3 + 2 * 3 * 2);
+    assert!(
+        Comd.cases(&Request::default().set("size", "4"), &caps)
+            .is_err()
+    );
+}
+
+#[test]
+fn cpu_reference_checks_pass() {
+    for &kernel in KernelName::ALL {
+        let params = Params {
+            kernel,
+            mapping: kernel.computes_forces().then_some(Mapping::Atom),
+            steps: 5,
+            init: Init::Comd,
+            ..small(Precision::F64)
+        };
+        let mut k = cpu::ComdCpu::new(&params).expect("cpu");
+        k.run();
+        let v = k.validate();
+        assert!(v.passed, "{kernel}: {}", v.detail);
+    }
+}
+
+#[test]
+fn cases_round_trip_through_params() {
+    let req = Request::default()
+        .set("size", "small")
+        .set("groups", "0,3")
+        .precisions(&[Precision::F32, Precision::Df64]);
+    let cases = Comd.cases(&req, &caps()).expect("cases");
+    assert!(cases.iter().any(|c| c.variant == "cell/soa/wg128/g3"));
+    assert!(
+        cases
+            .iter()
+            .any(|c| c.variant == "aos4/wg128" && c.text("variant") == "-")
+    );
+    for c in &cases {
+        let p = Params::try_from(c).expect("parses");
+        assert_eq!(&p.case(), c);
+    }
+}
+
+/// The plan dispatches every atom, slot and cell, and names the limit or
+/// parameter a shape cannot meet.
+#[test]
+fn plans_cover_the_system_and_check_the_limits() {
+    let step = Params {
+        kernel: KernelName::Step,
+        ..small(Precision::F32)
+    };
+    let plan = Plan::new(&step, &caps(), [3, 3, 3], 32).expect("plan");
+    assert_eq!(plan.nslots, 27 * 32);
+    let entries: Vec<&str> = plan.passes.iter().map(|(e, _)| *e).collect();
+    assert_eq!(entries[5], "force_atom");
+    assert_eq!(plan.passes[0].1, (7, 1)); // 864 atoms in groups of 128
+    let fixed = Params { groups: 3, ..step };
+    let plan = Plan::new(&fixed, &caps(), [3, 3, 3], 32).expect("plan");
+    assert!(
+        plan.passes
+            .iter()
+            .all(|(_, shape)| *shape == (3, 1) || *shape == (1, 1))
+    );
+    let cell = Params {
+        mapping: Some(Mapping::Cell),
+        wg: 16,
+        ..step
+    };
+    match Plan::new(&cell, &caps(), [3, 3, 3], 32) {
+        Err(Error::BadParameter { name, .. }) => assert_eq!(name, "wg"),
+        other => panic!("{other:?}"),
+    }
+    let tiny = Capabilities {
+        max_storage_binding: 1000,
+        ..caps()
+    };
+    assert!(matches!(
+        Plan::new(&step, &tiny, [3, 3, 3], 32),
+        Err(Error::OverLimit { .. })
+    ));
+}

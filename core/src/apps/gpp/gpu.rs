@@ -1,0 +1,196 @@
+//! gpp on a GPU: the inputs uploaded whole, bound a chunk of rows per
+//! pass-1 dispatch as the plan says, and a second pass that adds the
+//! partial sums in a fixed order.
+
+use std::collections::BTreeMap;
+
+use super::plan::Plan;
+use super::reference::{Inputs, validate};
+use super::{Dims, InputSet, Order, Params, Reduction, model, spec, wx};
+use crate::app::{Kernel, Model, Timestamps, Validation};
+use crate::error::Result;
+use crate::gpu::{Bind, Gpu, Pipeline};
+use crate::precision::Precision;
+
+/// A case prepared on a GPU.
+pub(super) struct GppGpu {
+    d: Dims,
+    precision: Precision,
+    inputs: InputSet,
+    want: [f64; 6],
+    pass1: Pipeline,
+    /// One pass-1 dispatch per chunk pair: its bindings and its grid.
+    chunks: Vec<(wgpu::BindGroup, (u32, u32))>,
+    pass2: (Pipeline, wgpu::BindGroup),
+    achtemp: wgpu::Buffer,
+}
+
+/// Rows `first..first + n` of `buf`, `row` bytes each, as a binding.
+fn rows_of(buf: &wgpu::Buffer, (first, n): (u64, u64), row: u64) -> wgpu::BindingResource<'_> {
+    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+        buffer: buf,
+        offset: first * row,
+        size: std::num::NonZeroU64::new(n * row),
+    })
+}
+
+/// Every buffer of a case: the inputs whole, the scalars, and the
+/// poisoned partial sums and result.
+struct Buffers {
+    aqsm: wgpu::Buffer,
+    aqsn: wgpu::Buffer,
+    eps: wgpu::Buffer,
+    wtilde: wgpu::Buffer,
+    vcoul_wx: wgpu::Buffer,
+    partial: wgpu::Buffer,
+    achtemp: wgpu::Buffer,
+}
+
+impl Buffers {
+    /// `inputs` uploaded, the outputs poisoned; `groups` partial sums.
+    fn new(gpu: &Gpu, inputs: &Inputs, groups: u64, p: Precision) -> Result<Buffers> {
+        let d = inputs.d;
+        let mut vw = inputs.vcoul.clone();
+        vw.extend_from_slice(&wx());
+        let poison = p.poison_pattern();
+        Ok(Buffers {
+            aqsm: gpu.storage_init("aqsmtemp", &inputs.encode(&inputs.aqsm, d.bands, p))?,
+            aqsn: gpu.storage_init("aqsntemp", &inputs.encode(&inputs.aqsn, d.bands, p))?,
+            eps: gpu.storage_init("I_eps_array", &inputs.encode(&inputs.eps, d.ngpown, p))?,
+            wtilde: gpu
+                .storage_init("wtilde_array", &inputs.encode(&inputs.wtilde, d.ngpown, p))?,
+            vcoul_wx: gpu.storage_init("vcoul_wx", &p.encode(&vw))?,
+            partial: gpu.storage_poisoned("partial", 6 * groups * p.real_bytes(), &poison)?,
+            achtemp: gpu.storage_poisoned("achtemp", 6 * p.real_bytes(), &poison)?,
+        })
+    }
+
+    /// The bindings of dispatch `k` of `plan`, with its `dims` uniform.
+    fn bindings<'a>(
+        &'a self,
+        plan: &Plan,
+        k: usize,
+        dims: &'a wgpu::Buffer,
+    ) -> [wgpu::BindingResource<'a>; 8] {
+        let (n1, igp) = plan.pairs[k];
+        [
+            rows_of(&self.aqsm, n1, plan.row),
+            rows_of(&self.aqsn, n1, plan.row),
+            rows_of(&self.eps, igp, plan.row),
+            rows_of(&self.wtilde, igp, plan.row),
+            self.vcoul_wx.as_entire_binding(),
+            dims.as_entire_binding(),
+            self.partial.as_entire_binding(),
+            self.achtemp.as_entire_binding(),
+        ]
+    }
+}
+
+impl GppGpu {
+    /// Builds the pipelines of `params`, plans its chunks and uploads its inputs.
+    pub(super) fn new(gpu: &Gpu, params: &Params) -> Result<GppGpu> {
+        let (p, d) = (params.precision, params.dims);
+        // Fail before allocating gigabytes on the host.
+        gpu.check_size(2 * d.ngpown.max(d.bands) * d.ncouls * p.real_bytes())?;
+        let s = spec(
+            p,
+            params.reduction,
+            params.order == Order::Xn,
+            params.wg,
+            params.unroll,
+        );
+        let binds = [
+            Bind::Read,
+            Bind::Read,
+            Bind::Read,
+            Bind::Read,
+            Bind::Read,
+            Bind::Uniform,
+            Bind::ReadWrite,
+            Bind::ReadWrite,
+        ];
+        let entry = match params.reduction {
+            Reduction::Subgroup => "main_sg",
+            Reduction::Tree => "main",
+        };
+        let pipe1 = gpu.pipeline(&s, entry, &binds)?;
+        let pipe2 = gpu.pipeline(&s, "finish", &binds)?;
+        let align = u64::from(gpu.limits.min_storage_buffer_offset_alignment);
+        let plan = Plan::new(params, &gpu.caps, align)?;
+        let inputs = Inputs::new(d, params.inputs, p);
+        let want = inputs.expected();
+        let bufs = Buffers::new(gpu, &inputs, plan.groups, p)?;
+        drop(inputs);
+        let dims: Vec<wgpu::Buffer> = plan
+            .pairs
+            .iter()
+            .map(|(n1, igp)| {
+                let v = [d.bands, d.ngpown, d.ncouls, plan.groups, n1.0, igp.0, 0, 0];
+                gpu.uniform("dims", bytemuck::cast_slice(&v.map(|x| x as u32)))
+            })
+            .collect();
+        let chunks = (0..plan.pairs.len())
+            .map(|k| {
+                let group = gpu.bind_resources(&pipe1, &bufs.bindings(&plan, k, &dims[k]));
+                (group, plan.grids[k])
+            })
+            .collect();
+        // The finish pass reads only `partial` and the group count.
+        let bg2 = gpu.bind_resources(&pipe2, &bufs.bindings(&plan, 0, &dims[0]));
+        Ok(GppGpu {
+            d,
+            precision: p,
+            inputs: params.inputs,
+            want,
+            pass1: pipe1,
+            chunks,
+            pass2: (pipe2, bg2),
+            achtemp: bufs.achtemp,
+        })
+    }
+}
+
+impl Kernel for GppGpu {
+    fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("gpp"),
+                timestamp_writes: ts.pass(true, false),
+            });
+            for (group, grid) in &self.chunks {
+                self.pass1.set(&mut pass, group);
+                pass.dispatch_workgroups(grid.0, grid.1, 1);
+            }
+        }
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("gpp/finish"),
+            timestamp_writes: ts.pass(false, true),
+        });
+        self.pass2.0.set(&mut pass, &self.pass2.1);
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+
+    fn outputs(&self) -> Vec<&wgpu::Buffer> {
+        vec![&self.achtemp]
+    }
+
+    fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
+        let got = self.precision.decode(&outputs[0]);
+        validate(&got, &self.want, self.d, self.inputs, self.precision)
+    }
+
+    fn model(&self) -> Model {
+        model(self.d, self.precision)
+    }
+
+    fn metrics(&self, outputs: &[Vec<u8>]) -> BTreeMap<String, f64> {
+        let got = self.precision.decode(&outputs[0]);
+        let mut m = BTreeMap::new();
+        if got.len() == 6 {
+            m.insert("achtemp0_re".to_string(), got[0]);
+            m.insert("achtemp0_im".to_string(), got[1]);
+        }
+        m.insert("binding_chunks".to_string(), self.chunks.len() as f64);
+        m
+    }
+}

@@ -1,0 +1,443 @@
+//! `gpp`: the BerkeleyGW General Plasmon Pole self-energy kernel (the
+//! `noflagOCC_solver` of the BerkeleyGW-Kernels GPP mini-app).
+//!
+//! Four nested loops, bands `X` (number_bands), `N` (ngpown), `M` (ncouls) and
+//! three frequencies `iw`, accumulate
+//!
+//! ```text
+//! achtemp[iw] = sum_{n1 < X, my_igp < N, ig < M} delw * I_eps[my_igp, ig] * sch_store1[n1, my_igp]
+//! delw        = 1 / (wx[iw] - wtilde[my_igp, ig])
+//! sch_store1  = conj(aqsm[n1, igp]) * aqsn[n1, igp] * 0.5 * vcoul[igp] * wtilde[my_igp, igp]
+//! igp         = min((my_igp + 1) * M / N, M - 1)
+//! ```
+//!
+//! with `wx = e_lk - e_n1kq + dw * (iw - 1) = {3, 4, 5}`. That reference
+//! version has no occupied-band (`asxtemp`, `limitone`/`limittwo`) branch: it
+//! declares `limittwo` but never uses it, so neither does this app.
+//!
+//! **FLOPs** per inner iteration `(n1, my_igp, ig)`, counting a fused
+//! multiply-add as two and complex operations as their real operations: 6 for
+//! `t = I_eps * sch_store1` (hoisted out of the `iw` loop), then per frequency
+//! 1 (`wx - Re wtilde`), 6 for the complex reciprocal `1 / wdiff =
+//! conj(wdiff) / |wdiff|^2` (2 mul + 1 add + 1 div + 2 mul) and 8 for
+//! `acc += delw * t`: **51 = 6 + 3 x 15**. Per `(n1, my_igp)` the setup of
+//! `sch_store1` adds 16 (two complex products, one real product, one complex
+//! scaling), so one run is `X*N*(51*M + 16)` FLOPs. (The reference evaluates
+//! `delw * I_eps * sch_store1` per frequency: 63 per iteration.)
+//!
+//! **Bytes** (minimum): every input read once, `(2*X*M + 2*N*M)` complex
+//! numbers plus `M + 3` reals, and 6 reals written; a complex number is two
+//! reals (16 B in f64 and df64, 8 B in f32). The per-workgroup partial sums
+//! (`6*X*N` reals written and read again) are not counted.
+//!
+//! Variants: `reduction` `tree` (workgroup shared-memory tree) or `subgroup`
+//! (a subgroup butterfly first, needs `SUBGROUP`); `order` `xn` (bands outer)
+//! or `nx` (igp outer), which decides which pairs run side by side and so the
+//! cache reuse of the `I_eps`/`wtilde` rows; `unroll`, the plane waves one
+//! pass-1 loop step handles (written out, so their loads are issued
+//! together; df64 renormalises its accumulators once a step). A second pass
+//! adds the partial sums in a fixed order, so the result is bit-identical
+//! run to run.
+//!
+//! Inputs: `random` (every array drawn afresh, checked against the host f64
+//! reference) and `reference` (the published inputs: every complex array
+//! (0.5, 0.5), `vcoul = 1`; at the default size also checked against the
+//! published `achtemp(0)`).
+
+mod gpu;
+mod plan;
+mod reference;
+#[cfg(test)]
+mod tests;
+
+use crate::app::{App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, wg_param};
+use crate::apps::common::check_binding;
+use crate::choice;
+use crate::error::{Error, Result};
+use crate::gpu::{Capabilities, Gpu};
+use crate::params::{Choice, Grid, Resolved};
+use crate::precision::Precision;
+use crate::shader::{ConstValue, ShaderSpec};
+pub use reference::tolerance;
+
+const SOURCE: &str = include_str!("../../../../shaders/gpp/gpp.wgsl");
+const SUBGROUP_SOURCE: &str = include_str!("../../../../shaders/gpp/subgroup.wgsl");
+
+/// The reference's default problem: 512 bands, ngpown = 32768 / 20, 32768 plane waves.
+pub const DEFAULT_DIMS: Dims = Dims {
+    bands: 512,
+    ngpown: 1638,
+    ncouls: 32768,
+};
+
+/// The CI preset: small enough for a software rasteriser to run every case in seconds.
+pub const SMALL_DIMS: Dims = Dims {
+    bands: 16,
+    ngpown: 32,
+    ncouls: 256,
+};
+
+/// `achtemp(0)` the reference prints at the default size for its inputs
+/// (OpenMP/OpenACC build; the serial build prints (-264241220.914570,
+/// 1321205332.084101), 3e-7 away, from its different summation order).
+pub const PUBLISHED_ACHTEMP0: (f64, f64) = (-264241149.849658, 1321205773.349384);
+
+/// Relative tolerance against [`PUBLISHED_ACHTEMP0`]: it covers the two
+/// published orders' 3e-7 difference.
+pub const PUBLISHED_TOL: f64 = 1e-6;
+
+/// The frequency grid of the reference: `e_lk - e_n1kq + dw * ((iw + 1) - 2)`
+/// for iw = 0, 1, 2, floored at `to1 = 1e-6`.
+pub fn wx() -> [f64; 3] {
+    let (e_lk, e_n1kq, dw, to1) = (10.0, 6.0, 1.0, 1e-6);
+    let mut w = [0.0; 3];
+    for (iw, x) in w.iter_mut().enumerate() {
+        *x = f64::max(e_lk - e_n1kq + dw * ((iw as f64 + 1.0) - 2.0), to1);
+    }
+    w
+}
+
+/// FLOPs per `(n1, my_igp, ig)` iteration (see the module docs).
+pub const FLOPS_PER_ITERATION: u64 = 51;
+/// FLOPs per `(n1, my_igp)` pair for `sch_store1`.
+pub const FLOPS_PER_PAIR: u64 = 16;
+
+/// Problem size: bands `X`, `ngpown` `N`, `ncouls` `M`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dims {
+    /// number_bands (X).
+    pub bands: u64,
+    /// ngpown (N).
+    pub ngpown: u64,
+    /// ncouls (M).
+    pub ncouls: u64,
+}
+
+impl Dims {
+    /// Parses `default`, `small` or `X,N,M`.
+    pub fn parse(text: &str) -> Result<Dims> {
+        match text {
+            "default" => return Ok(DEFAULT_DIMS),
+            "small" => return Ok(SMALL_DIMS),
+            _ => {}
+        }
+        let v: Vec<u64> = text
+            .split(',')
+            .map(|s| s.trim().parse::<u64>())
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|_| {
+                Error::bad_param("size", format!("`{text}` is not default, small or X,N,M"))
+            })?;
+        match v[..] {
+            [bands, ngpown, ncouls] if bands > 0 && ngpown > 0 && ncouls > 0 => Ok(Dims {
+                bands,
+                ngpown,
+                ncouls,
+            }),
+            _ => Err(Error::bad_param(
+                "size",
+                format!("`{text}` needs three positive counts X,N,M"),
+            )),
+        }
+    }
+
+    /// `X,N,M`, as the `size` parameter gives it.
+    pub fn label(&self) -> String {
+        format!("{},{},{}", self.bands, self.ngpown, self.ncouls)
+    }
+}
+
+/// Work and minimum traffic of one run (see the module docs).
+pub fn model(d: Dims, p: Precision) -> Model {
+    let (x, n, m) = (d.bands as f64, d.ngpown as f64, d.ncouls as f64);
+    let rb = p.real_bytes() as f64;
+    Model {
+        flops: x * n * (FLOPS_PER_ITERATION as f64 * m + FLOPS_PER_PAIR as f64),
+        bytes: ((2.0 * x * m + 2.0 * n * m) * 2.0 + m + 3.0 + 6.0) * rb,
+    }
+}
+
+choice! {
+    /// The workgroup step of the sums.
+    pub enum Reduction("reduction") {
+        /// A shared-memory tree.
+        Tree = "tree",
+        /// A subgroup butterfly first (needs `SUBGROUP`).
+        Subgroup = "subgroup",
+    }
+}
+
+choice! {
+    /// Loop order of the workgroup grid.
+    pub enum Order("order") {
+        /// Bands outer.
+        Xn = "xn",
+        /// ngpown outer.
+        Nx = "nx",
+    }
+}
+
+choice! {
+    /// The inputs a case sums.
+    pub enum InputSet("inputs") {
+        /// Every array drawn afresh, checked against the host f64 sums.
+        Random = "random",
+        /// The published inputs (and at the default size the published achtemp(0)).
+        Reference = "reference",
+    }
+}
+
+/// One gpp case, typed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Arithmetic.
+    pub precision: Precision,
+    /// Problem size.
+    pub dims: Dims,
+    /// Workgroup step of the sums.
+    pub reduction: Reduction,
+    /// Loop order of the workgroup grid.
+    pub order: Order,
+    /// Inputs.
+    pub inputs: InputSet,
+    /// Workgroup size.
+    pub wg: u32,
+    /// Plane waves per pass-1 loop step.
+    pub unroll: u32,
+    /// Largest binding in bytes (0: the adapter's limit).
+    pub chunk: u64,
+}
+
+impl Params {
+    /// The case these parameters describe (its variant label and record
+    /// parameters are those of every gpp result file).
+    pub fn case(&self) -> Case {
+        let variant = format!(
+            "{}/{}/{}/wg{}/u{}",
+            self.reduction, self.order, self.inputs, self.wg, self.unroll
+        );
+        Case::new("gpp", "noflagocc", &variant, self.precision)
+            .param("size", self.dims.label())
+            .param("reduction", self.reduction)
+            .param("order", self.order)
+            .param("inputs", self.inputs)
+            .param("wg", self.wg)
+            .param("unroll", self.unroll)
+            .param("chunk", self.chunk)
+    }
+}
+
+impl TryFrom<&Case> for Params {
+    type Error = Error;
+
+    fn try_from(case: &Case) -> Result<Params> {
+        Ok(Params {
+            precision: case.precision,
+            dims: Dims::parse(case.text("size"))?,
+            reduction: case.choice()?,
+            order: case.choice()?,
+            inputs: case.choice()?,
+            wg: case.u32("wg")?,
+            unroll: case.u32("unroll")?,
+            chunk: case.uint("chunk")?,
+        })
+    }
+}
+
+/// The `gpp` app.
+pub struct Gpp;
+
+impl App for Gpp {
+    fn name(&self) -> &'static str {
+        "gpp"
+    }
+
+    /// The problem is the band and plane-wave counts and the inputs (the published inputs and random ones run at different speeds).
+    fn problem(&self) -> &'static [&'static str] {
+        &["size", "inputs"]
+    }
+
+    fn about(&self) -> &'static str {
+        "BerkeleyGW GPP self-energy kernel: complex sums over bands x ngpown x ncouls x 3 frequencies"
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![
+            ParamSpec {
+                name: "size",
+                help: "bands,ngpown,ncouls: default (512,1638,32768), small (16,32,256), or X,N,M",
+                kind: ParamKind::Text,
+                default: "default",
+            },
+            ParamSpec {
+                name: "reduction",
+                help: "workgroup step: tree (shared memory) or subgroup (subgroup butterfly first)",
+                kind: ParamKind::Choice(Reduction::NAMES),
+                default: "tree,subgroup",
+            },
+            ParamSpec {
+                name: "order",
+                help: "loop order of the workgroup grid: xn (bands outer) or nx (ngpown outer)",
+                kind: ParamKind::Choice(Order::NAMES),
+                default: "xn,nx",
+            },
+            ParamSpec {
+                name: "inputs",
+                help: "random (checked against the host f64 sums) or reference (the published inputs)",
+                kind: ParamKind::Choice(InputSet::NAMES),
+                default: "random,reference",
+            },
+            wg_param("256"),
+            ParamSpec {
+                name: "unroll",
+                help: "plane waves per pass-1 loop step, written out (loads issued together; df64 renormalises its accumulators once a step); a comma list sweeps",
+                kind: ParamKind::UInt { min: 1, max: 16 },
+                // df64's best on the H200 (BENCHMARKS.md); f32 and f64 are
+                // within 5% of their best there.
+                default: "5",
+            },
+            ParamSpec {
+                name: "chunk",
+                help: "largest binding in bytes (0: the adapter's limit); arrays larger than it run a chunk of rows per dispatch",
+                kind: ParamKind::UInt {
+                    min: 0,
+                    max: u64::MAX,
+                },
+                default: "0",
+            },
+        ]
+    }
+
+    fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
+        let r = Resolved::new(self, req)?;
+        let d = Dims::parse(r.text("size"))?;
+        check_dims(d, &r.precisions, caps)?;
+        let reductions: Vec<Reduction> = r.choices();
+        let wgs = r.wgs(caps)?;
+        for &wg in &wgs {
+            check_wg(wg, &reductions, caps)?;
+        }
+        let unrolls: Vec<u32> = r.uints("unroll").into_iter().map(|u| u as u32).collect();
+        let base = Params {
+            precision: Precision::F32,
+            dims: d,
+            reduction: Reduction::Tree,
+            order: Order::Xn,
+            inputs: InputSet::Random,
+            wg: 1,
+            unroll: 1,
+            chunk: r.uint("chunk"),
+        };
+        Ok(Grid::new(base)
+            .axis(&r.precisions, |c, p| c.precision = p)
+            .axis(&reductions, |c, v| c.reduction = v)
+            .axis(&r.choices(), |c, v| c.order = v)
+            .axis(&r.choices(), |c, v| c.inputs = v)
+            .axis(&wgs, |c, v| c.wg = v)
+            .axis(&unrolls, |c, v| c.unroll = v)
+            .points()
+            .iter()
+            .map(Params::case)
+            .collect())
+    }
+
+    fn prepare(&self, gpu: &Gpu, case: &Case) -> Result<Box<dyn Kernel>> {
+        Ok(Box::new(gpu::GppGpu::new(gpu, &Params::try_from(case)?)?))
+    }
+
+    fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
+        vec![
+            spec(p, Reduction::Tree, true, 256, 8),
+            spec(p, Reduction::Subgroup, false, 256, 8),
+        ]
+    }
+
+    fn prepare_cpu(&self, case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
+        let cpu = Params::try_from(case).map(|p| reference::GppCpu::new(&p));
+        Some(cpu.map(|k| Box::new(k) as Box<dyn CpuKernel>))
+    }
+}
+
+/// `d` against the index width and the adapter: every index the kernel
+/// forms (2 * row * M + ...) is a u32, the workgroup grid is X x N, and
+/// arrays over the binding limit run in chunks of rows, but one row (M
+/// complex) must fit a binding and each array one buffer.
+fn check_dims(d: Dims, precisions: &[Precision], caps: &Capabilities) -> Result<()> {
+    let elems = 2 * d.ncouls * d.bands.max(d.ngpown);
+    if elems > u32::MAX as u64 || 6 * d.bands * d.ngpown > u32::MAX as u64 {
+        return Err(Error::bad_param(
+            "size",
+            "more than 2^32 - 1 reals per array",
+        ));
+    }
+    let max_dim = caps.max_workgroups_per_dim as u64;
+    if d.bands > max_dim || d.ngpown > max_dim {
+        return Err(Error::OverLimit {
+            limit: "max_compute_workgroups_per_dimension",
+            needed: d.bands.max(d.ngpown),
+            max: max_dim,
+        });
+    }
+    for p in precisions {
+        check_binding(d.ncouls * 2 * p.real_bytes(), caps)?;
+        let largest = d.ngpown.max(d.bands) * d.ncouls * 2 * p.real_bytes();
+        if largest > caps.max_buffer {
+            return Err(Error::OverLimit {
+                limit: "max_buffer_size",
+                needed: largest,
+                max: caps.max_buffer,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `wg` against the reductions: the tree needs a power of two, the
+/// subgroup reduction whole subgroups.
+fn check_wg(wg: u32, reductions: &[Reduction], caps: &Capabilities) -> Result<()> {
+    if !wg.is_power_of_two() {
+        return Err(Error::bad_param(
+            "wg",
+            format!("the tree needs a power-of-two workgroup size, not {wg}"),
+        ));
+    }
+    if reductions.contains(&Reduction::Subgroup) && caps.subgroups && wg < caps.subgroup_size.1 {
+        return Err(Error::bad_param(
+            "wg",
+            format!(
+                "the subgroup reduction needs whole subgroups: wg >= {}",
+                caps.subgroup_size.1
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The module for a reduction variant (the subgroup one adds its entry point to the tree module).
+fn spec(p: Precision, reduction: Reduction, xn: bool, wg: u32, unroll: u32) -> ShaderSpec {
+    let base = |src: &'static str| {
+        ShaderSpec::new(format!("gpp/{reduction}"), src, p)
+            .with_u32("WG", wg)
+            .with_u32("UNROLL", unroll)
+            .with("XN", ConstValue::Bool(xn))
+    };
+    if reduction == Reduction::Subgroup {
+        base(SUBGROUP_SOURCE)
+            .with_include(SOURCE)
+            .with_include(unrolled_block(unroll))
+            .with_subgroups(true)
+    } else {
+        base(SOURCE).with_include(unrolled_block(unroll))
+    }
+}
+
+/// WGSL for `gpp_block`, the `unroll` plane waves of one pass-1 loop step
+/// written out. Written as a loop, NVIDIA's compiler unrolls it for f64 but
+/// leaves df64's (a ~300-instruction body) rolled, so no load of a later
+/// plane wave could be issued before the earlier ones' arithmetic.
+fn unrolled_block(unroll: u32) -> String {
+    let steps: String = (0..unroll)
+        .map(|j| format!("    gpp_step(acc, k + {j}u * WG, s, wx);\n"))
+        .collect();
+    format!("fn gpp_block(acc: ptr<function, Acc3>, k: u32, s: Complex, wx: Real3) {{\n{steps}}}\n")
+}

@@ -1,0 +1,131 @@
+//! Unit tests of the gpp app: sizes, the host references, the model, cases and plans.
+
+use super::plan::Plan;
+use super::reference::{Inputs, compare, validate};
+use super::*;
+
+#[test]
+fn wx_is_3_4_5() {
+    assert_eq!(wx(), [3.0, 4.0, 5.0]);
+}
+
+#[test]
+fn sizes_parse() {
+    assert_eq!(Dims::parse("default").ok(), Some(DEFAULT_DIMS));
+    assert_eq!(
+        Dims::parse("2, 3,4").ok(),
+        Some(Dims {
+            bands: 2,
+            ngpown: 3,
+            ncouls: 4
+        })
+    );
+    assert!(Dims::parse("2,3").is_err());
+    assert!(Dims::parse("0,3,4").is_err());
+    assert!(Dims::parse("huge").is_err());
+}
+
+/// The factored host reference reproduces the published achtemp(0) at the
+/// published size and inputs (both published summation orders).
+#[test]
+fn host_reference_matches_published_value() {
+    let i = Inputs::new(DEFAULT_DIMS, InputSet::Reference, Precision::F64);
+    let got = i.expected();
+    let (re, im) = PUBLISHED_ACHTEMP0;
+    let v = validate(
+        &got,
+        &got,
+        DEFAULT_DIMS,
+        InputSet::Reference,
+        Precision::F64,
+    );
+    assert!(v.passed, "{}", v.detail);
+    let serial = [-264241220.914570, 1321205332.084101];
+    let e = (got[0] - serial[0]).hypot(got[1] - serial[1]) / re.hypot(im);
+    assert!(e < PUBLISHED_TOL, "serial: {e:e}");
+}
+
+/// The reference's own loop order agrees with the factored sum on random inputs.
+#[test]
+fn direct_loops_match_factored_sum() {
+    let d = Dims {
+        bands: 24,
+        ngpown: 20,
+        ncouls: 300,
+    };
+    let i = Inputs::new(d, InputSet::Random, Precision::F64);
+    let v = compare(&i.direct(), &i.expected(), 1e-13, "direct");
+    assert!(v.passed, "{}", v.detail);
+}
+
+#[test]
+fn model_counts() {
+    let m = model(SMALL_DIMS, Precision::F64);
+    assert_eq!(m.flops, (16.0 * 32.0) * (51.0 * 256.0 + 16.0));
+    assert_eq!(
+        m.bytes,
+        ((2.0 * 16.0 * 256.0 + 2.0 * 32.0 * 256.0) * 2.0 + 265.0) * 8.0
+    );
+}
+
+#[test]
+fn cases_round_trip_through_params() {
+    let caps = Capabilities {
+        max_workgroup_invocations: 1024,
+        max_workgroups_per_dim: 65535,
+        max_storage_binding: 1 << 30,
+        max_buffer: 1 << 30,
+        subgroups: true,
+        subgroup_size: (32, 32),
+        ..Default::default()
+    };
+    let req = Request::default()
+        .set("size", "small")
+        .set("unroll", "1,5")
+        .precisions(&[Precision::F32]);
+    let cases = Gpp.cases(&req, &caps).expect("cases");
+    assert_eq!(cases.len(), 2 * 2 * 2 * 2);
+    assert_eq!(cases[0].variant, "tree/xn/random/wg256/u1");
+    assert_eq!(cases[0].text("size"), "16,32,256");
+    for c in &cases {
+        assert_eq!(&Params::try_from(c).expect("parses").case(), c);
+    }
+    match Gpp.cases(&req.clone().set("wg", "16"), &caps) {
+        Err(crate::Error::BadParameter { name, .. }) => assert_eq!(name, "wg"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A forced chunk splits the arrays into aligned row ranges covering every
+/// row; a chunk smaller than one aligned row is an error naming `chunk`.
+#[test]
+fn plans_chunk_the_rows() {
+    let caps = Capabilities {
+        max_storage_binding: 1 << 30,
+        max_buffer: 1 << 30,
+        ..Default::default()
+    };
+    let params = Params {
+        precision: Precision::F32,
+        dims: SMALL_DIMS,
+        reduction: Reduction::Tree,
+        order: Order::Nx,
+        inputs: InputSet::Random,
+        wg: 64,
+        unroll: 1,
+        chunk: 5 * 2048,
+    };
+    let plan = Plan::new(&params, &caps, 256).expect("plan");
+    assert_eq!(plan.pairs.len(), 4 * 7);
+    assert_eq!(plan.grids[0], (5, 5));
+    let covered: u64 = plan.pairs.iter().take(7).map(|(_, igp)| igp.1).sum();
+    assert_eq!(covered, SMALL_DIMS.ngpown);
+    let tiny = Params {
+        chunk: 100,
+        ..params
+    };
+    match Plan::new(&tiny, &caps, 256) {
+        Err(crate::Error::OverLimit { limit, .. }) => assert_eq!(limit, "chunk"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -1,0 +1,149 @@
+//! lbm on a GPU: the field in the case's layout, ping-ponged between two
+//! buffers, every step in one compute pass.
+
+use std::collections::BTreeMap;
+
+use super::d3q19::{self, NVEL};
+use super::{KernelName, Params, Setup, model, spec};
+use crate::app::{Kernel, Model, Timestamps, Validation};
+use crate::apps::targetdp::Layout;
+use crate::error::Result;
+use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
+use crate::params::Choice;
+use crate::precision::Precision;
+
+/// A case prepared on a GPU.
+pub(super) struct LbmGpu {
+    setup: Setup,
+    precision: Precision,
+    layout: Layout,
+    buffers: [wgpu::Buffer; 2],
+    /// The kernel's pipeline(s): `step` has collide then propagate.
+    pipes: Vec<Pipeline>,
+    /// Bind groups reading field 0 into 1, and 1 into 0.
+    groups: [wgpu::BindGroup; 2],
+    dispatch: (u32, u32),
+}
+
+impl LbmGpu {
+    /// Uploads the start of `params` and builds its pipelines.
+    pub(super) fn new(gpu: &Gpu, params: &Params) -> Result<LbmGpu> {
+        let p = params.precision;
+        let sites = params.sites as u32;
+        let (vvl, wg) = (params.vvl, params.wg);
+        let layout = Layout::new(params.layout, sites, NVEL as u32);
+        let bytes = layout.reals() * p.real_bytes();
+        gpu.check_size(bytes)?;
+        let dispatch = dispatch_shape(
+            u64::from(sites.div_ceil(vvl)),
+            wg,
+            gpu.caps.max_workgroups_per_dim,
+        )?;
+        let setup = Setup::new(params, p);
+        let n = setup.lattice.n.map(|v| v as u32);
+        let module = spec(p, wg, n, &layout, vvl);
+        let binds = [Bind::Read, Bind::ReadWrite, Bind::Read];
+        let entries: Vec<&str> = match params.kernel {
+            KernelName::Step => vec!["collide", "propagate"],
+            k => vec![k.name()],
+        };
+        let pipes = entries
+            .iter()
+            .map(|e| gpu.pipeline(&module, e, &binds))
+            .collect::<Result<Vec<_>>>()?;
+        let a = gpu.storage_init("lbm-f0", &p.encode(&layout.pack(&setup.f0, 0.0)))?;
+        let b = gpu.storage_poisoned("lbm-f1", bytes, &p.poison_pattern())?;
+        let b3 = &setup.lattice;
+        let coef = [
+            1.0 / b3.tau,
+            b3.tau,
+            b3.force[0],
+            b3.force[1],
+            b3.force[2],
+            d3q19::WEIGHTS[0],
+            d3q19::WEIGHTS[1],
+            d3q19::WEIGHTS[2],
+        ];
+        let coef = gpu.storage_init("lbm-coef", &p.encode(&coef))?;
+        let groups = [
+            gpu.bind(&pipes[0], &[&a, &b, &coef]),
+            gpu.bind(&pipes[0], &[&b, &a, &coef]),
+        ];
+        Ok(LbmGpu {
+            setup,
+            precision: p,
+            layout,
+            buffers: [a, b],
+            pipes,
+            groups,
+            dispatch,
+        })
+    }
+
+    /// Which buffer holds the result after one run.
+    fn result_index(&self) -> usize {
+        if self.pipes.len() == 2 {
+            0
+        } else {
+            (self.setup.steps % 2) as usize
+        }
+    }
+}
+
+impl Kernel for LbmGpu {
+    fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
+        // One pass: WebGPU orders the dispatches' storage accesses.
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("lbm"),
+            timestamp_writes: ts.pass(true, true),
+        });
+        let mut from = 0;
+        for _ in 0..self.setup.steps {
+            for pipe in &self.pipes {
+                pipe.set(&mut pass, &self.groups[from]);
+                pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
+                from = 1 - from;
+            }
+        }
+    }
+
+    fn outputs(&self) -> Vec<&wgpu::Buffer> {
+        vec![&self.buffers[self.result_index()]]
+    }
+
+    fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
+        let raw = self.precision.decode(&outputs[0]);
+        if raw.len() as u64 != self.layout.reals() {
+            return Validation::fail(format!(
+                "{} reals read back, {} expected",
+                raw.len(),
+                self.layout.reals()
+            ));
+        }
+        let got = self.layout.unpack(&raw);
+        self.setup
+            .check(&got, &self.setup.expected(), self.precision)
+    }
+
+    fn model(&self) -> Model {
+        model(
+            self.setup.kernel,
+            self.layout.sites as u64,
+            self.setup.steps,
+            self.precision,
+        )
+    }
+
+    fn metrics(&self, outputs: &[Vec<u8>]) -> BTreeMap<String, f64> {
+        let got = self.layout.unpack(&self.precision.decode(&outputs[0]));
+        let (m0, _) = d3q19::totals(&self.setup.f0);
+        let (m1, _) = d3q19::totals(&got);
+        let mut m = BTreeMap::from([("mass_relative_change".to_string(), (m1 - m0) / m0)]);
+        if self.setup.shear {
+            let b = &self.setup.lattice;
+            let a = d3q19::shear_amplitude(b, &got) / d3q19::shear_amplitude(b, &self.setup.f0);
+            m.insert("shear_amplitude_ratio".into(), a);
+        }
+        m
+    }
+}

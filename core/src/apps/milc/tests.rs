@@ -1,0 +1,109 @@
+//! Unit tests of the milc app: the CPU reference, checks, the model and cases.
+
+use super::reference::{MilcCpu, Setup};
+use super::*;
+
+fn params(kernel: KernelName) -> Params {
+    Params {
+        precision: Precision::F64,
+        kernel,
+        layout: LayoutName::Soa,
+        vvl: 1,
+        wg: 64,
+        operator: Operator::Split,
+        sign: Sign::Minus,
+        l: 3,
+        t: 4,
+        sites: 108,
+        kappa: 0.12,
+        tol: 1e-12,
+        iterations: 200,
+    }
+}
+
+#[test]
+fn cpu_reference_validates_every_kernel() {
+    for &kernel in KernelName::ALL {
+        let mut k = MilcCpu::new(&params(kernel));
+        k.run();
+        let v = k.validate();
+        assert!(v.passed, "{kernel}: {}", v.detail);
+        assert!(k.model().bytes > 0.0, "{kernel}");
+    }
+}
+
+#[test]
+fn a_wrong_or_unwritten_value_fails() {
+    let s = Setup::new(&params(KernelName::Insert), Precision::F64);
+    let mut got = s.expected();
+    assert!(s.check_fields(&got, Precision::F64).passed);
+    got[0][5] = f64::NAN;
+    assert!(!s.check_fields(&got, Precision::F64).passed);
+    got[0][5] = s.expected()[0][5] + 1e-9;
+    assert!(!s.check_fields(&got, Precision::F64).passed);
+    let cg = Setup::new(&params(KernelName::Cg), Precision::F64);
+    let zero = vec![0.0; cg.inputs[0].len()];
+    assert!(!cg.check_solve(&zero, 5.0, 1e-13, true).passed);
+}
+
+#[test]
+fn model_of_dslash_is_the_sum_of_its_split() {
+    let m = case_model(KernelName::Dslash, false, 10, 1, Precision::F32);
+    // 648 reals and 1344 FLOPs per site (MILC counts 1320); the fused kernel's
+    // minimum traffic is 120 reals.
+    assert_eq!(m.bytes, 648.0 * 4.0 * 10.0);
+    assert_eq!(m.flops, 1344.0 * 10.0);
+    let f = case_model(KernelName::DslashFused, false, 10, 1, Precision::F32);
+    assert_eq!((f.bytes, f.flops), (120.0 * 4.0 * 10.0, m.flops));
+    let (split, fused) = (
+        case_model(KernelName::Cg, false, 10, 3, Precision::F32),
+        case_model(KernelName::Cg, true, 10, 3, Precision::F32),
+    );
+    // 7 operator applications, 17 multiply-adds, a zero fill and 7 dots.
+    let rest = (17.0 * 72.0 + 24.0 + 7.0 * 48.0) * 40.0;
+    assert_eq!(split.bytes, 7.0 * m.bytes + rest);
+    assert_eq!(fused.bytes, 7.0 * f.bytes + rest);
+}
+
+#[test]
+fn sizes_kappa_and_layouts_are_checked() {
+    let caps = Capabilities {
+        max_workgroup_invocations: 256,
+        ..Default::default()
+    };
+    let ok = Request::default()
+        .set("size", "small")
+        .set("kernel", "dslash,cg")
+        .set("layout", "aos,aosoa-4");
+    let cases = Milc.cases(&ok, &caps).expect("cases");
+    assert_eq!(cases.len(), 3 * 2 * 2);
+    let both = ok.clone().set("operator", "split,fused");
+    // Only the solve is swept over the operator, only dslash over the sign.
+    assert_eq!(Milc.cases(&both, &caps).expect("cases").len(), 3 * 3 * 2);
+    let signs = both.set("sign", "plus,minus");
+    let cases = Milc.cases(&signs, &caps).expect("cases");
+    assert_eq!(cases.len(), 3 * 4 * 2);
+    assert!(cases.iter().any(|c| c.variant == "aos/vvl1/wg128/minus"));
+    assert_eq!(cases[0].text("sites"), "512");
+    for c in &cases {
+        assert_eq!(&Params::try_from(c).expect("parses").case(), c);
+    }
+    assert_eq!(parse_lattice("6x12").ok(), Some((6, 12)));
+    assert_eq!(parse_lattice("5").ok(), Some((5, 10)));
+    for (k, v) in [
+        ("size", "1x8"),
+        ("size", "9223372036854775807"),
+        ("size", "100000"),
+        ("size", "big"),
+        ("kappa", "0.2"),
+        ("kappa", "x"),
+        ("tol", "2"),
+        ("wg", "96"),
+        ("layout", "aosoa-3"),
+    ] {
+        match Milc.cases(&Request::default().set(k, v), &caps) {
+            Err(crate::Error::BadParameter { name, .. }) => assert_eq!(name, k, "{k}={v}"),
+            other => panic!("{k}={v}: {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Unit tests of the su3 app: references, layouts, cases and parameters.
+
+use super::gpu::{pack, unpack};
+use super::*;
+
+fn case(layout: Layout, l: u64) -> Case {
+    Params {
+        precision: Precision::F64,
+        mapping: Mapping::Site,
+        layout,
+        wg: 128,
+        l,
+        sites: l.pow(4),
+    }
+    .case()
+}
+
+/// su3_bench's initialisation gives C = (1, 0) everywhere and checksum 36.
+#[test]
+fn reference_init_checksum_is_36() {
+    let mut k = prepare_cpu_with(&case(Layout::Aos, 2), Init::Reference).expect("cpu");
+    k.run();
+    let v = k.validate();
+    assert!(v.passed, "{}", v.detail);
+    assert!(v.detail.contains("checksum"), "{}", v.detail);
+    let inputs = Inputs::new(16, Precision::F32, Init::Reference);
+    let c = inputs.expected();
+    assert!((checksum(&c) - 36.0).abs() < 36.0 * 1e-6);
+}
+
+/// An unwritten element fails validation.
+#[test]
+fn poisoned_element_fails() {
+    let inputs = Inputs::new(16, Precision::F64, Init::Random);
+    let mut got = inputs.expected();
+    assert!(check(&inputs, &got, Precision::F64, Init::Random).passed);
+    got[100] = f64::NAN;
+    assert!(!check(&inputs, &got, Precision::F64, Init::Random).passed);
+}
+
+/// Packing and unpacking are inverse for every layout, and the byte
+/// counts follow su3_bench (320 / 640 bytes per MILC site).
+#[test]
+fn layouts_round_trip_and_count_bytes() {
+    let sites = 81;
+    let logical: Vec<f64> = (0..sites * SITE_REALS).map(|i| i as f64).collect();
+    for &name in Layout::ALL {
+        let layout = Strides::new(name, sites as u64);
+        let raw = pack(&layout, &logical);
+        assert_eq!(unpack(&layout, &raw, sites), logical, "{name}");
+    }
+    let milc = Strides::new(Layout::AosMilc, 1);
+    assert_eq!(milc.site_bytes(Precision::F32), 320);
+    assert_eq!(milc.site_bytes(Precision::Df64), 640);
+    let soa = Strides::new(Layout::Soa, 1 << 20);
+    assert_eq!(soa.site_bytes(Precision::F64), 576);
+    let m = model(1 << 20, &milc, Precision::F32);
+    assert_eq!(m.flops, 864.0 * (1 << 20) as f64);
+}
+
+#[test]
+fn cases_cover_the_sweep_and_reject_bad_sizes() {
+    let caps = Capabilities {
+        max_workgroup_invocations: 256,
+        ..Default::default()
+    };
+    let req = Request::default()
+        .set("size", "4")
+        .set("wg", "32,64")
+        .precisions(&[Precision::F32]);
+    let cases = Su3.cases(&req, &caps).expect("cases");
+    assert_eq!(cases.len(), 3 * 3 * 2);
+    assert_eq!(cases[0].variant, "site/aos-milc/wg32");
+    assert_eq!(cases[0].text("sites"), "256");
+    assert_eq!(cases[0].text("mapping"), "site");
+    for c in &cases {
+        let p = Params::try_from(c).expect("parses");
+        assert_eq!(&p.case(), c);
+    }
+    for size in ["huge", "100000"] {
+        match Su3.cases(&Request::default().set("size", size), &caps) {
+            Err(Error::BadParameter { name, .. }) => assert_eq!(name, "size"),
+            other => panic!("{size}: {other:?}"),
+        }
+    }
+}
+
+/// `variant` names the mapping, as in the other apps; `mapping` (its
+/// first name, and its name in records) still works.
+#[test]
+fn variant_and_its_alias_mapping_select_the_mapping() {
+    let caps = Capabilities {
+        max_workgroup_invocations: 256,
+        ..Default::default()
+    };
+    for name in ["variant", "mapping"] {
+        let req = Request::default()
+            .set("size", "4")
+            .set(name, "element")
+            .precisions(&[Precision::F32]);
+        let cases = Su3.cases(&req, &caps).expect("cases");
+        assert!(
+            cases.iter().all(|c| c.text("mapping") == "element"),
+            "{name}"
+        );
+        assert_eq!(cases.len(), 3);
+    }
+    let both = Request::default()
+        .set("variant", "site")
+        .set("mapping", "link");
+    assert!(matches!(
+        Su3.cases(&both, &caps),
+        Err(Error::BadParameter { .. })
+    ));
+    match Su3.cases(&Request::default().set("variant", "diagonal"), &caps) {
+        Err(Error::BadParameter { name, .. }) => assert_eq!(name, "variant"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -1,0 +1,220 @@
+//! [`Gpu`]: an open device with what the suite knows about it, and the
+//! operations benchmarks use, checked against the adapter's limits and for
+//! device loss.
+
+use std::sync::{Arc, Mutex};
+
+use super::adapter::{self, Capabilities, PlatformInfo, Selector};
+use super::df64::{self, Df64Status};
+use super::pipeline::{Bind, Compiler, Pipeline};
+use super::resources;
+use crate::error::{Error, Result};
+use crate::precision::Precision;
+use crate::shader::ShaderSpec;
+
+/// An open device on a chosen adapter: everything a benchmark needs.
+pub struct Gpu {
+    /// The wgpu device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// Which adapter this is.
+    pub info: PlatformInfo,
+    /// What it can do (features enabled on the device, its limits).
+    pub caps: Capabilities,
+    /// The limits the device was created with.
+    pub limits: wgpu::Limits,
+    /// Outcome of the df64 self-test.
+    pub df64: Df64Status,
+    compiler: Compiler,
+    lost: Arc<Mutex<Option<String>>>,
+}
+
+impl Gpu {
+    /// Opens a device with every feature the suite uses that the adapter has,
+    /// and with the adapter's own limits rather than wgpu's defaults; then runs
+    /// the df64 self-test.
+    pub async fn open(selector: &Selector) -> Result<Gpu> {
+        let inst = adapter::instance();
+        let (adapter, entry) = adapter::select_adapter(&inst, selector).await?;
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("skylight"),
+                required_features: adapter.features() & adapter::wanted_features(),
+                required_limits: adapter.limits(),
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| Error::Device(format!("request_device failed: {e}")))?;
+        Gpu::with_info(&adapter, device, queue, entry.info).await
+    }
+
+    /// Wraps a device a front end (or a test) already opened on `adapter`,
+    /// as wgpu's examples receive theirs; what the suite can run follows
+    /// the features and limits the device was created with. Runs the df64
+    /// self-test.
+    pub async fn from_device(
+        adapter: &wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+    ) -> Result<Gpu> {
+        let info = adapter::describe(None, adapter).info;
+        Gpu::with_info(adapter, device, queue, info).await
+    }
+
+    async fn with_info(
+        adapter: &wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        mut info: PlatformInfo,
+    ) -> Result<Gpu> {
+        let lost = Arc::new(Mutex::new(None));
+        let lost_cb = lost.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            if let Ok(mut l) = lost_cb.lock() {
+                *l = Some(format!("{reason:?}: {msg}"));
+            }
+        });
+        // Errors are caught by error scopes around each operation; anything that
+        // escapes them is logged instead of wgpu's default panic.
+        device.on_uncaptured_error(Arc::new(|e| log::error!("uncaptured wgpu error: {e}")));
+        let limits = device.limits();
+        let caps = Capabilities::from_adapter(device.features(), &limits, &adapter.get_info());
+        let compiler = Compiler::new(adapter, &device, &caps);
+        let df64 = df64::self_test(&device, &queue, &compiler).await?;
+        info.df64 = Some(df64.describe());
+        let gpu = Gpu {
+            device,
+            queue,
+            info,
+            caps,
+            limits,
+            df64,
+            compiler,
+            lost,
+        };
+        gpu.check_lost()?;
+        Ok(gpu)
+    }
+
+    /// Whether df64 kernels can be compiled in a precise formulation: SPIR-V
+    /// passthrough on Vulkan (see [`crate::precise`]).
+    pub fn precise_available(&self) -> bool {
+        self.compiler.precise_available()
+    }
+
+    /// `Err(Device)` once the device has been lost.
+    pub fn check_lost(&self) -> Result<()> {
+        match self.lost.lock().ok().and_then(|l| l.clone()) {
+            Some(reason) => Err(Error::Device(format!("device lost ({reason})"))),
+            None => Ok(()),
+        }
+    }
+
+    /// `Err(MissingFeature)` when `precision` cannot run here.
+    pub fn require(&self, precision: Precision) -> Result<()> {
+        if precision == Precision::F64 && !self.caps.f64 {
+            return Err(Error::MissingFeature("SHADER_F64"));
+        }
+        Ok(())
+    }
+
+    /// `Err(OverLimit)` when one binding of `bytes` would pass the adapter's limits.
+    pub fn check_size(&self, bytes: u64) -> Result<()> {
+        resources::check_size(&self.caps, bytes)
+    }
+
+    /// A storage buffer holding `bytes` (also a copy source and destination).
+    pub fn storage_init(&self, label: &str, bytes: &[u8]) -> Result<wgpu::Buffer> {
+        self.check_size(bytes.len() as u64)?;
+        Ok(resources::storage_init(&self.device, label, bytes))
+    }
+
+    /// An uninitialised storage buffer of `len` bytes (which need not fit
+    /// one binding: kernels may bind ranges of it).
+    pub fn storage(&self, label: &str, len: u64) -> Result<wgpu::Buffer> {
+        if len > self.caps.max_buffer {
+            return Err(Error::OverLimit {
+                limit: "max_buffer_size",
+                needed: len,
+                max: self.caps.max_buffer,
+            });
+        }
+        Ok(resources::storage(&self.device, label, len))
+    }
+
+    /// A storage buffer of `len` bytes filled with repetitions of `pattern`
+    /// (the poison that makes an unwritten output element fail validation).
+    pub fn storage_poisoned(&self, label: &str, len: u64, pattern: &[u8]) -> Result<wgpu::Buffer> {
+        self.check_size(len)?;
+        Ok(resources::storage_poisoned(
+            &self.device,
+            &self.queue,
+            label,
+            len,
+            pattern,
+        ))
+    }
+
+    /// Overwrites `buf` with repetitions of `pattern`, in bounded chunks.
+    pub fn poison(&self, buf: &wgpu::Buffer, pattern: &[u8]) {
+        self.poison_range(buf, 0, buf.size(), pattern);
+    }
+
+    /// Overwrites `len` bytes of `buf` from `offset` with repetitions of `pattern`.
+    pub fn poison_range(&self, buf: &wgpu::Buffer, offset: u64, len: u64, pattern: &[u8]) {
+        resources::poison_range(&self.queue, buf, offset, len, pattern);
+    }
+
+    /// A uniform buffer holding `bytes`.
+    pub fn uniform(&self, label: &str, bytes: &[u8]) -> wgpu::Buffer {
+        resources::uniform(&self.device, label, bytes)
+    }
+
+    /// Composes, compiles and links `spec` at `entry` with an explicit layout,
+    /// in the df64 formulation the self-test chose (see [`Compiler::pipeline`]).
+    pub fn pipeline(&self, spec: &ShaderSpec, entry: &str, binds: &[Bind]) -> Result<Pipeline> {
+        self.compiler
+            .pipeline(&self.device, spec, entry, binds, self.df64.mode())
+    }
+
+    /// Binds `buffers` (whole) in order to `pipeline`'s group 0.
+    pub fn bind(&self, pipeline: &Pipeline, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+        let resources: Vec<wgpu::BindingResource> =
+            buffers.iter().map(|b| b.as_entire_binding()).collect();
+        self.bind_resources(pipeline, &resources)
+    }
+
+    /// Binds `resources` (whole buffers or sub-ranges) in order to `pipeline`'s group 0.
+    pub fn bind_resources(
+        &self,
+        pipeline: &Pipeline,
+        resources: &[wgpu::BindingResource],
+    ) -> wgpu::BindGroup {
+        resources::bind_resources(&self.device, &pipeline.layout, resources)
+    }
+
+    /// Copies `buffers` to the host and returns their bytes.
+    pub async fn read_buffers(&self, buffers: &[&wgpu::Buffer]) -> Result<Vec<Vec<u8>>> {
+        let out = resources::read_buffers(&self.device, &self.queue, buffers).await?;
+        self.check_lost()?;
+        Ok(out)
+    }
+
+    /// Resolves when the queue has finished everything submitted so far.
+    pub async fn finish(&self) -> Result<()> {
+        resources::finish(&self.device, &self.queue).await?;
+        self.check_lost()
+    }
+
+    /// Runs `f` inside validation and out-of-memory error scopes and turns any
+    /// captured wgpu error into an [`Error`], so bad sizes or shaders come back
+    /// as errors instead of a panic or a lost device.
+    pub async fn scoped<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let out = resources::scoped(&self.device, f).await?;
+        self.check_lost()?;
+        Ok(out)
+    }
+}

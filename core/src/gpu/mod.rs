@@ -1,0 +1,22 @@
+//! The device layer, one job per file, bottom-up: [`adapter`] finds adapters
+//! and says what each can do; [`resources`] makes buffers and bind groups and
+//! reads buffers back; [`pipeline`] compiles kernels into pipelines; [`df64`]
+//! tests which df64 formulation a device computes exactly; [`device`] holds
+//! an open device as a [`Gpu`] (opened here, or brought by a front end);
+//! [`timer`] times runs with GPU timestamps.
+
+pub mod adapter;
+pub mod device;
+pub mod df64;
+pub mod pipeline;
+pub mod resources;
+pub mod timer;
+
+pub use adapter::{
+    AdapterEntry, Capabilities, PlatformInfo, Selector, adapters, instance, list_adapters,
+    select_adapter,
+};
+pub use device::Gpu;
+pub use df64::Df64Status;
+pub use pipeline::{Bind, Pipeline, dispatch_shape};
+pub use timer::{Timer, Timestamps};

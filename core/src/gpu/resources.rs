@@ -1,0 +1,231 @@
+//! Buffers, bind groups and asynchronous readback on a wgpu device.
+//!
+//! Nothing here blocks: results come back through futures. In the browser the
+//! event loop fires wgpu's callbacks; natively [`Pump`] polls the device while
+//! the future is pending. These are the device-level operations; [`super::Gpu`]
+//! adds the adapter's limits and device-loss checks around them.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures_channel::oneshot;
+use wgpu::util::DeviceExt;
+
+use super::adapter::Capabilities;
+use crate::error::{Error, Result};
+
+/// Resolves when the wrapped receiver does, driving the device natively.
+struct Pump<'a, T> {
+    device: &'a wgpu::Device,
+    rx: oneshot::Receiver<T>,
+}
+
+impl<T> Future for Pump<'_, T> {
+    type Output = Result<T>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Poll::Ready(v) = Pin::new(&mut self.rx).poll(cx) {
+            return Poll::Ready(
+                v.map_err(|_| Error::Device("callback dropped (device lost?)".into())),
+            );
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            // A short bounded wait on the device fence: the executor's thread sleeps
+            // in the driver instead of spinning, and the future still yields so
+            // other work on the executor proceeds.
+            let r = self.device.poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: Some(std::time::Duration::from_millis(2)),
+            });
+            if let Err(e) = r
+                && !matches!(e, wgpu::PollError::Timeout)
+            {
+                return Poll::Ready(Err(Error::Device(format!("poll failed: {e}"))));
+            }
+            cx.waker().wake_by_ref();
+        }
+        #[cfg(target_arch = "wasm32")]
+        let _ = self.device;
+        Poll::Pending
+    }
+}
+
+/// Usage of every storage buffer: bound, copied from and to.
+const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+/// A storage buffer holding `bytes` (also a copy source and destination).
+pub fn storage_init(device: &wgpu::Device, label: &str, bytes: &[u8]) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents: bytes,
+        usage: STORAGE,
+    })
+}
+
+/// An uninitialised storage buffer of `len` bytes.
+pub fn storage(device: &wgpu::Device, label: &str, len: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: len,
+        usage: STORAGE,
+        mapped_at_creation: false,
+    })
+}
+
+/// A storage buffer of `len` bytes filled with repetitions of `pattern`
+/// (the poison that makes an unwritten output element fail validation).
+pub fn storage_poisoned(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    label: &str,
+    len: u64,
+    pattern: &[u8],
+) -> wgpu::Buffer {
+    let buf = storage(device, label, len);
+    poison_range(queue, &buf, 0, len, pattern);
+    buf
+}
+
+/// Overwrites `len` bytes of `buf` from `offset` with repetitions of
+/// `pattern`, in bounded chunks.
+pub fn poison_range(
+    queue: &wgpu::Queue,
+    buf: &wgpu::Buffer,
+    offset: u64,
+    len: u64,
+    pattern: &[u8],
+) {
+    const CHUNK: u64 = 16 << 20;
+    let chunk: Vec<u8> = pattern
+        .iter()
+        .copied()
+        .cycle()
+        .take(CHUNK.min(len) as usize)
+        .collect();
+    let mut done = 0;
+    while done < len {
+        let n = CHUNK.min(len - done) as usize;
+        queue.write_buffer(buf, offset + done, &chunk[..n]);
+        done += n as u64;
+    }
+}
+
+/// A uniform buffer holding `bytes`.
+pub fn uniform(device: &wgpu::Device, label: &str, bytes: &[u8]) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents: bytes,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    })
+}
+
+/// Binds `resources` (whole buffers or sub-ranges) in order to a group of `layout`.
+pub fn bind_resources(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    resources: &[wgpu::BindingResource],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = resources
+        .iter()
+        .enumerate()
+        .map(|(i, r)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: r.clone(),
+        })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout,
+        entries: &entries,
+    })
+}
+
+/// `Err(OverLimit)` when one binding of `bytes` would pass the limits in `caps`.
+pub fn check_size(caps: &Capabilities, bytes: u64) -> Result<()> {
+    if bytes > caps.max_buffer {
+        return Err(Error::OverLimit {
+            limit: "max_buffer_size",
+            needed: bytes,
+            max: caps.max_buffer,
+        });
+    }
+    if bytes > caps.max_storage_binding {
+        return Err(Error::OverLimit {
+            limit: "max_storage_buffer_binding_size",
+            needed: bytes,
+            max: caps.max_storage_binding,
+        });
+    }
+    Ok(())
+}
+
+/// Copies `buffers` to the host and returns their bytes.
+pub async fn read_buffers(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffers: &[&wgpu::Buffer],
+) -> Result<Vec<Vec<u8>>> {
+    let mut enc = device.create_command_encoder(&Default::default());
+    let staging: Vec<wgpu::Buffer> = buffers
+        .iter()
+        .map(|b| {
+            let s = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("readback"),
+                size: b.size(),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            enc.copy_buffer_to_buffer(b, 0, &s, 0, b.size());
+            s
+        })
+        .collect();
+    queue.submit([enc.finish()]);
+    let mut out = Vec::with_capacity(staging.len());
+    for s in &staging {
+        let (tx, rx) = oneshot::channel();
+        s.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        Pump { device, rx }
+            .await?
+            .map_err(|e| Error::Device(format!("buffer map failed: {e}")))?;
+        let view = s
+            .get_mapped_range(..)
+            .map_err(|e| Error::Device(format!("mapped range: {e}")))?;
+        out.push(view.to_vec());
+        drop(view);
+        s.unmap();
+    }
+    Ok(out)
+}
+
+/// Resolves when `queue` has finished everything submitted so far.
+pub async fn finish(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<()> {
+    let (tx, rx) = oneshot::channel();
+    queue.on_submitted_work_done(move || {
+        let _ = tx.send(());
+    });
+    Pump { device, rx }.await
+}
+
+/// Runs `f` inside validation and out-of-memory error scopes of `device` and
+/// turns any captured wgpu error into an [`Error`], so bad sizes or shaders
+/// come back as errors instead of a panic or a lost device.
+pub async fn scoped<T>(device: &wgpu::Device, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let val = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let out = f();
+    let val_err = val.pop().await;
+    let oom_err = oom.pop().await;
+    let out = out?;
+    if let Some(e) = oom_err {
+        return Err(Error::Device(format!("out of device memory: {e}")));
+    }
+    if let Some(e) = val_err {
+        return Err(Error::Device(e.to_string()));
+    }
+    Ok(out)
+}
