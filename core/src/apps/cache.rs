@@ -2,18 +2,51 @@
 //! binding limit) that shows the steps from each cache level to device memory.
 
 use crate::app::{
-    App, Case, Kernel, Model, ParamKind, ParamSpec, Request, Timestamps, Validation, check_wg,
-    wg_param,
+    App, Case, Kernel, Model, ParamKind, ParamSpec, Request, Timestamps, Validation, wg_param,
 };
 use crate::apps::common::{check_binding, parse_size};
 use crate::error::{Error, Result};
-use crate::gpu::{Bind, Pipeline, dispatch_shape};
-use crate::gpu::{Capabilities, Gpu};
-use crate::params::Resolved;
+use crate::gpu::{Bind, Capabilities, Gpu, Pipeline, dispatch_shape};
+use crate::params::{Grid, Resolved};
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 
 const SOURCE: &str = include_str!("../../../shaders/cache/cache.wgsl");
+
+/// One cache case, typed (its data are integers: the precision is f32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Working set in bytes.
+    pub ws: u64,
+    /// Invocations.
+    pub threads: u64,
+    /// Workgroup size.
+    pub wg: u32,
+}
+
+impl Params {
+    /// The case these parameters describe (its variant label and record
+    /// parameters are those of every cache result file).
+    pub fn case(&self) -> Case {
+        let variant = format!("{}/wg{}", human(self.ws), self.wg);
+        Case::new("cache", "read", &variant, Precision::F32)
+            .param("ws", self.ws)
+            .param("threads", self.threads)
+            .param("wg", self.wg)
+    }
+}
+
+impl TryFrom<&Case> for Params {
+    type Error = Error;
+
+    fn try_from(case: &Case) -> Result<Params> {
+        Ok(Params {
+            ws: case.uint("ws")?,
+            threads: case.uint("threads")?,
+            wg: case.u32("wg")?,
+        })
+    }
+}
 
 /// The `cache` app.
 pub struct Cache;
@@ -61,7 +94,7 @@ impl App for Cache {
             return Err(Error::bad_param("size", "must be a power of two"));
         }
         let limit = caps.max_storage_binding.min(caps.max_buffer);
-        let mut cases = Vec::new();
+        let mut sets = Vec::new();
         for ws in r.text("ws").split(',') {
             let bytes = parse_size("ws", ws.trim(), &[])?;
             if !bytes.is_power_of_two() || bytes < 16 {
@@ -79,26 +112,28 @@ impl App for Cache {
                 );
                 continue;
             }
-            for wg in r.uints("wg") {
-                let wg = check_wg(wg, caps)?;
-                cases.push(
-                    Case::new(
-                        self.name(),
-                        "read",
-                        &format!("{}/wg{wg}", human(bytes)),
-                        Precision::F32,
-                    )
-                    .param("ws", bytes)
-                    .param("threads", threads)
-                    .param("wg", wg),
-                );
-            }
+            sets.push(bytes);
         }
-        Ok(cases)
+        let wgs = match sets.is_empty() {
+            true => Vec::new(),
+            false => r.wgs(caps)?,
+        };
+        let base = Params {
+            ws: 0,
+            threads,
+            wg: 1,
+        };
+        Ok(Grid::new(base)
+            .axis(&sets, |c, ws| c.ws = ws)
+            .axis(&wgs, |c, wg| c.wg = wg)
+            .points()
+            .iter()
+            .map(Params::case)
+            .collect())
     }
 
     fn prepare(&self, gpu: &Gpu, case: &Case) -> Result<Box<dyn Kernel>> {
-        Ok(Box::new(CacheGpu::new(gpu, case)?))
+        Ok(Box::new(CacheGpu::new(gpu, &Params::try_from(case)?)?))
     }
 
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
@@ -106,6 +141,7 @@ impl App for Cache {
     }
 }
 
+/// A working set as a label: `16KiB`, `4MiB`, ...
 fn human(bytes: u64) -> String {
     match bytes {
         b if b >= 1 << 30 => format!("{}GiB", b >> 30),
@@ -132,12 +168,8 @@ struct CacheGpu {
 }
 
 impl CacheGpu {
-    fn new(gpu: &Gpu, case: &Case) -> Result<CacheGpu> {
-        let (ws, threads, wg) = (
-            case.uint("ws")?,
-            case.uint("threads")?,
-            case.uint("wg")? as u32,
-        );
+    fn new(gpu: &Gpu, params: &Params) -> Result<CacheGpu> {
+        let (ws, threads, wg) = (params.ws, params.threads, params.wg);
         let m = ws / 16;
         // At least 32 reads per invocation, and the whole set read at least once.
         let reps = (m / threads).max(32);

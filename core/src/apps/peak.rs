@@ -3,14 +3,14 @@
 
 use crate::app::{
     App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Timestamps, Validation,
-    check_wg, wg_param,
+    wg_param,
 };
 use crate::apps::common::{check_binding, fresh_rng, parse_size, random_reals};
-use crate::error::Result;
-use crate::gpu::{Bind, Pipeline, dispatch_shape};
-use crate::gpu::{Capabilities, Gpu};
+use crate::choice;
+use crate::error::{Error, Result};
+use crate::gpu::{Bind, Capabilities, Gpu, Pipeline, dispatch_shape};
 use crate::parallel::par_map;
-use crate::params::Resolved;
+use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 
@@ -19,6 +19,109 @@ const SOURCE: &str = include_str!("../../../shaders/peak/peak.wgsl");
 /// Recurrence x <- a x + b with fixed point b / (1 - a) = 1; both exact in f32.
 const A: f64 = 1.0 - 1.0 / 1024.0;
 const B: f64 = 1.0 / 1024.0;
+
+choice! {
+    /// The kernels.
+    pub enum KernelName("kernel") {
+        /// Independent FMA chains: the compute ceiling.
+        Fma = "fma",
+        /// FMAs per element read and written: the intensity sweep.
+        Mix = "mix",
+    }
+}
+
+/// One peak case, typed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Arithmetic.
+    pub precision: Precision,
+    /// Invocations of `fma`, elements of `mix`.
+    pub n: u64,
+    /// Workgroup size.
+    pub wg: u32,
+    /// What each invocation computes.
+    pub work: Work,
+}
+
+/// The work of one invocation of a peak kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Work {
+    /// `fma`: `chains` independent chains of `iters` steps.
+    Fma {
+        /// Independent chains per invocation.
+        chains: u64,
+        /// Steps of each chain.
+        iters: u64,
+    },
+    /// `mix`: `intensity` FMAs per element.
+    Mix {
+        /// FMAs per element read and written.
+        intensity: u64,
+    },
+}
+
+impl Params {
+    /// The case these parameters describe (its variant label and record
+    /// parameters are those of every peak result file).
+    pub fn case(&self) -> Case {
+        match self.work {
+            Work::Fma { chains, iters } => Case::new(
+                "peak",
+                KernelName::Fma.name(),
+                &format!("wg{}/chains{chains}", self.wg),
+                self.precision,
+            )
+            .param("n", self.n)
+            .param("wg", self.wg)
+            .param("chains", chains)
+            .param("iters", iters),
+            Work::Mix { intensity } => Case::new(
+                "peak",
+                KernelName::Mix.name(),
+                &format!("fma{intensity}/wg{}", self.wg),
+                self.precision,
+            )
+            .param("n", self.n)
+            .param("wg", self.wg)
+            .param("intensity", intensity),
+        }
+    }
+
+    /// The recurrence work of the case.
+    fn shape(&self) -> Shape {
+        let (chains, steps) = match self.work {
+            Work::Fma { chains, iters } => (chains, iters),
+            Work::Mix { intensity } => (1, intensity),
+        };
+        Shape {
+            n: self.n,
+            chains,
+            steps,
+        }
+    }
+}
+
+impl TryFrom<&Case> for Params {
+    type Error = Error;
+
+    fn try_from(case: &Case) -> Result<Params> {
+        let work = match case.kernel_as()? {
+            KernelName::Fma => Work::Fma {
+                chains: case.uint("chains")?,
+                iters: case.uint("iters")?,
+            },
+            KernelName::Mix => Work::Mix {
+                intensity: case.uint("intensity")?,
+            },
+        };
+        Ok(Params {
+            precision: case.precision,
+            n: case.uint("n")?,
+            wg: case.u32("wg")?,
+            work,
+        })
+    }
+}
 
 /// The `peak` app.
 pub struct Peak;
@@ -37,7 +140,7 @@ impl App for Peak {
             ParamSpec {
                 name: "kernel",
                 help: "fma (the ceiling) and/or mix (the intensity sweep)",
-                kind: ParamKind::Choice(&["fma", "mix"]),
+                kind: ParamKind::Choice(KernelName::NAMES),
                 default: "fma,mix",
             },
             ParamSpec {
@@ -76,53 +179,46 @@ impl App for Peak {
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
         let r = Resolved::new(self, req)?;
+        let wgs = r.wgs(caps)?;
+        let fma: Vec<Work> = Grid::new((0, 0))
+            .axis(&r.uints("chains"), |w, c| w.0 = c)
+            .axis(&r.uints("iters"), |w, i| w.1 = i)
+            .points()
+            .into_iter()
+            .map(|(chains, iters)| Work::Fma { chains, iters })
+            .collect();
+        let mix: Vec<Work> = r
+            .uints("intensity")
+            .into_iter()
+            .map(|intensity| Work::Mix { intensity })
+            .collect();
         let mut cases = Vec::new();
         for &p in &r.precisions {
-            for kernel in r.list("kernel") {
-                let presets: [(&str, u64); 2] = if kernel == "fma" {
-                    [("default", 1 << 20), ("small", 1 << 12)]
-                } else {
-                    [("default", 1 << 24), ("small", 1 << 14)]
+            for kernel in r.choices::<KernelName>() {
+                let (presets, works) = match kernel {
+                    KernelName::Fma => ([("default", 1 << 20), ("small", 1 << 12)], &fma),
+                    KernelName::Mix => ([("default", 1 << 24), ("small", 1 << 14)], &mix),
                 };
                 let n = parse_size("size", r.text("size"), &presets)?;
                 check_binding(n * p.real_bytes(), caps)?;
-                for wg in r.uints("wg") {
-                    let wg = check_wg(wg, caps)?;
-                    if kernel == "fma" {
-                        for chains in r.uints("chains") {
-                            for iters in r.uints("iters") {
-                                cases.push(
-                                    Case::new(
-                                        self.name(),
-                                        "fma",
-                                        &format!("wg{wg}/chains{chains}"),
-                                        p,
-                                    )
-                                    .param("n", n)
-                                    .param("wg", wg)
-                                    .param("chains", chains)
-                                    .param("iters", iters),
-                                );
-                            }
-                        }
-                    } else {
-                        for k in r.uints("intensity") {
-                            cases.push(
-                                Case::new(self.name(), "mix", &format!("fma{k}/wg{wg}"), p)
-                                    .param("n", n)
-                                    .param("wg", wg)
-                                    .param("intensity", k),
-                            );
-                        }
-                    }
-                }
+                let base = Params {
+                    precision: p,
+                    n,
+                    wg: 1,
+                    work: works[0],
+                };
+                let points = Grid::new(base)
+                    .axis(&wgs, |c, wg| c.wg = wg)
+                    .axis(works, |c, w| c.work = w)
+                    .points();
+                cases.extend(points.iter().map(Params::case));
             }
         }
         Ok(cases)
     }
 
     fn prepare(&self, gpu: &Gpu, case: &Case) -> Result<Box<dyn Kernel>> {
-        Ok(Box::new(PeakGpu::new(gpu, case)?))
+        Ok(Box::new(PeakGpu::new(gpu, &Params::try_from(case)?)?))
     }
 
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
@@ -130,7 +226,8 @@ impl App for Peak {
     }
 
     fn prepare_cpu(&self, case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
-        Some(Shape::of(case).map(|shape| {
+        Some(Params::try_from(case).map(|params| {
+            let shape = params.shape();
             let mut rng = fresh_rng();
             let x0 = random_reals(&mut rng, shape.n as usize, 0.5, 1.0, Precision::F64);
             Box::new(PeakCpu {
@@ -151,22 +248,6 @@ struct Shape {
 }
 
 impl Shape {
-    fn of(case: &Case) -> Result<Shape> {
-        Ok(if case.kernel == "fma" {
-            Shape {
-                n: case.uint("n")?,
-                chains: case.uint("chains")?,
-                steps: case.uint("iters")?,
-            }
-        } else {
-            Shape {
-                n: case.uint("n")?,
-                chains: 1,
-                steps: case.uint("intensity")?,
-            }
-        })
-    }
-
     /// Chain c of input s starts at s + c/16; x_k = a^k (x_0 - 1) + 1 in closed form.
     fn expected(&self, x0: &[f64]) -> Vec<f64> {
         let ak = A.powi(self.steps as i32);
@@ -227,7 +308,7 @@ fn chains_function(chains: u32) -> String {
 }
 
 struct PeakGpu {
-    kernel: String,
+    kernel: KernelName,
     precision: Precision,
     shape: Shape,
     x0: Vec<f64>,
@@ -238,18 +319,16 @@ struct PeakGpu {
 }
 
 impl PeakGpu {
-    fn new(gpu: &Gpu, case: &Case) -> Result<PeakGpu> {
-        let p = case.precision;
-        let shape = Shape::of(case)?;
-        let wg = case.uint("wg")? as u32;
+    fn new(gpu: &Gpu, params: &Params) -> Result<PeakGpu> {
+        let (p, wg) = (params.precision, params.wg);
+        let shape = params.shape();
         let mut rng = fresh_rng();
         let x0 = random_reals(&mut rng, shape.n as usize, 0.5, 1.0, p);
         let groups = dispatch_shape(shape.n, wg, gpu.caps.max_workgroups_per_dim)?;
         let threads = groups.0 as u64 * groups.1 as u64 * wg as u64;
-        let (entry, chains, iters, intensity) = if case.kernel == "fma" {
-            ("fma_chains", shape.chains, shape.steps, 1)
-        } else {
-            ("mix", 1, 1, shape.steps)
+        let (kernel, entry, chains, iters, intensity) = match params.work {
+            Work::Fma { chains, iters } => (KernelName::Fma, "fma_chains", chains, iters, 1),
+            Work::Mix { intensity } => (KernelName::Mix, "mix", 1, 1, intensity),
         };
         let pipe = gpu.pipeline(
             &spec(p, wg, chains as u32, iters as u32, intensity as u32),
@@ -265,7 +344,7 @@ impl PeakGpu {
         );
         let bg = gpu.bind(&pipe, &[&input, &out, &coef, &dims]);
         Ok(PeakGpu {
-            kernel: case.kernel.clone(),
+            kernel,
             precision: p,
             shape,
             x0,
@@ -280,7 +359,7 @@ impl PeakGpu {
 impl Kernel for PeakGpu {
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(&self.kernel),
+            label: Some(self.kernel.name()),
             timestamp_writes: ts.pass(true, true),
         });
         self.pipe.set(&mut pass, &self.bg);

@@ -4,14 +4,14 @@
 
 use crate::app::{
     App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Timestamps, Validation,
-    check_wg, wg_param,
+    wg_param,
 };
 use crate::apps::common::{check_binding, fresh_rng, max_elements, parse_size, random_reals};
+use crate::choice;
 use crate::error::{Error, Result};
-use crate::gpu::{Bind, Pipeline, dispatch_shape};
-use crate::gpu::{Capabilities, Gpu};
+use crate::gpu::{Bind, Capabilities, Gpu, Pipeline, dispatch_shape};
 use crate::parallel::{self, par_map};
-use crate::params::Resolved;
+use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 
@@ -20,16 +20,88 @@ const SOURCE: &str = include_str!("../../../shaders/stream/stream.wgsl");
 /// BabelStream's scalar.
 const SCALAR: f64 = 0.4;
 
-/// The kernels, in BabelStream's order, and the driver copy.
-const KERNELS: &[&str] = &[
-    "copy",
-    "mul",
-    "add",
-    "triad",
-    "dot",
-    "nstream",
-    "copy-buffer",
-];
+choice! {
+    /// The kernels, in BabelStream's order, and the driver copy.
+    pub enum KernelName("kernel") {
+        /// c = a.
+        Copy = "copy",
+        /// b = s c.
+        Mul = "mul",
+        /// c = a + b.
+        Add = "add",
+        /// a = b + s c.
+        Triad = "triad",
+        /// sum a b.
+        Dot = "dot",
+        /// a += b + s c.
+        Nstream = "nstream",
+        /// The driver's buffer copy of a to c.
+        CopyBuffer = "copy-buffer",
+    }
+}
+
+choice! {
+    /// Where the three arrays live.
+    pub enum Alloc("alloc") {
+        /// One allocation per array (BabelStream).
+        Separate = "separate",
+        /// One allocation, arrays `pad` bytes apart.
+        Packed = "packed",
+    }
+}
+
+/// One stream case, typed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Arithmetic.
+    pub precision: Precision,
+    /// Kernel.
+    pub kernel: KernelName,
+    /// Elements per array.
+    pub n: u64,
+    /// Workgroup size.
+    pub wg: u32,
+    /// Elements per invocation.
+    pub epi: u32,
+    /// Where the arrays live.
+    pub alloc: Alloc,
+    /// Bytes between packed arrays.
+    pub pad: u64,
+}
+
+impl Params {
+    /// The case these parameters describe (its variant label and record
+    /// parameters are those of every stream result file).
+    pub fn case(&self) -> Case {
+        let variant = match (self.kernel, self.alloc) {
+            (KernelName::CopyBuffer, _) => "driver".to_string(),
+            (_, Alloc::Packed) => format!("wg{}/epi{}/packed{}", self.wg, self.epi, self.pad),
+            (_, Alloc::Separate) => format!("wg{}/epi{}", self.wg, self.epi),
+        };
+        Case::new("stream", self.kernel.name(), &variant, self.precision)
+            .param("n", self.n)
+            .param("wg", self.wg)
+            .param("epi", self.epi)
+            .param("alloc", self.alloc)
+            .param("pad", self.pad)
+    }
+}
+
+impl TryFrom<&Case> for Params {
+    type Error = Error;
+
+    fn try_from(case: &Case) -> Result<Params> {
+        Ok(Params {
+            precision: case.precision,
+            kernel: case.kernel_as()?,
+            n: case.uint("n")?,
+            wg: case.u32("wg")?,
+            epi: case.u32("epi")?,
+            alloc: case.choice()?,
+            pad: case.uint("pad")?,
+        })
+    }
+}
 
 /// Default array length: BabelStream's 2^25.
 const DEFAULT_N: u64 = 1 << 25;
@@ -39,16 +111,15 @@ fn lanes(p: Precision) -> u64 {
     16 / p.real_bytes()
 }
 
-/// Bytes moved per element and FLOPs per element (BabelStream's counting).
-fn per_element(kernel: &str) -> (u64, u64) {
+/// Arrays moved per element and FLOPs per element (BabelStream's counting).
+fn per_element(kernel: KernelName) -> (u64, u64) {
     match kernel {
-        "copy" | "copy-buffer" => (2, 0),
-        "mul" => (2, 1),
-        "add" => (3, 1),
-        "triad" => (3, 2),
-        "dot" => (2, 2),
-        "nstream" => (4, 3),
-        _ => (0, 0),
+        KernelName::Copy | KernelName::CopyBuffer => (2, 0),
+        KernelName::Mul => (2, 1),
+        KernelName::Add => (3, 1),
+        KernelName::Triad => (3, 2),
+        KernelName::Dot => (2, 2),
+        KernelName::Nstream => (4, 3),
     }
 }
 
@@ -74,7 +145,7 @@ impl App for Stream {
             ParamSpec {
                 name: "kernel",
                 help: "which kernels to run",
-                kind: ParamKind::Choice(KERNELS),
+                kind: ParamKind::Choice(KernelName::NAMES),
                 default: "copy,mul,add,triad,dot,nstream,copy-buffer",
             },
             ParamSpec {
@@ -93,7 +164,7 @@ impl App for Stream {
             ParamSpec {
                 name: "alloc",
                 help: "separate: one allocation per array (BabelStream); packed: one allocation, arrays `pad` bytes apart",
-                kind: ParamKind::Choice(&["separate", "packed"]),
+                kind: ParamKind::Choice(Alloc::NAMES),
                 default: "separate",
             },
             ParamSpec {
@@ -112,6 +183,17 @@ impl App for Stream {
         let r = Resolved::new(self, req)?;
         let size = r.text("size");
         let explicit = !matches!(size, "default" | "small");
+        let kernels: Vec<KernelName> = r.choices();
+        let wgs = r.wgs(caps)?;
+        if kernels.contains(&KernelName::Dot)
+            && let Some(wg) = wgs.iter().find(|wg| !wg.is_power_of_two())
+        {
+            return Err(Error::bad_param(
+                "wg",
+                format!("dot needs a power-of-two workgroup size, not {wg}"),
+            ));
+        }
+        let epis: Vec<u32> = r.uints("epi").into_iter().map(|e| e as u32).collect();
         let mut cases = Vec::new();
         for &p in &r.precisions {
             let mut n = parse_size("size", size, &[("default", DEFAULT_N), ("small", 1 << 16)])?;
@@ -137,60 +219,41 @@ impl App for Stream {
                 }
                 n -= n % lanes;
             }
-            for kernel in r.list("kernel") {
-                // The driver copy depends on neither the precision nor the launch shape: run it once.
-                if kernel == "copy-buffer" {
-                    if p == r.precisions[0] {
-                        cases.push(
-                            Case::new(self.name(), kernel, "driver", p)
-                                .param("n", n)
-                                .param("wg", 1)
-                                .param("epi", 1)
-                                .param("alloc", "separate")
-                                .param("pad", 0),
-                        );
-                    }
-                    continue;
-                }
-                for wg in r.uints("wg") {
-                    let wg = check_wg(wg, caps)?;
-                    if kernel == "dot" && !wg.is_power_of_two() {
-                        return Err(Error::bad_param(
-                            "wg",
-                            format!("dot needs a power-of-two workgroup size, not {wg}"),
-                        ));
-                    }
-                    for epi in r.uints("epi") {
-                        for alloc in r.list("alloc") {
-                            let pads = if alloc == "packed" {
-                                r.uints("pad")
-                            } else {
-                                vec![0]
-                            };
-                            for pad in pads {
-                                let variant = match alloc.as_str() {
-                                    "packed" => format!("wg{wg}/epi{epi}/packed{pad}"),
-                                    _ => format!("wg{wg}/epi{epi}"),
-                                };
-                                cases.push(
-                                    Case::new(self.name(), kernel, &variant, p)
-                                        .param("n", n)
-                                        .param("wg", wg)
-                                        .param("epi", epi)
-                                        .param("alloc", alloc)
-                                        .param("pad", pad),
-                                );
-                            }
-                        }
-                    }
-                }
-            }
+            let base = Params {
+                precision: p,
+                kernel: KernelName::CopyBuffer,
+                n,
+                wg: 1,
+                epi: 1,
+                alloc: Alloc::Separate,
+                pad: 0,
+            };
+            // The driver copy depends on neither the precision nor the
+            // launch shape: it runs once, with the first precision.
+            let timed = |c: &Params| c.kernel != KernelName::CopyBuffer;
+            let points = Grid::new(base)
+                .axis(&kernels, |c, k| c.kernel = k)
+                .axis_where(timed, &wgs, |c, wg| c.wg = wg)
+                .axis_where(timed, &epis, |c, epi| c.epi = epi)
+                .axis_where(timed, &r.choices(), |c, a| c.alloc = a)
+                .axis_where(
+                    |c| c.alloc == Alloc::Packed,
+                    &r.uints("pad"),
+                    |c, pad| c.pad = pad,
+                )
+                .points();
+            cases.extend(
+                points
+                    .iter()
+                    .filter(|c| timed(c) || p == r.precisions[0])
+                    .map(Params::case),
+            );
         }
         Ok(cases)
     }
 
     fn prepare(&self, gpu: &Gpu, case: &Case) -> Result<Box<dyn Kernel>> {
-        Ok(Box::new(StreamGpu::new(gpu, case)?))
+        Ok(Box::new(StreamGpu::new(gpu, &Params::try_from(case)?)?))
     }
 
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
@@ -198,10 +261,11 @@ impl App for Stream {
     }
 
     fn prepare_cpu(&self, case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
-        if case.kernel == "copy-buffer" {
-            return None;
+        match Params::try_from(case) {
+            Ok(p) if p.kernel == KernelName::CopyBuffer => None,
+            Ok(p) => Some(Ok(Box::new(StreamCpu::new(&p)))),
+            Err(e) => Some(Err(e)),
         }
-        Some(StreamCpu::new(case).map(|k| Box::new(k) as Box<dyn CpuKernel>))
     }
 }
 
@@ -224,14 +288,14 @@ impl Inputs {
     }
 
     /// The values an array kernel must write.
-    fn expected(&self, kernel: &str, s: f64) -> Vec<f64> {
+    fn expected(&self, kernel: KernelName, s: f64) -> Vec<f64> {
         let (a, b, c) = (&self.a, &self.b, &self.c);
         match kernel {
-            "mul" => par_map(c.len(), |i| s * c[i]),
-            "add" => par_map(a.len(), |i| a[i] + b[i]),
-            "triad" => par_map(a.len(), |i| b[i] + s * c[i]),
-            "nstream" => par_map(a.len(), |i| a[i] + b[i] + s * c[i]),
-            _ => a.clone(),
+            KernelName::Mul => par_map(c.len(), |i| s * c[i]),
+            KernelName::Add => par_map(a.len(), |i| a[i] + b[i]),
+            KernelName::Triad => par_map(a.len(), |i| b[i] + s * c[i]),
+            KernelName::Nstream => par_map(a.len(), |i| a[i] + b[i] + s * c[i]),
+            KernelName::Copy | KernelName::CopyBuffer | KernelName::Dot => a.clone(),
         }
     }
 
@@ -243,18 +307,18 @@ impl Inputs {
 /// Tolerances: BabelStream's 100 eps for arrays; for dot, 100 eps per level of
 /// the summation tree (tighter than BabelStream's 1e7 eps, which lets an f32
 /// dot be off by more than 100%).
-fn tolerance(kernel: &str, p: Precision, n: usize) -> f64 {
+fn tolerance(kernel: KernelName, p: Precision, n: usize) -> f64 {
     let eps = p.epsilon();
-    if kernel == "dot" {
+    if kernel == KernelName::Dot {
         100.0 * eps * (n as f64).log2().max(1.0)
     } else {
         100.0 * eps
     }
 }
 
-fn validate(kernel: &str, p: Precision, inputs: &Inputs, got: &[f64]) -> Validation {
+fn validate(kernel: KernelName, p: Precision, inputs: &Inputs, got: &[f64]) -> Validation {
     let n = inputs.a.len();
-    if kernel == "dot" {
+    if kernel == KernelName::Dot {
         let want = inputs.dot();
         let sum: f64 = got.iter().sum();
         if !sum.is_finite() {
@@ -269,20 +333,21 @@ fn validate(kernel: &str, p: Precision, inputs: &Inputs, got: &[f64]) -> Validat
         );
     }
     let want = inputs.expected(kernel, SCALAR);
-    Validation::compare(got, &want, tolerance(kernel, p, n), 1e-30, kernel)
+    Validation::compare(got, &want, tolerance(kernel, p, n), 1e-30, kernel.name())
 }
 
 /// Which array a kernel writes (0 = a, 1 = b, 2 = c; `usize::MAX` for dot's partial sums).
-fn output_array(kernel: &str) -> usize {
+fn output_array(kernel: KernelName) -> usize {
     match kernel {
-        "mul" => 1,
-        "triad" | "nstream" => 0,
-        "dot" => usize::MAX,
-        _ => 2,
+        KernelName::Mul => 1,
+        KernelName::Triad | KernelName::Nstream => 0,
+        KernelName::Dot => usize::MAX,
+        KernelName::Copy | KernelName::Add | KernelName::CopyBuffer => 2,
     }
 }
 
-fn model(kernel: &str, n: u64, p: Precision) -> Model {
+/// Work and traffic of one run of `kernel` on arrays of `n` elements.
+fn model(kernel: KernelName, n: u64, p: Precision) -> Model {
     let (arrays, flops) = per_element(kernel);
     Model {
         flops: (flops * n) as f64,
@@ -300,7 +365,7 @@ fn spec(p: Precision, wg: u32, epi: u32) -> ShaderSpec {
 }
 
 struct StreamGpu {
-    kernel: String,
+    kernel: KernelName,
     precision: Precision,
     n: u64,
     inputs: Inputs,
@@ -321,22 +386,15 @@ struct Arrays {
 }
 
 impl Arrays {
-    fn new(gpu: &Gpu, case: &Case, bytes: u64) -> Result<Arrays> {
-        let usage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
-        let mk = |label: &str, size: u64| {
-            gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
+    fn new(gpu: &Gpu, params: &Params, bytes: u64) -> Result<Arrays> {
         gpu.check_size(bytes)?;
         // The driver copy cannot copy within one buffer: it always uses three.
-        if case.text("alloc") != "packed" || case.kernel == "copy-buffer" {
-            let buffers = vec![mk("a", bytes), mk("b", bytes), mk("c", bytes)];
+        if params.alloc == Alloc::Separate || params.kernel == KernelName::CopyBuffer {
+            let buffers = vec![
+                gpu.storage("a", bytes)?,
+                gpu.storage("b", bytes)?,
+                gpu.storage("c", bytes)?,
+            ];
             return Ok(Arrays {
                 buffers,
                 at: [(0, 0), (1, 0), (2, 0)],
@@ -344,16 +402,8 @@ impl Arrays {
             });
         }
         let align = gpu.limits.min_storage_buffer_offset_alignment as u64;
-        let stride = (bytes + case.uint("pad")?).div_ceil(align) * align;
-        let total = 2 * stride + bytes;
-        if total > gpu.caps.max_buffer {
-            return Err(Error::OverLimit {
-                limit: "max_buffer_size",
-                needed: total,
-                max: gpu.caps.max_buffer,
-            });
-        }
-        let buffers = vec![mk("abc", total)];
+        let stride = (bytes + params.pad).div_ceil(align) * align;
+        let buffers = vec![gpu.storage("abc", 2 * stride + bytes)?];
         Ok(Arrays {
             buffers,
             at: [(0, 0), (0, stride), (0, 2 * stride)],
@@ -381,22 +431,18 @@ impl Arrays {
 }
 
 impl StreamGpu {
-    fn new(gpu: &Gpu, case: &Case) -> Result<StreamGpu> {
-        let p = case.precision;
-        let (n, wg, epi) = (
-            case.uint("n")?,
-            case.uint("wg")? as u32,
-            case.uint("epi")? as u32,
-        );
+    fn new(gpu: &Gpu, params: &Params) -> Result<StreamGpu> {
+        let (p, kernel) = (params.precision, params.kernel);
+        let (n, wg, epi) = (params.n, params.wg, params.epi);
         let inputs = Inputs::new(n as usize, p);
-        let arrays = Arrays::new(gpu, case, n * p.real_bytes())?;
-        let out_index = output_array(&case.kernel);
+        let arrays = Arrays::new(gpu, params, n * p.real_bytes())?;
+        let out_index = output_array(kernel);
         let poison = p.poison_pattern();
         // nstream reads the array it writes, so it cannot be poisoned; its
         // result differs from the initial values, so an unwritten element still fails.
         for (i, v) in [&inputs.a, &inputs.b, &inputs.c].into_iter().enumerate() {
             let (b, off) = arrays.at[i];
-            if i == out_index && case.kernel != "nstream" {
+            if i == out_index && kernel != KernelName::Nstream {
                 gpu.poison_range(&arrays.buffers[b], off, arrays.bytes, &poison);
             } else {
                 gpu.queue
@@ -411,12 +457,12 @@ impl StreamGpu {
             groups.0 as u64 * groups.1 as u64 * p.real_bytes(),
             &poison,
         )?;
-        let pipeline = if case.kernel == "copy-buffer" {
+        let pipeline = if kernel == KernelName::CopyBuffer {
             None
         } else {
             let pipe = gpu.pipeline(
                 &spec(p, wg, epi),
-                &case.kernel,
+                kernel.name(),
                 &[
                     Bind::ReadWrite,
                     Bind::ReadWrite,
@@ -448,7 +494,7 @@ impl StreamGpu {
             return Err(Error::bad_param("size", "more than 2^32 - 1 elements"));
         }
         Ok(StreamGpu {
-            kernel: case.kernel.clone(),
+            kernel,
             precision: p,
             n,
             inputs,
@@ -472,7 +518,7 @@ impl Kernel for StreamGpu {
             ),
             Some((pipe, bg)) => {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(&self.kernel),
+                    label: Some(self.kernel.name()),
                     timestamp_writes: ts.pass(true, true),
                 });
                 pipe.set(&mut pass, bg);
@@ -486,43 +532,43 @@ impl Kernel for StreamGpu {
     }
 
     fn outputs(&self) -> Vec<&wgpu::Buffer> {
-        match output_array(&self.kernel) {
+        match output_array(self.kernel) {
             usize::MAX => vec![&self.partial],
             i => vec![self.arrays.buffer(i)],
         }
     }
 
     fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
-        let bytes = match output_array(&self.kernel) {
+        let bytes = match output_array(self.kernel) {
             usize::MAX => &outputs[0][..],
             i => self.arrays.slice(i, &outputs[0]),
         };
         let got = self.precision.decode(bytes);
-        validate(&self.kernel, self.precision, &self.inputs, &got)
+        validate(self.kernel, self.precision, &self.inputs, &got)
     }
 
     fn model(&self) -> Model {
-        model(&self.kernel, self.n, self.precision)
+        model(self.kernel, self.n, self.precision)
     }
 }
 
 /// The same kernels on the CPU in f64 (rayon).
 struct StreamCpu {
-    kernel: String,
+    kernel: KernelName,
     inputs: Inputs,
     out: Vec<f64>,
     dot: f64,
 }
 
 impl StreamCpu {
-    fn new(case: &Case) -> Result<StreamCpu> {
-        let n = case.uint("n")? as usize;
-        Ok(StreamCpu {
-            kernel: case.kernel.clone(),
+    fn new(params: &Params) -> StreamCpu {
+        let n = params.n as usize;
+        StreamCpu {
+            kernel: params.kernel,
             inputs: Inputs::new(n, Precision::F64),
             out: vec![f64::NAN; n],
             dot: f64::NAN,
-        })
+        }
     }
 }
 
@@ -530,24 +576,24 @@ impl CpuKernel for StreamCpu {
     fn run(&mut self) {
         let (a, b, c) = (&self.inputs.a, &self.inputs.b, &self.inputs.c);
         let s = SCALAR;
-        match self.kernel.as_str() {
-            "copy" => parallel::fill(&mut self.out, |i| a[i]),
-            "mul" => parallel::fill(&mut self.out, |i| s * c[i]),
-            "add" => parallel::fill(&mut self.out, |i| a[i] + b[i]),
-            "triad" => parallel::fill(&mut self.out, |i| b[i] + s * c[i]),
-            "nstream" => parallel::fill(&mut self.out, |i| a[i] + b[i] + s * c[i]),
-            _ => self.dot = parallel::sum(a.len(), |i| a[i] * b[i]),
+        match self.kernel {
+            KernelName::Copy | KernelName::CopyBuffer => parallel::fill(&mut self.out, |i| a[i]),
+            KernelName::Mul => parallel::fill(&mut self.out, |i| s * c[i]),
+            KernelName::Add => parallel::fill(&mut self.out, |i| a[i] + b[i]),
+            KernelName::Triad => parallel::fill(&mut self.out, |i| b[i] + s * c[i]),
+            KernelName::Nstream => parallel::fill(&mut self.out, |i| a[i] + b[i] + s * c[i]),
+            KernelName::Dot => self.dot = parallel::sum(a.len(), |i| a[i] * b[i]),
         }
     }
 
     fn validate(&self) -> Validation {
-        if self.kernel == "dot" {
-            return validate("dot", Precision::F64, &self.inputs, &[self.dot]);
+        if self.kernel == KernelName::Dot {
+            return validate(KernelName::Dot, Precision::F64, &self.inputs, &[self.dot]);
         }
-        validate(&self.kernel, Precision::F64, &self.inputs, &self.out)
+        validate(self.kernel, Precision::F64, &self.inputs, &self.out)
     }
 
     fn model(&self) -> Model {
-        model(&self.kernel, self.inputs.a.len() as u64, Precision::F64)
+        model(self.kernel, self.inputs.a.len() as u64, Precision::F64)
     }
 }

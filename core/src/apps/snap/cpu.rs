@@ -1,8 +1,8 @@
 //! The CPU reference platform's kernel.
 
 use super::sna::{self, AtomState, C, Config, Tables};
-use super::{model, problem};
-use crate::app::{Case, CpuKernel, Model, Validation};
+use super::{KernelName, Params, model, problem};
+use crate::app::{CpuKernel, Model, Validation};
 use crate::error::Result;
 use crate::precision::Precision;
 
@@ -10,7 +10,7 @@ use crate::precision::Precision;
 /// the reference's inputs), checked against the reference file or, for the
 /// synthetic problem, by the forces summing to zero.
 pub(super) struct SnapCpu {
-    kernel: String,
+    kernel: KernelName,
     config: Config,
     tables: Tables,
     geo: Vec<[f64; 8]>,
@@ -22,22 +22,18 @@ pub(super) struct SnapCpu {
 }
 
 impl SnapCpu {
-    pub(super) fn new(case: &Case) -> Result<SnapCpu> {
-        let (config, file_forces) = problem(case)?;
+    /// The problem of `params` and, for a stage, the reference's states before it.
+    pub(super) fn new(params: &Params) -> Result<SnapCpu> {
+        let (config, file_forces) = problem(params)?;
         let tables = config.tables();
         let geo = config.geometries();
-        let states = if case.kernel == "force" || case.kernel == "compute_U" {
-            Vec::new()
-        } else {
-            config.states(&tables, &geo)
+        let states = match params.kernel {
+            KernelName::Force | KernelName::ComputeU => Vec::new(),
+            _ => config.states(&tables, &geo),
         };
         Ok(SnapCpu {
-            kernel: case.kernel.clone(),
-            steps: if case.kernel == "force" {
-                case.uint("steps")?
-            } else {
-                1
-            },
+            kernel: params.kernel,
+            steps: params.run_steps(),
             config,
             tables,
             geo,
@@ -52,8 +48,8 @@ impl SnapCpu {
 impl CpuKernel for SnapCpu {
     fn run(&mut self) {
         let (c, t, g) = (&self.config, &self.tables, &self.geo);
-        match self.kernel.as_str() {
-            "compute_U" => {
+        match self.kernel {
+            KernelName::ComputeU => {
                 self.states = crate::parallel::collect(c.nlocal, |i| {
                     let (ulist, utot) = c.atom_u(t, g, i);
                     AtomState {
@@ -63,20 +59,20 @@ impl CpuKernel for SnapCpu {
                     }
                 });
             }
-            "compute_Y" => {
+            KernelName::ComputeY => {
                 let y = crate::parallel::collect(c.nlocal, |i| t.ylist(&self.states[i].utot));
                 for (s, y) in self.states.iter_mut().zip(y) {
                     s.y = y;
                 }
             }
-            "compute_dU" => {
+            KernelName::ComputeDu => {
                 self.du = crate::parallel::collect(c.pairs(), |q| {
                     let u = &self.states[q / c.nnbr].ulist[q % c.nnbr];
                     Config::pair_du(t, &g[q], u)
                 });
             }
-            "compute_dE" => self.forces = c.pair_forces(t, g, &self.states),
-            _ => {
+            KernelName::ComputeDe => self.forces = c.pair_forces(t, g, &self.states),
+            KernelName::Force => {
                 for _ in 0..self.steps {
                     self.forces = c.forces();
                 }
@@ -85,7 +81,7 @@ impl CpuKernel for SnapCpu {
     }
 
     fn validate(&self) -> Validation {
-        if self.kernel != "force" {
+        if self.kernel != KernelName::Force {
             let values = self.states.iter().flat_map(|s| s.utot.iter().chain(&s.y));
             let du = self.du.iter().flatten().flatten();
             let bad = values
@@ -123,7 +119,7 @@ impl CpuKernel for SnapCpu {
 
     fn model(&self) -> Model {
         model(
-            &self.kernel,
+            self.kernel,
             &self.tables,
             &self.config,
             self.steps,

@@ -3,12 +3,13 @@
 
 use std::collections::BTreeMap;
 
+use super::plan::Plan;
 use super::sna::{self, C, Config};
-use super::{Dims, KERNELS, Layout, encode_inputs, model, problem, spec, tolerance};
-use crate::app::{Case, Kernel, Model, Timestamps, Validation};
+use super::{Dims, KernelName, Layout, Params, encode_inputs, model, problem, spec, tolerance};
+use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::error::{Error, Result};
-use crate::gpu::Gpu;
-use crate::gpu::{Bind, Pipeline, dispatch_shape};
+use crate::gpu::{Bind, Gpu, Pipeline};
+use crate::params::Choice;
 use crate::precision::Precision;
 
 /// What the outputs of one run must match.
@@ -46,64 +47,26 @@ pub(super) struct SnapGpu {
     buffers: Vec<wgpu::Buffer>,
     /// One bind group per batch (they differ in the batch uniform).
     groups: Vec<wgpu::BindGroup>,
-    /// Run for every batch, in order: (index in [`KERNELS`], pipeline, dispatch shape).
-    stages: Vec<(usize, Pipeline, (u32, u32))>,
+    /// Run for every batch, in order: (kernel stage, pipeline, dispatch shape).
+    stages: Vec<(KernelName, Pipeline, (u32, u32))>,
     gather: Option<(Pipeline, (u32, u32))>,
     profile: Option<Profile>,
     expected: Expected,
     model: Model,
 }
 
-/// Atoms per batch: the request, else as many as the largest scratch array
-/// (dU: 3 x NY complex per pair) lets one binding hold.
-fn batch_atoms(case: &Case, c: &Config, ny: usize, p: Precision, gpu: &Gpu) -> Result<usize> {
-    let per_atom = (c.nnbr * ny * 6) as u64 * p.real_bytes();
-    let max = gpu.caps.max_storage_binding.min(gpu.caps.max_buffer);
-    let fit = (max / per_atom) as usize;
-    if fit == 0 {
-        return Err(Error::OverLimit {
-            limit: "max_storage_buffer_binding_size",
-            needed: per_atom,
-            max,
-        });
-    }
-    let asked = case.uint("batch")? as usize;
-    if case.kernel != "force" {
-        // A kernel timed alone keeps every atom's arrays for its validation.
-        if asked > 0 && asked < c.nlocal {
-            return Err(Error::bad_param(
-                "batch",
-                format!(
-                    "{} runs on all atoms at once; batches split only the force kernel",
-                    case.kernel
-                ),
-            ));
-        }
-        if fit < c.nlocal {
-            return Err(Error::OverLimit {
-                limit: "max_storage_buffer_binding_size",
-                needed: per_atom * c.nlocal as u64,
-                max,
-            });
-        }
-    }
-    let b = if asked > 0 { asked } else { fit };
-    let b = b.min(fit).min(c.nlocal);
-    Ok(b)
-}
-
 /// A kernel timed alone: uploads its inputs from the CPU reference (so it
 /// runs without the kernels before it) and returns what it must produce.
 fn stage_inputs(
     gpu: &Gpu,
-    case: &Case,
+    params: &Params,
     config: &Config,
     t: &sna::Tables,
     geo: &[[f64; 8]],
     layout: Layout,
     buffers: &[wgpu::Buffer],
 ) -> Expected {
-    let (p, kernel) = (case.precision, case.kernel.as_str());
+    let (p, kernel) = (params.precision, params.kernel);
     let ny = t.ny();
     let states = config.states(t, geo);
     let ulists: Vec<&[C]> = states
@@ -116,8 +79,8 @@ fn stage_inputs(
     };
     let per_atom = |f: fn(&sna::AtomState) -> &[C]| -> Vec<&[C]> { states.iter().map(f).collect() };
     match kernel {
-        "compute_U" => Expected::U(per_atom(|s| &s.utot).concat(), ulists.concat()),
-        "compute_Y" => {
+        KernelName::ComputeU => Expected::U(per_atom(|s| &s.utot).concat(), ulists.concat()),
+        KernelName::ComputeY => {
             upload(UTOT, &per_atom(|s| &s.utot), ny);
             Expected::Y(per_atom(|s| &s.y).concat())
         }
@@ -125,7 +88,7 @@ fn stage_inputs(
             let du: Vec<Vec<C>> = crate::parallel::collect(config.pairs(), |q| {
                 Config::pair_du(t, &geo[q], ulists[q]).concat()
             });
-            if kernel == "compute_dU" {
+            if kernel == KernelName::ComputeDu {
                 upload(ULIST, &ulists, ny);
                 return Expected::Du(du.concat());
             }
@@ -145,20 +108,47 @@ fn stage_inputs(
     }
 }
 
+/// The buffers of a case, in binding order: the inputs and tables, then
+/// the scratch arrays of one batch and the forces, poisoned.
+fn buffers(
+    gpu: &Gpu,
+    p: Precision,
+    config: &Config,
+    ny: usize,
+    batch: usize,
+    (inp, tab): (&[f64], &[u32]),
+) -> Result<Vec<wgpu::Buffer>> {
+    let rb = p.real_bytes();
+    let poison = p.poison_pattern();
+    let cplx = |n: usize| 2 * n as u64 * rb;
+    let npb = batch * config.nnbr;
+    Ok(vec![
+        gpu.storage_init("snap-inp", &p.encode(inp))?,
+        gpu.storage_init("snap-tab", bytemuck::cast_slice(tab))?,
+        gpu.storage_poisoned("snap-ulist", cplx(npb * ny), &poison)?,
+        gpu.storage_poisoned("snap-dulist", cplx(3 * npb * ny), &poison)?,
+        gpu.storage_poisoned("snap-utot", cplx(batch * ny), &poison)?,
+        gpu.storage_poisoned("snap-ylist", cplx(batch * ny), &poison)?,
+        gpu.storage_poisoned("snap-fij", 3 * config.pairs() as u64 * rb, &poison)?,
+        gpu.storage_poisoned("snap-force", 3 * config.ntotal as u64 * rb, &poison)?,
+    ])
+}
+
 impl SnapGpu {
-    pub(super) fn new(gpu: &Gpu, case: &Case) -> Result<SnapGpu> {
-        let p = case.precision;
-        let layout = Layout::of(case.text("variant"));
-        let (config, file_forces) = problem(case)?;
+    /// Plans `params` for `gpu`, builds its pipelines and uploads its inputs
+    /// (for a kernel timed alone, those the CPU reference gives it).
+    pub(super) fn new(gpu: &Gpu, params: &Params) -> Result<SnapGpu> {
+        let p = params.precision;
+        let layout = Layout::of(params.variant);
+        let (config, file_forces) = problem(params)?;
         let t = config.tables();
         let ny = t.ny();
-        let batch = batch_atoms(case, &config, ny, p, gpu)?;
-        let npb = batch * config.nnbr;
+        let plan = Plan::new(params, &gpu.caps, &config, ny)?;
+        let batch = plan.batch;
         let geo = config.geometries();
         let (inp, tab) = encode_inputs(&t, &config, &geo);
         let dims = Dims::new(&t, config.nnbr, batch, config.nlocal, config.ntotal);
-        let wg = case.uint("wg")? as u32;
-        let module = spec(p, wg, &dims, layout);
+        let module = spec(p, params.wg, &dims, layout);
         let binds = [
             Bind::Read,
             Bind::Read,
@@ -170,72 +160,32 @@ impl SnapGpu {
             Bind::ReadWrite,
             Bind::Uniform,
         ];
-        let max = gpu.caps.max_workgroups_per_dim;
-        let shape = |n: usize| dispatch_shape(n as u64, wg, max);
-        let stage = |name: &str| -> Result<Vec<(&'static str, (u32, u32))>> {
-            Ok(match (name, layout.collapsed) {
-                ("compute_U", false) => vec![("u_atom", shape(batch)?)],
-                ("compute_U", true) => {
-                    vec![("u_pairs", shape(npb)?), ("u_sums", shape(batch * ny)?)]
-                }
-                ("compute_Y", false) => vec![("y_atom", shape(batch)?)],
-                ("compute_Y", true) => vec![("y_elems", shape(batch * ny)?)],
-                ("compute_dU", false) => vec![("du_atom", shape(batch)?)],
-                ("compute_dU", true) => vec![("du_pairs", shape(3 * npb)?)],
-                ("compute_dE", false) => vec![("de_atom", shape(batch)?)],
-                _ => vec![("de_pairs", shape(3 * npb)?)],
-            })
+        let stages = plan
+            .stages
+            .iter()
+            .map(|&(k, entry, sh)| Ok((k, gpu.pipeline(&module, entry, &binds)?, sh)))
+            .collect::<Result<Vec<_>>>()?;
+        let gather = match plan.gather {
+            Some(sh) => Some((gpu.pipeline(&module, "gather", &binds)?, sh)),
+            None => None,
         };
-        let names: Vec<&str> = if case.kernel == "force" {
-            KERNELS[..4].to_vec()
-        } else {
-            vec![case.kernel.as_str()]
-        };
-        let mut stages = Vec::new();
-        for n in names {
-            let k = KERNELS.iter().position(|x| *x == n).unwrap_or(0);
-            for (entry, sh) in stage(n)? {
-                stages.push((k, gpu.pipeline(&module, entry, &binds)?, sh));
-            }
-        }
-        let gather = if case.kernel == "force" {
-            Some((
-                gpu.pipeline(&module, "gather", &binds)?,
-                shape(config.ntotal)?,
-            ))
-        } else {
-            None
-        };
-
-        // Inputs and the expected outputs; a per-kernel case takes its
-        // inputs from the CPU reference so it runs (and is timed) alone.
-        let rb = p.real_bytes();
-        let poison = p.poison_pattern();
-        let cplx = |n: usize| 2 * n as u64 * rb;
-        let inp_buf = gpu.storage_init("snap-inp", &p.encode(&inp))?;
-        let tab_buf = gpu.storage_init("snap-tab", bytemuck::cast_slice(&tab))?;
-        let ulist = gpu.storage_poisoned("snap-ulist", cplx(npb * ny), &poison)?;
-        let dulist = gpu.storage_poisoned("snap-dulist", cplx(3 * npb * ny), &poison)?;
-        let utot = gpu.storage_poisoned("snap-utot", cplx(batch * ny), &poison)?;
-        let ylist = gpu.storage_poisoned("snap-ylist", cplx(batch * ny), &poison)?;
-        let fij = gpu.storage_poisoned("snap-fij", 3 * config.pairs() as u64 * rb, &poison)?;
-        let force = gpu.storage_poisoned("snap-force", 3 * config.ntotal as u64 * rb, &poison)?;
-        let buffers = vec![inp_buf, tab_buf, ulist, dulist, utot, ylist, fij, force];
+        let buffers = buffers(gpu, p, &config, ny, batch, (&inp, &tab))?;
         let expected = match file_forces {
-            Some(f) if case.kernel == "force" => Expected::Forces(f, true),
-            _ if case.kernel == "force" => Expected::Forces(config.forces(), false),
-            _ => stage_inputs(gpu, case, &config, &t, &geo, layout, &buffers),
+            Some(f) if params.kernel == KernelName::Force => Expected::Forces(f, true),
+            _ if params.kernel == KernelName::Force => Expected::Forces(config.forces(), false),
+            _ => stage_inputs(gpu, params, &config, &t, &geo, layout, &buffers),
         };
         let first = &stages
             .first()
             .ok_or_else(|| Error::bad_param("kernel", "no stage"))?
             .1;
-        let groups = (0..config.nlocal.div_ceil(batch))
-            .map(|b| {
-                let count = batch.min(config.nlocal - b * batch);
+        let groups = plan
+            .batches
+            .iter()
+            .map(|&(start, count)| {
                 let u = gpu.uniform(
                     "snap-batch",
-                    bytemuck::cast_slice(&[(b * batch) as u32, count as u32, 0, 0]),
+                    bytemuck::cast_slice(&[start as u32, count as u32, 0, 0]),
                 );
                 let mut res: Vec<wgpu::BindingResource> =
                     buffers.iter().map(|x| x.as_entire_binding()).collect();
@@ -243,16 +193,12 @@ impl SnapGpu {
                 gpu.bind_resources(first, &res)
             })
             .collect();
-        let steps = if case.kernel == "force" {
-            case.uint("steps")?
-        } else {
-            1
-        };
+        let steps = params.run_steps();
         let profile = gather
             .as_ref()
-            .and_then(|_| Profile::new(gpu, config.nlocal.div_ceil(batch)));
+            .and_then(|_| Profile::new(gpu, plan.batches.len()));
         Ok(SnapGpu {
-            model: model(&case.kernel, &t, &config, steps, p),
+            model: model(params.kernel, &t, &config, steps, p),
             ny,
             precision: p,
             layout,
@@ -364,7 +310,7 @@ impl SnapGpu {
         &self,
         pass: &mut wgpu::ComputePass<'_>,
         group: &wgpu::BindGroup,
-        k: Option<usize>,
+        k: Option<KernelName>,
     ) {
         for (stage, pipe, shape) in &self.stages {
             if k.is_none_or(|k| k == *stage) {
@@ -397,7 +343,7 @@ impl SnapGpu {
             q += 2;
         };
         for group in &self.groups {
-            for k in 0..4 {
+            for &k in &KernelName::ALL[..4] {
                 timed(enc, &|pass| self.dispatch(pass, group, Some(k)));
             }
         }
@@ -505,7 +451,7 @@ impl Kernel for SnapGpu {
         {
             let total: f64 = s.iter().sum();
             m.insert("profiled_call_ms".into(), total * 1e3);
-            let names = KERNELS[..4].iter().chain(&["gather"]);
+            let names = KernelName::NAMES[..4].iter().chain(&["gather"]);
             for (name, t) in names.zip(s) {
                 m.insert(format!("share_{name}"), t / total.max(1e-300));
             }

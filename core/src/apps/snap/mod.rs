@@ -22,16 +22,16 @@
 mod cpu;
 mod gpu;
 pub mod lattice;
+mod plan;
 pub mod refdata;
 pub mod sna;
 
-use crate::app::{
-    App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, check_wg, wg_param,
-};
+use crate::app::{App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, wg_param};
 use crate::apps::common::{fresh_rng, parse_size};
+use crate::choice;
 use crate::error::{Error, Result};
 use crate::gpu::{Capabilities, Gpu};
-use crate::params::Resolved;
+use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 use cpu::SnapCpu;
@@ -40,20 +40,115 @@ use sna::{C, Config, Tables};
 
 const SOURCE: &str = include_str!("../../../../shaders/snap/snap.wgsl");
 
-/// The four kernels of a force call, and the whole call.
-const KERNELS: &[&str] = &[
-    "compute_U",
-    "compute_Y",
-    "compute_dU",
-    "compute_dE",
-    "force",
-];
+choice! {
+    /// The four kernels of a force call, and the whole call.
+    pub enum KernelName("kernel") {
+        /// Wigner U of every neighbour, summed with the switching function.
+        ComputeU = "compute_U",
+        /// Beta-weighted Clebsch-Gordan products of the total U.
+        ComputeY = "compute_Y",
+        /// dU of every pair.
+        ComputeDu = "compute_dU",
+        /// dE/dr of every pair.
+        ComputeDe = "compute_dE",
+        /// The whole force call.
+        Force = "force",
+    }
+}
 
-/// The seed's optimisation cases.
-const VARIANTS: &[&str] = &["baseline", "collapse", "column-major", "reorder"];
+impl KernelName {
+    /// The kernel's position in a force call (the force call itself last).
+    fn stage(self) -> usize {
+        Self::ALL.iter().position(|k| *k == self).unwrap_or(0)
+    }
+}
+
+choice! {
+    /// The seed's optimisation cases.
+    pub enum Variant("variant") {
+        /// An invocation per atom.
+        Baseline = "baseline",
+        /// Atom, neighbour and index loops in the dispatch.
+        Collapse = "collapse",
+        /// Collapsed, atom fastest in memory.
+        ColumnMajor = "column-major",
+        /// Column-major, atom fastest among the invocations.
+        Reorder = "reorder",
+    }
+}
 
 /// BCC unit cells a side: small (54 atoms, for CI) and the seed's 2000 atoms.
 const SIZES: &[(&str, u64)] = &[("small", 3), ("default", 10)];
+
+/// One snap case, typed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Arithmetic.
+    pub precision: Precision,
+    /// Kernel.
+    pub kernel: KernelName,
+    /// The seed's optimisation case.
+    pub variant: Variant,
+    /// 2J.
+    pub twojmax: u32,
+    /// BCC unit cells a side of the synthetic problem (0 with a reference file).
+    pub cells: u64,
+    /// Atoms.
+    pub atoms: u64,
+    /// Force calls per run of the force kernel (recorded for every kernel).
+    pub steps: u64,
+    /// Atoms per batch (0: as many as the binding limit allows).
+    pub batch: u64,
+    /// TestSNAP reference file, or empty for the synthetic problem.
+    pub refdata: String,
+    /// Workgroup size.
+    pub wg: u32,
+}
+
+impl Params {
+    /// The case these parameters describe (its variant label and record
+    /// parameters are those of every snap result file).
+    pub fn case(&self) -> Case {
+        let variant = format!("{}/2J{}/wg{}", self.variant, self.twojmax, self.wg);
+        Case::new("snap", self.kernel.name(), &variant, self.precision)
+            .param("variant", self.variant)
+            .param("twojmax", self.twojmax)
+            .param("cells", self.cells)
+            .param("atoms", self.atoms)
+            .param("steps", self.steps)
+            .param("batch", self.batch)
+            .param("refdata", &self.refdata)
+            .param("wg", self.wg)
+    }
+
+    /// Force calls one run makes: `steps` for the force kernel, else one.
+    fn run_steps(&self) -> u64 {
+        if self.kernel == KernelName::Force {
+            self.steps
+        } else {
+            1
+        }
+    }
+}
+
+impl TryFrom<&Case> for Params {
+    type Error = Error;
+
+    fn try_from(case: &Case) -> Result<Params> {
+        Ok(Params {
+            precision: case.precision,
+            kernel: case.kernel_as()?,
+            variant: case.choice()?,
+            twojmax: case.u32("twojmax")?,
+            cells: case.uint("cells")?,
+            atoms: case.uint("atoms")?,
+            steps: case.uint("steps")?,
+            batch: case.uint("batch")?,
+            refdata: case.text("refdata").to_string(),
+            wg: case.u32("wg")?,
+        })
+    }
+}
 
 /// The `snap` app.
 pub struct Snap;
@@ -77,13 +172,13 @@ impl App for Snap {
             ParamSpec {
                 name: "kernel",
                 help: "compute_U, compute_Y, compute_dU, compute_dE (each alone, inputs from the CPU reference) or force (the whole force call)",
-                kind: ParamKind::Choice(KERNELS),
+                kind: ParamKind::Choice(KernelName::NAMES),
                 default: "compute_U,compute_Y,compute_dU,compute_dE,force",
             },
             ParamSpec {
                 name: "variant",
                 help: "baseline (invocation per atom), collapse (atom, neighbour and index loops in the dispatch), column-major (atom fastest in memory), reorder (column-major, atom fastest among invocations)",
-                kind: ParamKind::Choice(VARIANTS),
+                kind: ParamKind::Choice(Variant::NAMES),
                 default: "reorder",
             },
             ParamSpec {
@@ -155,67 +250,58 @@ impl App for Snap {
             let c = &data.config;
             (vec![c.twojmax as u64], 0, c.nlocal as u64)
         };
-        let steps = r.uints("steps").first().copied().unwrap_or(1);
-        let batch = r.uints("batch").first().copied().unwrap_or(0);
-        let mut cases = Vec::new();
-        for &p in &r.precisions {
-            for &twoj in &twojs {
-                for kernel in r.list("kernel") {
-                    for variant in r.list("variant") {
-                        for wg in r.uints("wg") {
-                            let wg = check_wg(wg, caps)?;
-                            cases.push(
-                                Case::new(
-                                    self.name(),
-                                    kernel,
-                                    &format!("{variant}/2J{twoj}/wg{wg}"),
-                                    p,
-                                )
-                                .param("variant", variant)
-                                .param("twojmax", twoj)
-                                .param("cells", cells)
-                                .param("atoms", atoms)
-                                .param("steps", steps)
-                                .param("batch", batch)
-                                .param("refdata", &path)
-                                .param("wg", wg),
-                            );
-                        }
-                    }
-                }
-            }
-        }
-        Ok(cases)
+        let twojs: Vec<u32> = twojs.into_iter().map(|t| t as u32).collect();
+        let base = Params {
+            precision: Precision::F32,
+            kernel: KernelName::Force,
+            variant: Variant::Reorder,
+            twojmax: 0,
+            cells,
+            atoms,
+            steps: r.uint("steps"),
+            batch: r.uint("batch"),
+            refdata: path,
+            wg: 1,
+        };
+        Ok(Grid::new(base)
+            .axis(&r.precisions, |c, p| c.precision = p)
+            .axis(&twojs, |c, t| c.twojmax = t)
+            .axis(&r.choices(), |c, k| c.kernel = k)
+            .axis(&r.choices(), |c, v| c.variant = v)
+            .axis(&r.wgs(caps)?, |c, wg| c.wg = wg)
+            .points()
+            .iter()
+            .map(Params::case)
+            .collect())
     }
 
     fn prepare(&self, gpu: &Gpu, case: &Case) -> Result<Box<dyn Kernel>> {
-        Ok(Box::new(SnapGpu::new(gpu, case)?))
+        Ok(Box::new(SnapGpu::new(gpu, &Params::try_from(case)?)?))
     }
 
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
         // TestSNAP's 2J = 2 file: 2 atoms of 8 neighbours among 35.
         let t = Tables::new(2, &[0.1; 5]);
         let dims = Dims::new(&t, 8, 2, 2, 35);
-        VARIANTS
+        Variant::ALL
             .iter()
-            .map(|v| spec(p, 64, &dims, Layout::of(v)))
+            .map(|&v| spec(p, 64, &dims, Layout::of(v)))
             .collect()
     }
 
     fn prepare_cpu(&self, case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
-        Some(SnapCpu::new(case).map(|k| Box::new(k) as Box<dyn CpuKernel>))
+        let cpu = Params::try_from(case).and_then(|p| SnapCpu::new(&p));
+        Some(cpu.map(|k| Box::new(k) as Box<dyn CpuKernel>))
     }
 }
 
 /// A case's configuration and, for a reference file, its forces.
-fn problem(case: &Case) -> Result<(Config, Option<Vec<f64>>)> {
-    let path = case.text("refdata");
-    if path.is_empty() {
-        let cells = case.uint("cells")? as usize;
-        let twoj = case.uint("twojmax")? as u32;
-        Ok((lattice::bcc(cells, twoj, &mut fresh_rng())?, None))
+fn problem(params: &Params) -> Result<(Config, Option<Vec<f64>>)> {
+    if params.refdata.is_empty() {
+        let cells = params.cells as usize;
+        Ok((lattice::bcc(cells, params.twojmax, &mut fresh_rng())?, None))
     } else {
-        let d = refdata::load(path)?;
+        let d = refdata::load(&params.refdata)?;
         Ok((d.config, Some(d.fj)))
     }
 }
@@ -232,11 +318,11 @@ struct Layout {
 }
 
 impl Layout {
-    fn of(variant: &str) -> Layout {
+    fn of(variant: Variant) -> Layout {
         Layout {
-            collapsed: variant != "baseline",
-            colmajor: variant == "column-major" || variant == "reorder",
-            reorder: variant == "reorder",
+            collapsed: variant != Variant::Baseline,
+            colmajor: matches!(variant, Variant::ColumnMajor | Variant::Reorder),
+            reorder: variant == Variant::Reorder,
         }
     }
 
@@ -369,7 +455,7 @@ fn encode_inputs(t: &Tables, c: &Config, geo: &[[f64; 8]]) -> (Vec<f64>, Vec<u32
 
 /// Work of one run of `kernel` from the tables: complex multiplies and adds
 /// as the kernels do them (6 and 2 flops, 2 for a real scale).
-fn model(kernel: &str, t: &Tables, c: &Config, steps: u64, p: Precision) -> Model {
+fn model(kernel: KernelName, t: &Tables, c: &Config, steps: u64, p: Precision) -> Model {
     let (ny, pairs, atoms) = (t.ny() as f64, c.pairs() as f64, c.nlocal as f64);
     let rb = p.real_bytes() as f64;
     let y_flops: f64 = t
@@ -395,12 +481,12 @@ fn model(kernel: &str, t: &Tables, c: &Config, steps: u64, p: Precision) -> Mode
             bytes: (6.0 * pairs * ny + 2.0 * atoms * ny + 3.0 * pairs) * rb,
         },
     ];
-    match KERNELS.iter().position(|k| *k == kernel) {
-        Some(i) if i < 4 => stages[i],
-        _ => Model {
+    match kernel {
+        KernelName::Force => Model {
             flops: steps as f64 * stages.iter().map(|s| s.flops).sum::<f64>(),
             bytes: steps as f64 * (stages.iter().map(|s| s.bytes).sum::<f64>() + 6.0 * pairs * rb),
         },
+        k => stages[k.stage()],
     }
 }
 

@@ -190,20 +190,30 @@ mod tests {
         for (field, value, msg) in cases {
             let old = v[field].clone();
             v[field] = value;
-            let err = parse(&v.to_string(), "x.json")
-                .expect_err(field)
-                .to_string();
-            assert!(
-                err.contains(msg) && err.contains("x.json"),
-                "{field}: {err}"
-            );
+            match parse(&v.to_string(), "x.json") {
+                Err(Error::BadFile { path, reason }) => {
+                    assert_eq!(path, "x.json", "{field}");
+                    assert!(reason.contains(msg), "{field}: {reason}");
+                }
+                other => panic!("{field}: {other:?}"),
+            }
             v[field] = old;
         }
         let obj = v.as_object_mut().expect("object");
         obj.remove("nghost");
-        let err = parse(&v.to_string(), "x.json").expect_err("missing");
-        assert!(err.to_string().contains("missing field `nghost`"), "{err}");
-        assert!(parse("[1, 2", "t.json").is_err());
-        assert!(load("/nonexistent/snap.json").is_err());
+        match parse(&v.to_string(), "x.json") {
+            Err(Error::BadFile { reason, .. }) => {
+                assert!(reason.contains("`nghost`"), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            parse("[1, 2", "t.json"),
+            Err(Error::BadFile { path, .. }) if path == "t.json"
+        ));
+        assert!(matches!(
+            load("/nonexistent/snap.json"),
+            Err(Error::BadFile { .. })
+        ));
     }
 }

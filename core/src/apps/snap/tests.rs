@@ -141,7 +141,7 @@ fn layouts_round_trip() {
         .map(|p| (0..5).map(|e| C::new(p as f64, e as f64)).collect())
         .collect();
     let refs: Vec<&[C]> = items.iter().map(Vec::as_slice).collect();
-    for v in VARIANTS {
+    for &v in Variant::ALL {
         let l = Layout::of(v);
         assert_eq!(l.unpack(&l.pack(&refs, 5), 3, 5), items.concat(), "{v}");
     }
@@ -160,20 +160,74 @@ fn cases_take_2j_and_atoms_from_a_reference_file() {
     let cases = Snap.cases(&req, &caps).expect("cases");
     assert_eq!(cases.len(), 1);
     assert_eq!(cases[0].text("twojmax"), "4");
-    let bad = Request::default().set("refdata", "/nonexistent.json");
-    assert!(Snap.cases(&bad, &caps).is_err());
-    assert!(
-        Snap.cases(&Request::default().set("size", "2"), &caps)
-            .is_err()
+    assert_eq!(
+        &Params::try_from(&cases[0]).expect("parses").case(),
+        &cases[0]
     );
+    let bad = Request::default().set("refdata", "/nonexistent.json");
+    assert!(matches!(
+        Snap.cases(&bad, &caps),
+        Err(crate::Error::BadFile { .. })
+    ));
+    match Snap.cases(&Request::default().set("size", "2"), &caps) {
+        Err(crate::Error::BadParameter { name, .. }) => assert_eq!(name, "size"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The plan splits the force kernel into batches under the binding limit,
+/// and refuses batches for a kernel timed alone, naming `batch`.
+#[test]
+fn plans_batch_the_force_kernel_only() {
+    let config = lattice(2, 7);
+    let ny = config.tables().ny();
+    let caps = Capabilities {
+        max_storage_binding: 1 << 30,
+        max_buffer: 1 << 30,
+        max_workgroups_per_dim: 65535,
+        ..Default::default()
+    };
+    let force = Params {
+        precision: Precision::F64,
+        kernel: KernelName::Force,
+        variant: Variant::Baseline,
+        twojmax: 2,
+        cells: 3,
+        atoms: config.nlocal as u64,
+        steps: 1,
+        batch: 20,
+        refdata: String::new(),
+        wg: 64,
+    };
+    let plan = plan::Plan::new(&force, &caps, &config, ny).expect("plan");
+    assert_eq!(plan.batches, [(0, 20), (20, 20), (40, 14)]);
+    assert_eq!(plan.stages.len(), 4);
+    assert!(plan.gather.is_some());
+    let alone = Params {
+        kernel: KernelName::ComputeY,
+        ..force
+    };
+    match plan::Plan::new(&alone, &caps, &config, ny) {
+        Err(crate::Error::BadParameter { name, .. }) => assert_eq!(name, "batch"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
 fn cpu_platform_reproduces_the_reference_file() {
-    let case = Case::new("snap", "force", "x", Precision::F64)
-        .param("refdata", "../assets/testsnap/2J2_W.json")
-        .param("steps", 1);
-    let mut k = SnapCpu::new(&case).expect("cpu");
+    let params = Params {
+        precision: Precision::F64,
+        kernel: KernelName::Force,
+        variant: Variant::Reorder,
+        twojmax: 2,
+        cells: 0,
+        atoms: 2,
+        steps: 1,
+        batch: 0,
+        refdata: "../assets/testsnap/2J2_W.json".into(),
+        wg: 64,
+    };
+    let mut k = SnapCpu::new(&params).expect("cpu");
     k.run();
     let v = k.validate();
     assert!(v.passed, "{}", v.detail);

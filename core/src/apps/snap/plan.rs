@@ -1,0 +1,102 @@
+//! The launch plan of a snap case, computed without a device: the atoms per
+//! batch the binding limit allows, and the dispatches of each kernel stage.
+
+use super::sna::Config;
+use super::{KernelName, Layout, Params};
+use crate::error::{Error, Result};
+use crate::gpu::{Capabilities, dispatch_shape};
+use crate::params::Choice;
+
+/// Batches and dispatches of one case.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Plan {
+    /// Atoms per batch.
+    pub batch: usize,
+    /// Run for every batch, in order: (kernel stage, entry point, dispatch shape).
+    pub stages: Vec<(KernelName, &'static str, (u32, u32))>,
+    /// The force gather's dispatch, for the force kernel.
+    pub gather: Option<(u32, u32)>,
+    /// (first atom, atoms) of every batch.
+    pub batches: Vec<(usize, usize)>,
+}
+
+impl Plan {
+    /// The plan of `params` for `config` (U-like arrays of `ny` half
+    /// elements) on an adapter with `caps`.
+    pub fn new(params: &Params, caps: &Capabilities, config: &Config, ny: usize) -> Result<Plan> {
+        let batch = batch_atoms(params, config, ny, caps)?;
+        let npb = batch * config.nnbr;
+        let layout = Layout::of(params.variant);
+        let shape = |n: usize| dispatch_shape(n as u64, params.wg, caps.max_workgroups_per_dim);
+        let kernels = match params.kernel {
+            KernelName::Force => &KernelName::ALL[..4],
+            k => &[k][..],
+        };
+        let mut stages = Vec::new();
+        for &k in kernels {
+            let entries = match (k, layout.collapsed) {
+                (KernelName::ComputeU, false) => vec![("u_atom", shape(batch)?)],
+                (KernelName::ComputeU, true) => {
+                    vec![("u_pairs", shape(npb)?), ("u_sums", shape(batch * ny)?)]
+                }
+                (KernelName::ComputeY, false) => vec![("y_atom", shape(batch)?)],
+                (KernelName::ComputeY, true) => vec![("y_elems", shape(batch * ny)?)],
+                (KernelName::ComputeDu, false) => vec![("du_atom", shape(batch)?)],
+                (KernelName::ComputeDu, true) => vec![("du_pairs", shape(3 * npb)?)],
+                (_, false) => vec![("de_atom", shape(batch)?)],
+                (_, true) => vec![("de_pairs", shape(3 * npb)?)],
+            };
+            stages.extend(entries.into_iter().map(|(entry, sh)| (k, entry, sh)));
+        }
+        let gather = match params.kernel {
+            KernelName::Force => Some(shape(config.ntotal)?),
+            _ => None,
+        };
+        let batches = (0..config.nlocal.div_ceil(batch))
+            .map(|b| (b * batch, batch.min(config.nlocal - b * batch)))
+            .collect();
+        Ok(Plan {
+            batch,
+            stages,
+            gather,
+            batches,
+        })
+    }
+}
+
+/// Atoms per batch: the request, else as many as the largest scratch array
+/// (dU: 3 x NY complex per pair) lets one binding hold.
+fn batch_atoms(params: &Params, c: &Config, ny: usize, caps: &Capabilities) -> Result<usize> {
+    let per_atom = (c.nnbr * ny * 6) as u64 * params.precision.real_bytes();
+    let max = caps.max_storage_binding.min(caps.max_buffer);
+    let fit = (max / per_atom) as usize;
+    if fit == 0 {
+        return Err(Error::OverLimit {
+            limit: "max_storage_buffer_binding_size",
+            needed: per_atom,
+            max,
+        });
+    }
+    let asked = params.batch as usize;
+    if params.kernel != KernelName::Force {
+        // A kernel timed alone keeps every atom's arrays for its validation.
+        if asked > 0 && asked < c.nlocal {
+            return Err(Error::bad_param(
+                "batch",
+                format!(
+                    "{} runs on all atoms at once; batches split only the force kernel",
+                    params.kernel
+                ),
+            ));
+        }
+        if fit < c.nlocal {
+            return Err(Error::OverLimit {
+                limit: "max_storage_buffer_binding_size",
+                needed: per_atom * c.nlocal as u64,
+                max,
+            });
+        }
+    }
+    let b = if asked > 0 { asked } else { fit };
+    Ok(b.min(fit).min(c.nlocal))
+}
