@@ -19,7 +19,7 @@ use crate::io::{self, Drops};
 use crate::panels::{self, files::FileAction};
 use crate::state::{Devices, Ended, Messages, Results, RunState};
 use crate::table::Table;
-use crate::views::{roofline::RooflineView, sweep::SweepView};
+use crate::views::{portability::PortabilityView, roofline::RooflineView, sweep::SweepView};
 
 /// What the path field holds until the user types another.
 const DEFAULT_PATH: &str = "skylight-results.json";
@@ -29,6 +29,7 @@ const DEFAULT_PATH: &str = "skylight-results.json";
 enum View {
     Roofline,
     Sweep,
+    Portability,
 }
 
 /// The Skylight desktop application state; reusable by any eframe front end.
@@ -45,6 +46,7 @@ pub struct SkylightApp {
     view: View,
     roofline: RooflineView,
     sweep: SweepView,
+    portability: PortabilityView,
     demo: Option<Demo>,
     /// Start the preset's run once the adapters are listed.
     autostart: bool,
@@ -69,6 +71,7 @@ impl SkylightApp {
             view: View::Roofline,
             roofline: RooflineView::default(),
             sweep: SweepView::default(),
+            portability: PortabilityView::default(),
             demo: None,
             autostart: false,
             on_finish: None,
@@ -261,10 +264,16 @@ impl eframe::App for SkylightApp {
                     View::Sweep,
                     RichText::new("Sweep").heading(),
                 );
+                ui.selectable_value(
+                    &mut self.view,
+                    View::Portability,
+                    RichText::new("Portability").heading(),
+                );
             });
             match self.view {
                 View::Roofline => self.roofline.show(ui, &now),
                 View::Sweep => self.sweep.show(ui, &now),
+                View::Portability => self.portability.show(ui, &now),
             }
         });
     }

@@ -2,7 +2,7 @@
 //! `benchmarks/`, so the desktop app and the web page can overlay a known
 //! GPU next to the user's own without a file to find or upload.
 
-use skylight_core::record::ResultFile;
+use skylight_core::record::{ResultFile, ResultRecord};
 use skylight_core::roofline::Roofline;
 
 /// One device run: its name and the result files it consists of.
@@ -20,6 +20,19 @@ macro_rules! run_files {
 
 /// Every built-in reference, newest first.
 pub const REFERENCES: &[Reference] = &[
+    Reference {
+        name: "NVIDIA H100 (Vulkan + native CUDA), 2026-11-23",
+        files: run_files!("nvidia-h100-native-2026-11-23-b":
+            "stream-skylight-1.json", "stream-native.json", "peak-skylight.json",
+            "gpp-skylight-1.json", "gpp-native.json", "snap-skylight-1.json", "snap-native.json",
+            "lbm-skylight-1.json", "lbm-native.json", "milc-skylight-1.json", "milc-native.json"),
+    },
+    Reference {
+        name: "NVIDIA H100 (Vulkan + native CUDA: su3, CoMD), 2026-11-23",
+        files: run_files!("nvidia-h100-native-2026-11-23-a":
+            "stream-skylight-1.json", "su3-skylight-1.json", "su3-native.json",
+            "comd-skylight-1.json", "comd-skylight-2.json", "comd-native.json"),
+    },
     Reference {
         name: "NVIDIA H200 (Vulkan), 2026-11-23",
         files: run_files!("nvidia-h200-vulkan-2026-11-23":
@@ -41,17 +54,31 @@ pub const REFERENCES: &[Reference] = &[
 ];
 
 impl Reference {
-    /// The run's files merged into one, with the roofline of its stream and
-    /// peak records.
+    /// The run's files merged into one, with the roofline of its Skylight
+    /// stream and peak records (see [`skylight_roofline`]).
     pub fn load(&self) -> Result<ResultFile, String> {
         let mut records = Vec::new();
         for (file, text) in self.files {
             let f = ResultFile::from_json(text, file).map_err(|e| e.to_string())?;
             records.extend(f.records);
         }
-        let roofline = Roofline::from_records(&records);
+        let roofline = skylight_roofline(&records);
         Ok(ResultFile::new(records, roofline))
     }
+}
+
+/// The roofline measured by `records`' Skylight runs. Native baseline
+/// records never define a ceiling (core's efficiency and portability tables
+/// rate everything against what portable code measured), and a file that
+/// starts with one would otherwise name the roofline after the native
+/// backend.
+pub fn skylight_roofline(records: &[ResultRecord]) -> Option<Roofline> {
+    let own: Vec<ResultRecord> = records
+        .iter()
+        .filter(|r| r.native.is_none())
+        .cloned()
+        .collect();
+    Roofline::from_records(&own)
 }
 
 #[cfg(test)]
@@ -63,7 +90,22 @@ mod tests {
         for r in REFERENCES {
             let f = r.load().expect(r.name);
             assert!(!f.records.is_empty(), "{}", r.name);
-            assert!(f.roofline.is_some(), "{}: no roofline", r.name);
+            let roof = f.roofline.expect(r.name);
+            assert_eq!(roof.platform.backend, "vulkan", "{}", r.name);
+        }
+    }
+
+    #[test]
+    fn native_references_carry_native_records() {
+        let native: Vec<_> = REFERENCES
+            .iter()
+            .filter(|r| r.name.contains("native"))
+            .collect();
+        assert_eq!(native.len(), 2);
+        for r in native {
+            let f = r.load().expect(r.name);
+            assert!(f.records.iter().any(|x| x.native.is_some()), "{}", r.name);
+            assert!(f.records.iter().any(|x| x.native.is_none()), "{}", r.name);
         }
     }
 }

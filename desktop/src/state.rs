@@ -12,7 +12,8 @@ use skylight_core::record::{ResultFile, ResultRecord};
 use skylight_core::roofline::Roofline;
 use skylight_core::runner::Outcome;
 
-use crate::table::Row;
+use crate::reference;
+use crate::table::{Efficiencies, Row};
 use crate::worker::{self, Job, Msg};
 
 /// Shown when no adapter exists.
@@ -232,6 +233,8 @@ pub struct Results {
     stale: bool,
     generation: u64,
     records: Vec<ResultRecord>,
+    /// `records` and every loaded file's records, in that order.
+    all: Vec<ResultRecord>,
     roofline: Option<Roofline>,
     rows: Vec<Row>,
 }
@@ -242,6 +245,9 @@ pub struct Snapshot<'a> {
     pub generation: u64,
     /// This session's completed records.
     pub records: &'a [ResultRecord],
+    /// This session's records, then every loaded file's (what core's
+    /// efficiency and portability tables are built from).
+    pub all: &'a [ResultRecord],
     /// The roofline of this session's records (its stream and peak runs).
     pub roofline: Option<&'a Roofline>,
     /// One row per outcome, then per loaded record, in that order.
@@ -292,7 +298,7 @@ impl Results {
         let roofline = file
             .roofline
             .clone()
-            .or_else(|| Roofline::from_records(&file.records));
+            .or_else(|| reference::skylight_roofline(&file.records));
         log.info(format!(
             "loaded {} results of {device} from {path}",
             file.records.len()
@@ -329,6 +335,7 @@ impl Results {
         Snapshot {
             generation: self.generation,
             records: &self.records,
+            all: &self.all,
             roofline: self.roofline.as_ref(),
             rows: &self.rows,
             loaded: &self.loaded,
@@ -355,14 +362,22 @@ impl Results {
             .platform
             .as_ref()
             .map_or_else(|| "this machine".to_string(), |p| p.name.clone());
+        self.all = self
+            .records
+            .iter()
+            .chain(self.loaded.iter().flat_map(|f| &f.records))
+            .cloned()
+            .collect();
+        let eff = Efficiencies::new(&self.all);
         let local = self
             .outcomes
             .iter()
-            .map(|o| Row::from_outcome(&device, o, self.roofline.as_ref()));
+            .map(|o| Row::from_outcome(&device, o, self.roofline.as_ref(), &eff));
         let loaded = self.loaded.iter().enumerate().flat_map(|(i, f)| {
+            let eff = &eff;
             f.records
                 .iter()
-                .map(move |r| Row::from_record(i + 1, r, f.roofline.as_ref()))
+                .map(move |r| Row::from_record(i + 1, r, f.roofline.as_ref(), eff))
         });
         self.rows = local.chain(loaded).collect();
         self.generation += 1;

@@ -1,12 +1,15 @@
 //! The results table: one [`Row`] per outcome and loaded record, sortable by
 //! any column. The rows come from [`crate::state::Results`]; the table only
 //! keeps the order they are shown in, recomputed when the rows or the sort
-//! change.
+//! change. When native baseline records are loaded, each row also carries
+//! core's efficiencies ([`Efficiencies`]).
 
 use std::cmp::Ordering;
+use std::collections::BTreeMap;
 
 use eframe::egui;
 use skylight_core::Precision;
+use skylight_core::efficiency::{self, Entry, problem_of};
 use skylight_core::record::ResultRecord;
 use skylight_core::roofline::Roofline;
 use skylight_core::runner::Outcome;
@@ -35,13 +38,18 @@ pub enum Column {
     Ai,
     /// Percentage of the attainable roof.
     Roof,
+    /// Native time over this row's (shown when a native record is loaded).
+    AppEff,
+    /// Core's architectural efficiency (shown when a native record is
+    /// loaded and a roofline exists).
+    ArchEff,
     /// Validation or why the case did not run.
     Status,
 }
 
 impl Column {
     /// Every column, in display order.
-    pub const ALL: [Column; 10] = [
+    pub const ALL: [Column; 12] = [
         Column::Source,
         Column::App,
         Column::Kernel,
@@ -51,8 +59,26 @@ impl Column {
         Column::Gbps,
         Column::Ai,
         Column::Roof,
+        Column::AppEff,
+        Column::ArchEff,
         Column::Status,
     ];
+
+    /// The columns `rows` need: the efficiency columns only once a native
+    /// baseline is loaded, the architectural one only where a roofline rated
+    /// some row.
+    pub fn shown(rows: &[Row]) -> Vec<Column> {
+        let native = rows.iter().any(|r| r.native.is_some());
+        let arch = native && rows.iter().any(|r| r.arch_eff.is_some());
+        Column::ALL
+            .into_iter()
+            .filter(|c| match c {
+                Column::AppEff => native,
+                Column::ArchEff => arch,
+                _ => true,
+            })
+            .collect()
+    }
 
     fn title(self) -> &'static str {
         match self {
@@ -65,6 +91,8 @@ impl Column {
             Column::Gbps => "GB/s",
             Column::Ai => "AI",
             Column::Roof => "% roof",
+            Column::AppEff => "app. eff.",
+            Column::ArchEff => "arch. eff.",
             Column::Status => "validation",
         }
     }
@@ -100,17 +128,96 @@ pub struct Row {
     pub failed: bool,
     /// How the kernel was timed (GPU timestamps, wall clock, ...).
     pub timing: String,
+    /// The native code of a baseline record (`UoB-HPC/BabelStream (CUDA)`),
+    /// `None` for Skylight's.
+    pub native: Option<String>,
+    /// Application efficiency: the native time of the same device and
+    /// problem over this Skylight row's time.
+    pub app_eff: Option<f64>,
+    /// Architectural efficiency, for the rows core's efficiency table rates:
+    /// each problem's best Skylight variant and best native configuration.
+    pub arch_eff: Option<f64>,
+}
+
+/// Key of core's efficiency rows: device, app, kernel, precision, problem.
+type Key = (String, String, String, Precision, String);
+
+/// Core's efficiency rows ([`efficiency::rows`]) of every record shown,
+/// looked up per record.
+pub struct Efficiencies {
+    rows: BTreeMap<Key, efficiency::Row>,
+}
+
+impl Efficiencies {
+    /// The efficiency rows of `records` (this session's and every loaded
+    /// file's together: core pairs records of the same device whatever file
+    /// they came from).
+    pub fn new(records: &[ResultRecord]) -> Self {
+        let rows = efficiency::rows(records)
+            .into_iter()
+            .map(|r| {
+                let key = (
+                    r.device.clone(),
+                    r.app.clone(),
+                    r.kernel.clone(),
+                    r.precision,
+                    r.problem.clone(),
+                );
+                (key, r)
+            })
+            .collect();
+        Efficiencies { rows }
+    }
+
+    /// `r`'s (application, architectural) efficiency. The application one is
+    /// core's ratio (native time over Skylight's, both by the native code's
+    /// statistic) taken for `r`'s own time, so every variant gets one; the
+    /// architectural one is core's figure of the entry `r` is, if it is one.
+    pub fn of(&self, r: &ResultRecord) -> (Option<f64>, Option<f64>) {
+        let key = (
+            r.platform.name.clone(),
+            r.case.app.clone(),
+            r.case.kernel.clone(),
+            r.case.precision,
+            problem_of(r),
+        );
+        let Some(row) = self.rows.get(&key).filter(|_| r.validation.passed) else {
+            return (None, None);
+        };
+        let t = row.statistic.of(&r.stats);
+        // Which of the row's entries is `r`: same variant and same time.
+        let is = |e: &Option<Entry>| {
+            e.as_ref()
+                .filter(|e| e.variant == r.case.variant && e.time_s == t)
+                .and_then(|e| e.architectural)
+        };
+        if r.native.is_some() {
+            return (None, is(&row.native));
+        }
+        let app = row
+            .native
+            .as_ref()
+            .filter(|_| t > 0.0)
+            .map(|n| n.time_s / t);
+        (app, is(&row.skylight))
+    }
 }
 
 impl Row {
     /// The row of a completed record from `source`, its roof fraction taken
-    /// against `roof` (that source's roofline).
-    pub fn from_record(source: usize, r: &ResultRecord, roof: Option<&Roofline>) -> Row {
+    /// against `roof` (that source's roofline), its efficiencies from `eff`.
+    pub fn from_record(
+        source: usize,
+        r: &ResultRecord,
+        roof: Option<&Roofline>,
+        eff: &Efficiencies,
+    ) -> Row {
         let status = if r.validation.passed {
             format!("ok (max err {:.1e})", r.validation.max_error)
         } else {
             format!("FAILED: {}", r.validation.detail)
         };
+        let (app_eff, arch_eff) = eff.of(r);
         Row {
             source,
             device: r.platform.name.clone(),
@@ -127,12 +234,23 @@ impl Row {
             status,
             failed: !r.validation.passed,
             timing: r.timing.name().to_string(),
+            native: r
+                .native
+                .as_ref()
+                .map(|n| format!("{} ({})", n.code, n.model)),
+            app_eff,
+            arch_eff,
         }
     }
 
     /// The row of one of this session's outcomes on `device`; cases that did
     /// not run get a status and no numbers.
-    pub fn from_outcome(device: &str, o: &Outcome, roof: Option<&Roofline>) -> Row {
+    pub fn from_outcome(
+        device: &str,
+        o: &Outcome,
+        roof: Option<&Roofline>,
+        eff: &Efficiencies,
+    ) -> Row {
         let case = o.case();
         let blank = |status: String, failed| Row {
             source: 0,
@@ -148,9 +266,12 @@ impl Row {
             status,
             failed,
             timing: String::new(),
+            native: None,
+            app_eff: None,
+            arch_eff: None,
         };
         match o {
-            Outcome::Done(r) => Row::from_record(0, r, roof),
+            Outcome::Done(r) => Row::from_record(0, r, roof, eff),
             Outcome::Unsupported { reason, .. } => blank(format!("unsupported: {reason}"), false),
             Outcome::Failed { error, .. } => blank(format!("error: {error}"), true),
         }
@@ -174,6 +295,8 @@ pub fn sort_order(rows: &[Row], col: Column, ascending: bool) -> Vec<usize> {
             Column::Gbps => num(a.gbps).total_cmp(&num(b.gbps)),
             Column::Ai => num(a.ai).total_cmp(&num(b.ai)),
             Column::Roof => num(a.roof).total_cmp(&num(b.roof)),
+            Column::AppEff => num(a.app_eff).total_cmp(&num(b.app_eff)),
+            Column::ArchEff => num(a.arch_eff).total_cmp(&num(b.arch_eff)),
             Column::Status => a.status.cmp(&b.status),
         }
     };
@@ -190,6 +313,8 @@ pub struct Table {
     /// Sort column and whether ascending.
     sort: (Column, bool),
     order: Vec<usize>,
+    /// The columns the rows need ([`Column::shown`]).
+    columns: Vec<Column>,
     /// The results generation and sort `order` was computed for.
     built: Option<(u64, Column, bool)>,
 }
@@ -199,6 +324,7 @@ impl Default for Table {
         Table {
             sort: (Column::App, true),
             order: Vec::new(),
+            columns: Vec::new(),
             built: None,
         }
     }
@@ -211,6 +337,7 @@ impl Table {
         let key = Some((generation, self.sort.0, self.sort.1));
         if self.built != key {
             self.order = sort_order(rows, self.sort.0, self.sort.1);
+            self.columns = Column::shown(rows);
             self.built = key;
         }
         egui::ScrollArea::both()
@@ -224,7 +351,9 @@ impl Table {
                         self.header(ui);
                         ui.end_row();
                         for &i in &self.order {
-                            row_cells(ui, &rows[i]);
+                            for &c in &self.columns {
+                                cell(ui, &rows[i], c);
+                            }
                             ui.end_row();
                         }
                     });
@@ -233,7 +362,7 @@ impl Table {
 
     /// The column buttons; a click changes the sort, applied next frame.
     fn header(&mut self, ui: &mut egui::Ui) {
-        for c in Column::ALL {
+        for &c in &self.columns {
             let arrow = match self.sort {
                 (s, true) if s == c => " ^",
                 (s, false) if s == c => " v",
@@ -250,26 +379,43 @@ impl Table {
     }
 }
 
-/// One row's cells, in [`Column::ALL`]'s order.
-fn row_cells(ui: &mut egui::Ui, r: &Row) {
+/// One cell of row `r`: the device in its source's colour, failures in red,
+/// and a native record's variant with its code (hover says which code ran).
+fn cell(ui: &mut egui::Ui, r: &Row, c: Column) {
     let num = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.3}"));
-    ui.colored_label(app_color(&r.app, r.source), &r.device);
-    ui.label(&r.app);
-    ui.label(&r.kernel);
-    ui.label(&r.variant);
-    ui.label(r.precision.name());
-    ui.label(num(r.gflops));
-    ui.label(num(r.gbps));
-    ui.label(num(r.ai));
-    ui.label(
-        r.roof
+    let pct = |v: Option<f64>| v.map_or("—".to_string(), |f| format!("{:.1}%", f * 100.0));
+    let text = match c {
+        Column::Source => {
+            ui.colored_label(app_color(&r.app, r.source), &r.device);
+            return;
+        }
+        Column::Status if r.failed => {
+            ui.colored_label(palette::FAILURE, &r.status);
+            return;
+        }
+        Column::Variant => {
+            let text = match &r.native {
+                Some(code) => format!("{} [{code}]", r.variant),
+                None => r.variant.clone(),
+            };
+            ui.label(text)
+                .on_hover_text(r.native.as_deref().unwrap_or("Skylight"));
+            return;
+        }
+        Column::App => r.app.clone(),
+        Column::Kernel => r.kernel.clone(),
+        Column::Precision => r.precision.name().to_string(),
+        Column::Gflops => num(r.gflops),
+        Column::Gbps => num(r.gbps),
+        Column::Ai => num(r.ai),
+        Column::Roof => r
+            .roof
             .map_or("—".to_string(), |f| format!("{:.1}", f * 100.0)),
-    );
-    if r.failed {
-        ui.colored_label(palette::FAILURE, &r.status);
-    } else {
-        ui.label(&r.status);
-    }
+        Column::AppEff => pct(r.app_eff),
+        Column::ArchEff => pct(r.arch_eff),
+        Column::Status => r.status.clone(),
+    };
+    ui.label(text);
 }
 
 #[cfg(test)]
@@ -290,6 +436,9 @@ impl Row {
             status: "ok".into(),
             failed: false,
             timing: "gpu-ts".into(),
+            native: None,
+            app_eff: None,
+            arch_eff: None,
         }
     }
 }
@@ -324,5 +473,44 @@ mod tests {
         ];
         assert_eq!(sort_order(&rows, Column::Gflops, true), [0, 1, 2]);
         assert_eq!(sort_order(&rows, Column::Gflops, false), [0, 1, 2]);
+    }
+
+    #[test]
+    fn native_files_give_core_efficiencies_to_skylight_rows() {
+        let reference = crate::reference::REFERENCES
+            .iter()
+            .find(|r| r.name.contains("native CUDA), "))
+            .expect("native reference");
+        let records = reference.load().expect("loads").records;
+        let eff = Efficiencies::new(&records);
+        let rows: Vec<Row> = records
+            .iter()
+            .map(|r| Row::from_record(1, r, None, &eff))
+            .collect();
+        assert!(Column::shown(&rows).contains(&Column::AppEff));
+        assert!(
+            rows.iter()
+                .filter(|r| r.native.is_some())
+                .all(|r| r.app_eff.is_none())
+        );
+        // Each problem's best Skylight variant carries core's own figures.
+        for core in efficiency::rows(&records) {
+            let (Some(s), Some(app)) = (&core.skylight, core.application) else {
+                continue;
+            };
+            let best = rows.iter().zip(&records).find(|(row, rec)| {
+                row.native.is_none()
+                    && rec.case.app == core.app
+                    && rec.case.kernel == core.kernel
+                    && rec.case.precision == core.precision
+                    && rec.case.variant == s.variant
+                    && problem_of(rec) == core.problem
+            });
+            let (row, _) = best.expect("best variant row");
+            assert_eq!(row.app_eff, Some(app), "{}/{}", core.app, core.kernel);
+            assert_eq!(row.arch_eff, s.architectural);
+        }
+        let plain = [Row::example("stream", 0, Some(1.0), Some(1.0))];
+        assert!(!Column::shown(&plain).contains(&Column::AppEff));
     }
 }

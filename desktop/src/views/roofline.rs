@@ -26,11 +26,15 @@ struct CeilingItem {
     ridge: Option<(PlotPoint, String)>,
 }
 
-/// Points of one (source, app, precision): one legend entry, one colour and shape.
+/// Points of one (source, app, precision, code): one legend entry, one
+/// colour and shape.
 struct Series {
     name: String,
     color: Color32,
     shape: MarkerShape,
+    /// Hollow for native baselines, so they stand apart from Skylight's
+    /// points of the same app, precision and device.
+    filled: bool,
     points: Vec<PlotPoint>,
 }
 
@@ -104,8 +108,9 @@ fn ceilings(source: usize, roof: &Roofline, ai_min: f64, ai_max: f64) -> Vec<Cei
         .collect()
 }
 
-/// Groups the plottable rows into one series per (source, app, precision):
-/// colour by app, shape by precision, and a name the hover text can look up.
+/// Groups the plottable rows into one series per (source, app, precision,
+/// native code): colour by app, shape by precision, hollow for native
+/// baselines, and a name (with the native code) the hover text can look up.
 fn series(rows: &[Row]) -> (Vec<Series>, HashMap<String, Vec<String>>) {
     let mut series: Vec<Series> = Vec::new();
     let mut hover: HashMap<String, Vec<String>> = HashMap::new();
@@ -116,10 +121,11 @@ fn series(rows: &[Row]) -> (Vec<Series>, HashMap<String, Vec<String>>) {
         let Some(pt) = plot::log_point(ai, g) else {
             continue;
         };
+        let code = r.native.as_ref().map_or(String::new(), |c| format!(" {c}"));
         let name = if r.source == 0 {
-            format!("{} {}", r.app, r.precision)
+            format!("{} {}{code}", r.app, r.precision)
         } else {
-            format!("{} {} @ {}", r.app, r.precision, r.device)
+            format!("{} {}{code} @ {}", r.app, r.precision, r.device)
         };
         hover
             .entry(name.clone())
@@ -131,6 +137,7 @@ fn series(rows: &[Row]) -> (Vec<Series>, HashMap<String, Vec<String>>) {
                 name,
                 color: app_color(&r.app, r.source),
                 shape: precision_marker(r.precision),
+                filled: r.native.is_none(),
                 points: vec![pt.into()],
             }),
         }
@@ -146,14 +153,17 @@ fn hover_text(r: &Row, ai: f64, gflops: f64) -> String {
             format!("{:.1}% of roof", f * 100.0)
         });
     format!(
-        "{} / {} [{}] {}\n{gflops:.2} GFLOP/s, {:.2} GB/s\nAI {ai:.3} FLOP/B, {roof}\n{} (timed by {})",
+        "{} / {} [{}] {}\n{gflops:.2} GFLOP/s, {:.2} GB/s\nAI {ai:.3} FLOP/B, {roof}\n{} (timed by {}){}",
         r.app,
         r.kernel,
         r.variant,
         r.precision,
         r.gbps.unwrap_or(0.0),
         r.device,
-        r.timing
+        r.timing,
+        r.native
+            .as_ref()
+            .map_or(String::new(), |c| format!("\nnative baseline: {c}"))
     )
 }
 
@@ -223,7 +233,7 @@ impl RooflineView {
                         Points::new(s.name.as_str(), s.points.as_slice())
                             .color(s.color)
                             .shape(s.shape)
-                            .filled(true)
+                            .filled(s.filled)
                             .radius(5.0),
                     );
                 }
@@ -246,10 +256,23 @@ mod tests {
             row("stream", 1, 0.1, 20.0),
             row("stream", 0, 0.2, 30.0),
             row("peak", 0, 0.0, 5.0), // AI 0 cannot sit on a log axis
+            Row {
+                native: Some("x/y (CUDA)".into()),
+                ..row("stream", 1, 0.1, 40.0)
+            },
         ];
         let (series, hover) = series(&rows);
         let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["stream f32", "stream f32 @ dev1"]);
+        assert_eq!(
+            names,
+            [
+                "stream f32",
+                "stream f32 @ dev1",
+                "stream f32 x/y (CUDA) @ dev1"
+            ]
+        );
+        assert!(series[1].filled && !series[2].filled);
+        assert!(hover["stream f32 x/y (CUDA) @ dev1"][0].contains("native baseline"));
         assert_eq!(series[0].points.len(), 2);
         let texts = &hover["stream f32"];
         assert!(texts[0].contains("10.00 GFLOP/s") && texts[1].contains("30.00 GFLOP/s"));

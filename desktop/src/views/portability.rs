@@ -1,0 +1,231 @@
+//! The portability view: core's Pennycook PP table ([`portability::table`])
+//! over every platform of this session's records and the loaded files (the
+//! built-in references the user switched on included), and the cascade plot
+//! of one row (Sewall et al., 2020; `skylight pp --plot` draws the same).
+//!
+//! The table is built once per results generation, basis and variant choice.
+
+use eframe::egui::{self, Color32, RichText};
+use egui_plot::{Legend, Line, MarkerShape, Plot, PlotPoint, Points, Text};
+use skylight_core::portability::{self, BEST, Basis, PpRow, PpTable};
+
+use crate::palette;
+use crate::state::Snapshot;
+
+/// Colour of the cascade's efficiency markers and PP line.
+const EFFICIENCY: Color32 = Color32::from_rgb(0, 130, 200);
+const PP_LINE: Color32 = Color32::from_rgb(230, 25, 75);
+
+/// The basis and row choices, and the table they were last built for.
+pub struct PortabilityView {
+    basis: Basis,
+    /// Every variant's row too, not only each kernel's best per platform.
+    variants: bool,
+    /// Index into the table's rows of the row the cascade shows.
+    chosen: usize,
+    table: Option<PpTable>,
+    /// The (results generation, basis, variants) `table` was built for.
+    built: Option<(u64, Basis, bool)>,
+}
+
+impl Default for PortabilityView {
+    fn default() -> Self {
+        PortabilityView {
+            basis: Basis::Architectural,
+            variants: false,
+            chosen: 0,
+            table: None,
+            built: None,
+        }
+    }
+}
+
+/// One row's cascade: the platforms that ran, as (platform index,
+/// efficiency) from most to least efficient, and for each k in 1..=n the PP
+/// over the first k. Platforms that did not run come last, so the PP drops
+/// to 0 where the first of them joins (as Pennycook's definition says).
+pub fn cascade(row: &PpRow) -> (Vec<(usize, f64)>, Vec<f64>) {
+    let mut ran: Vec<(usize, f64)> = row
+        .efficiency
+        .iter()
+        .enumerate()
+        .filter_map(|(p, e)| e.map(|e| (p, e)))
+        .collect();
+    ran.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let pps = (1..=row.efficiency.len())
+        .map(|k| {
+            let prefix: Vec<Option<f64>> = (0..k).map(|j| ran.get(j).map(|r| r.1)).collect();
+            portability::pp(&prefix)
+        })
+        .collect();
+    (ran, pps)
+}
+
+impl PortabilityView {
+    /// Draws the choices, the PP table of `now` and the chosen row's cascade.
+    pub fn show(&mut self, ui: &mut egui::Ui, now: &Snapshot<'_>) {
+        ui.horizontal(|ui| {
+            ui.label("efficiency:");
+            ui.radio_value(&mut self.basis, Basis::Architectural, "architectural")
+                .on_hover_text("rate over the platform's measured roofline at the kernel's AI");
+            ui.radio_value(&mut self.basis, Basis::Application, "application")
+                .on_hover_text("best known time on the platform (its native baseline when loaded) over the time");
+            ui.checkbox(&mut self.variants, "every variant");
+        });
+        let key = (now.generation, self.basis, self.variants);
+        if self.built != Some(key) {
+            self.table = Some(portability::table(now.all, self.basis, &[], self.variants));
+            self.built = Some(key);
+        }
+        let Some(table) = &self.table else {
+            return;
+        };
+        if table.rows.is_empty() {
+            ui.label("run apps on a device, or load result files or reference runs, to rate their portability");
+            return;
+        }
+        self.chosen = self.chosen.min(table.rows.len() - 1);
+        let height = (ui.available_height() * 0.45).max(120.0);
+        egui::ScrollArea::both()
+            .id_salt("pp-table")
+            .max_height(height)
+            .auto_shrink([false, true])
+            .show(ui, |ui| grid(ui, table, &mut self.chosen));
+        ui.separator();
+        cascade_plot(ui, table, &table.rows[self.chosen]);
+    }
+}
+
+/// The PP table; clicking a row's kernel picks it for the cascade.
+fn grid(ui: &mut egui::Ui, table: &PpTable, chosen: &mut usize) {
+    egui::Grid::new("pp-grid")
+        .striped(true)
+        .min_col_width(40.0)
+        .show(ui, |ui| {
+            for title in ["app / kernel", "precision", "variant"] {
+                ui.strong(title);
+            }
+            for p in &table.platforms {
+                ui.strong(p);
+            }
+            ui.strong("PP");
+            ui.end_row();
+            for (i, row) in table.rows.iter().enumerate() {
+                let name = format!("{} / {}", row.app, row.kernel);
+                if ui.selectable_label(*chosen == i, name).clicked() {
+                    *chosen = i;
+                }
+                ui.label(row.precision.name());
+                ui.label(&row.variant);
+                for (e, why) in row.efficiency.iter().zip(&row.missing) {
+                    match (e, why) {
+                        (Some(e), _) => ui.label(format!("{:.1}%", e * 100.0)),
+                        (None, why) => ui.colored_label(
+                            palette::FAILURE,
+                            format!("— {}", why.as_deref().unwrap_or("missing")),
+                        ),
+                    };
+                }
+                ui.label(RichText::new(format!("{:.1}%", row.pp * 100.0)).strong());
+                ui.end_row();
+            }
+        });
+}
+
+/// The cascade of `row`: x = k, markers at the k-th best platform's
+/// efficiency (labelled with it), the line the PP over the first k.
+fn cascade_plot(ui: &mut egui::Ui, table: &PpTable, row: &PpRow) {
+    let (ran, pps) = cascade(row);
+    let variant = if row.variant == BEST {
+        String::new()
+    } else {
+        format!(" [{}]", row.variant)
+    };
+    ui.label(format!(
+        "cascade of {} / {} {}{variant}: PP {:.1}% over {} platforms ({:?} efficiency)",
+        row.app,
+        row.kernel,
+        row.precision,
+        row.pp * 100.0,
+        table.platforms.len(),
+        table.basis
+    ));
+    let points: Vec<PlotPoint> = ran
+        .iter()
+        .enumerate()
+        .map(|(k, (_, e))| PlotPoint::new(k as f64 + 1.0, *e))
+        .collect();
+    let line: Vec<PlotPoint> = pps
+        .iter()
+        .enumerate()
+        .map(|(k, pp)| PlotPoint::new(k as f64 + 1.0, *pp))
+        .collect();
+    let top = ran.iter().map(|r| r.1).fold(1.0f64, f64::max) * 1.1;
+    Plot::new("cascade")
+        .legend(Legend::default())
+        .x_axis_label("k: platforms, most efficient first")
+        .y_axis_label("efficiency / PP")
+        .include_x(0.5)
+        .include_x(pps.len() as f64 + 0.5)
+        .include_y(0.0)
+        .include_y(top)
+        .x_axis_formatter(|mark, _| {
+            // Only whole k name a platform.
+            let k = mark.value.round();
+            if (mark.value - k).abs() < 1e-9 && k >= 1.0 {
+                format!("{k:.0}")
+            } else {
+                String::new()
+            }
+        })
+        .show(ui, |pui| {
+            pui.line(
+                Line::new("PP over the first k", line.as_slice())
+                    .color(PP_LINE)
+                    .width(2.0),
+            );
+            pui.points(
+                Points::new("k-th platform's efficiency", points.as_slice())
+                    .color(EFFICIENCY)
+                    .shape(MarkerShape::Circle)
+                    .filled(true)
+                    .radius(5.0),
+            );
+            for (k, (p, e)) in ran.iter().enumerate() {
+                pui.text(
+                    Text::new(
+                        "",
+                        PlotPoint::new(k as f64 + 1.0, *e),
+                        format!("  {}", table.platforms[*p]),
+                    )
+                    .anchor(egui::Align2::LEFT_BOTTOM)
+                    .color(EFFICIENCY),
+                );
+            }
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skylight_core::Precision;
+
+    #[test]
+    fn cascade_sorts_platforms_and_drops_to_zero_at_the_first_missing() {
+        let row = PpRow {
+            app: "a".into(),
+            kernel: "k".into(),
+            precision: Precision::F32,
+            variant: BEST.into(),
+            efficiency: vec![Some(0.5), None, Some(1.0)],
+            missing: vec![None, Some("no validated f32 run".into()), None],
+            pp: 0.0,
+        };
+        let (ran, pps) = cascade(&row);
+        assert_eq!(ran, vec![(2, 1.0), (0, 0.5)]);
+        assert_eq!(pps.len(), 3);
+        assert_eq!(pps[0], 1.0);
+        assert!((pps[1] - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(pps[2], row.pp);
+    }
+}
