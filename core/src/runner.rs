@@ -305,15 +305,34 @@ async fn time_samples(gpu: &Gpu, kernel: &dyn Kernel, n: u32) -> Result<(TimingM
         }
         return Ok((method, samples));
     }
-    let timer = Timer::new(gpu, method, n);
+    let timer = Timer::new(gpu, n);
     gpu.scoped(|| {
         let mut enc = gpu.device.create_command_encoder(&Default::default());
-        timer.record(&mut enc, &|enc, ts| kernel.encode(enc, ts));
+        for s in 0..n {
+            if method == TimingMethod::GpuTimestampsEncoder {
+                timer.around(&mut enc, s, |enc| kernel.encode(enc, Timestamps::None));
+            } else {
+                kernel.encode(&mut enc, timer.passes(s));
+            }
+        }
+        timer.resolve(&mut enc);
         gpu.queue.submit([enc.finish()]);
         Ok(())
     })
     .await?;
-    Ok((method, timer.read(gpu).await?))
+    let raw = gpu.read_buffers(&[timer.buffer()]).await?;
+    Timer::ticks(&raw[0])
+        .into_iter()
+        .map(|[start, end]| {
+            if end <= start {
+                return Err(Error::Device(format!(
+                    "GPU timestamps not increasing ({start} then {end}): the adapter's timer is unusable"
+                )));
+            }
+            Ok(timer.seconds(end - start))
+        })
+        .collect::<Result<Vec<f64>>>()
+        .map(|samples| (method, samples))
 }
 
 /// The CPU reference platform's identity.
