@@ -18,7 +18,7 @@ pub fn gpu() -> Gpu {
 use skylight_core::Precision;
 use skylight_core::app::{App, Request};
 use skylight_core::record::ResultRecord;
-use skylight_core::runner::{self, Outcome, RunOptions};
+use skylight_core::runner::{Outcome, Platform, RunOptions, Runner};
 
 /// Few runs per case: the integration tests check plumbing and validation, not speed.
 pub const QUICK: RunOptions = RunOptions {
@@ -47,27 +47,24 @@ pub fn double(gpu: &Gpu) -> Precision {
 /// Runs `req` of `app` with the [`QUICK`] options; an error when the
 /// request cannot be planned.
 pub fn try_run(gpu: &Gpu, app: &dyn App, req: &Request) -> skylight_core::Result<Vec<Outcome>> {
-    pollster::block_on(runner::run_request(
-        gpu,
-        app,
-        req,
-        QUICK,
-        &mut |_| {},
-        &|| false,
-    ))
+    try_run_with(gpu, app, req, QUICK)
+}
+
+/// Runs `req` of `app` with `opts` through the runner every front end uses;
+/// an error when the request cannot be planned.
+pub fn try_run_with(
+    gpu: &Gpu,
+    app: &dyn App,
+    req: &Request,
+    opts: RunOptions,
+) -> skylight_core::Result<Vec<Outcome>> {
+    let mut runner = Runner::new(Platform::Gpu(gpu), opts);
+    pollster::block_on(runner.run(app, req, &mut |_| {}, &|| false))
 }
 
 /// Runs `req` of `app` with `opts`; panics when the request cannot be planned.
 pub fn run(gpu: &Gpu, app: &dyn App, req: &Request, opts: RunOptions) -> Vec<Outcome> {
-    pollster::block_on(runner::run_request(
-        gpu,
-        app,
-        req,
-        opts,
-        &mut |_| {},
-        &|| false,
-    ))
-    .expect("run")
+    try_run_with(gpu, app, req, opts).expect("run")
 }
 
 /// Runs `req` of `app` and asserts that exactly `expected_cases` cases ran

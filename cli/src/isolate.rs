@@ -10,6 +10,7 @@
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
+use skylight_core::Error;
 use skylight_core::app::Case;
 use skylight_core::gpu::{Gpu, Selector};
 use skylight_core::record::ResultRecord;
@@ -21,7 +22,7 @@ use skylight_core::runner::{self, Outcome, RunOptions};
 pub fn run_case(case: &Case, adapter: usize, opts: RunOptions) -> Outcome {
     child(case, adapter, opts).unwrap_or_else(|e| Outcome::Failed {
         case: case.clone(),
-        error: format!("{e:#}"),
+        error: Error::Isolated(format!("{e:#}")),
     })
 }
 

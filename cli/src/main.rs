@@ -19,7 +19,7 @@ use skylight_core::app::{App, Request};
 use skylight_core::gpu::{Gpu, Selector, list_adapters};
 use skylight_core::record::{ResultFile, ResultRecord, write_atomic};
 use skylight_core::roofline::Roofline;
-use skylight_core::runner::{self, Outcome, Progress, RunOptions};
+use skylight_core::runner::{Outcome, Platform as Target, Progress, RunOptions, Runner};
 use skylight_core::{Error, Precision, registry};
 
 #[derive(Parser)]
@@ -375,8 +375,10 @@ fn run_app(
     } else {
         let b = ProgressBar::new(0);
         b.set_style(
-            ProgressStyle::with_template("{spinner} [{pos}/{len}] {wide_msg} {elapsed} (ETA {eta})")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(
+                "{spinner} [{pos}/{len}] {wide_msg} {elapsed} (ETA {eta})",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         b
     };
@@ -394,43 +396,23 @@ fn run_app(
             }
         }),
     };
-    let out = match platform {
-        Platform::Gpu(gpu) if isolate => run_isolated(gpu, app, req, opts, &mut progress),
-        Platform::Gpu(gpu) => pollster::block_on(runner::run_request(
-            gpu,
-            app,
-            req,
-            opts,
-            &mut progress,
-            &|| false,
-        )),
-        Platform::Cpu => runner::run_request_cpu(app, req, opts, &mut progress),
+    // With --isolate every case runs in a child process on the same adapter.
+    let adapter = match platform {
+        Platform::Gpu(gpu) => gpu.info.index.unwrap_or(0),
+        Platform::Cpu => 0,
     };
+    let mut child = |case: &skylight_core::app::Case| isolate::run_case(case, adapter, opts);
+    let target = match platform {
+        Platform::Gpu(gpu) if isolate => Target::External {
+            caps: &gpu.caps,
+            run: &mut child,
+        },
+        Platform::Gpu(gpu) => Target::Gpu(gpu),
+        Platform::Cpu => Target::Cpu,
+    };
+    let out = pollster::block_on(Runner::new(target, opts).run(app, req, &mut progress, &|| false));
     bar.finish_and_clear();
     out.with_context(|| format!("app `{}`", app.name()))
-}
-
-/// [`runner::run_request`] with every case in its own process.
-fn run_isolated(
-    gpu: &Gpu,
-    app: &dyn App,
-    req: &Request,
-    opts: RunOptions,
-    progress: &mut dyn FnMut(Progress<'_>),
-) -> skylight_core::Result<Vec<Outcome>> {
-    let (cases, mut outcomes) = runner::plan(app, req, &gpu.caps)?;
-    for o in &outcomes {
-        progress(Progress::Finish(o));
-    }
-    let adapter = gpu.info.index.unwrap_or(0);
-    let total = cases.len();
-    for (index, case) in cases.iter().enumerate() {
-        progress(Progress::Start { case, index, total });
-        let outcome = isolate::run_case(case, adapter, opts);
-        progress(Progress::Finish(&outcome));
-        outcomes.push(outcome);
-    }
-    Ok(outcomes)
 }
 
 fn finish(outcomes: &[Outcome], common: &CommonArgs, sweep: bool) -> Result<bool> {

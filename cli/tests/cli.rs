@@ -144,6 +144,39 @@ fn isolated_cases_come_back_from_their_own_processes() {
     assert!(stderr(&o).contains("--case-json"), "{}", stderr(&o));
 }
 
+/// `--variant` selects su3's thread mapping as it does comd's and snap's,
+/// and the records keep its name in result files, `mapping`.
+#[test]
+fn variant_selects_the_su3_mapping() {
+    let (o, json) = run_to_json(
+        "su3variant",
+        &[
+            "run",
+            "su3",
+            "--variant",
+            "element",
+            "--layout",
+            "soa",
+            "--wg",
+            "128",
+            "--precision",
+            "f32",
+            "--size",
+            "4",
+            "--samples",
+            "2",
+            "--quiet",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&json).expect("results written");
+    let file: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let records = file["records"].as_array().expect("records");
+    assert_eq!(records.len(), 1, "{text}");
+    assert_eq!(records[0]["variant"], "element/soa/wg128", "{text}");
+    assert_eq!(records[0]["params"]["mapping"], "element", "{text}");
+}
+
 fn testsnap(file: &str) -> String {
     format!("{}/../assets/testsnap/{file}", env!("CARGO_MANIFEST_DIR"))
 }

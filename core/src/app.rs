@@ -326,7 +326,7 @@ pub fn wg_param(default: &'static str) -> ParamSpec {
     }
 }
 
-/// `BadParameter` unless `wg` fits the adapter.
+/// `OverLimit` unless `wg` fits the adapter's invocations per workgroup.
 pub fn check_wg(wg: u64, caps: &Capabilities) -> Result<u32> {
     if wg == 0 || wg > caps.max_workgroup_invocations as u64 {
         return Err(Error::OverLimit {

@@ -1,9 +1,11 @@
 //! The one error type of the core library.
 
+use std::sync::Arc;
+
 use thiserror::Error;
 
 /// Everything that can go wrong between a front end's request and a result record.
-#[derive(Debug, Error)]
+#[derive(Clone, Debug, Error)]
 pub enum Error {
     /// No adapter (GPU or software driver) was found, or none matched the selector.
     #[error("no adapter found{0}")]
@@ -11,14 +13,18 @@ pub enum Error {
     /// The adapter lacks a feature that the requested run needs.
     #[error("missing feature: {0} (the adapter does not support it)")]
     MissingFeature(&'static str),
-    /// A requested size exceeds one of the adapter's limits.
-    #[error("size over the adapter limit {limit}: needs {needed} bytes, the limit is {max} bytes")]
+    /// A requested size or count exceeds one of the adapter's limits.
+    #[error(
+        "over the adapter limit {limit}: needs {needed}{unit}, the limit is {max}{unit}",
+        unit = limit_unit(limit)
+    )]
     OverLimit {
-        /// Name of the wgpu limit, e.g. `max_storage_buffer_binding_size`.
+        /// Name of the wgpu limit, e.g. `max_storage_buffer_binding_size`
+        /// (or of the parameter that set a smaller one, e.g. `chunk`).
         limit: &'static str,
-        /// Bytes (or count) the run would need.
+        /// What the run would need, in the limit's unit.
         needed: u64,
-        /// The adapter's limit.
+        /// The limit.
         max: u64,
     },
     /// A parameter given by the user is malformed or out of range.
@@ -30,7 +36,7 @@ pub enum Error {
         reason: String,
     },
     /// No app of that name is registered.
-    #[error("unknown app `{0}` (try `skylight list-apps`)")]
+    #[error("unknown app `{0}` (try `skylight apps`)")]
     UnknownApp(String),
     /// The device was lost or a GPU operation failed.
     #[error("device error: {0}")]
@@ -54,10 +60,30 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A case run in a process of its own (`--isolate`) failed there; the
+    /// child's account of it.
+    #[error("{0}")]
+    Isolated(String),
     /// I/O failure (writing results, reading files). Transparent, so a
     /// context chain names the cause once.
     #[error(transparent)]
-    Io(#[from] std::io::Error),
+    Io(Arc<std::io::Error>),
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(Arc::new(e))
+    }
+}
+
+/// The unit of a limit's figures: bytes for the size limits (and `chunk`),
+/// none for counts (invocations, workgroups).
+fn limit_unit(limit: &str) -> &'static str {
+    if limit.ends_with("_size") || limit == "chunk" {
+        " bytes"
+    } else {
+        ""
+    }
 }
 
 /// Result type of the core library.
@@ -70,5 +96,30 @@ impl Error {
             name: name.into(),
             reason: reason.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+
+    #[test]
+    fn limits_name_their_unit() {
+        let bytes = Error::OverLimit {
+            limit: "max_storage_buffer_binding_size",
+            needed: 10,
+            max: 8,
+        };
+        assert!(
+            bytes
+                .to_string()
+                .ends_with("needs 10 bytes, the limit is 8 bytes")
+        );
+        let count = Error::OverLimit {
+            limit: "max_compute_invocations_per_workgroup",
+            needed: 2048,
+            max: 1024,
+        };
+        assert!(count.to_string().ends_with("needs 2048, the limit is 1024"));
     }
 }

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::app::{Case, Model, Validation};
 use crate::error::{Error, Result};
 use crate::gpu::PlatformInfo;
-use crate::roofline::Roofline;
+use crate::precision::Precision;
+use crate::roofline::{Ceiling, Point, Roofline};
 use crate::timing::{Stats, TimingMethod};
 
 /// Version of the result-file schema; bumped on any incompatible change.
@@ -49,7 +50,7 @@ pub struct ResultRecord {
     /// The native code that produced the record, for baseline records
     /// (`None` for Skylight's own runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub native: Option<crate::native::NativeSource>,
+    pub native: Option<NativeSource>,
 }
 
 impl ResultRecord {
@@ -89,6 +90,144 @@ impl ResultRecord {
             date: now_iso8601(),
             native: None,
         }
+    }
+}
+
+/// Apps whose records define ceilings rather than points.
+const BANDWIDTH_APP: &str = "stream";
+const COMPUTE_APP: &str = "peak";
+const COMPUTE_KERNEL: &str = "fma";
+
+/// Where a baseline record came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NativeSource {
+    /// Programming model, e.g. `CUDA` or `Kokkos-CUDA`.
+    pub model: String,
+    /// The code: a public repository (`UoB-HPC/BabelStream`) or, for a port,
+    /// the recipe that holds it (`baselines/comd`).
+    pub code: String,
+    /// Commit of the code that was built.
+    pub commit: String,
+    /// `true` when the code is a port written for Skylight, not the app's
+    /// own public native code.
+    pub port: bool,
+    /// Compiler and flags, e.g. `nvcc 13.0 -O3 -arch=sm_90`.
+    pub build: String,
+    /// Which statistic of the record's samples is the native code's figure:
+    /// `median`, `mean` or `min` (BabelStream reports its best of N, su3_bench
+    /// the mean of its iterations). Comparisons use the same statistic of
+    /// Skylight's samples.
+    pub statistic: Statistic,
+}
+
+/// A summary statistic of timed samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Statistic {
+    /// The median sample.
+    Median,
+    /// The mean of the samples.
+    Mean,
+    /// The fastest sample.
+    Min,
+}
+
+impl Statistic {
+    /// That statistic of `stats`.
+    pub fn of(self, stats: &Stats) -> f64 {
+        match self {
+            Statistic::Median => stats.median,
+            Statistic::Mean => stats.mean,
+            Statistic::Min => stats.min,
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Statistic::Median => "median",
+            Statistic::Mean => "mean",
+            Statistic::Min => "min",
+        }
+    }
+}
+
+/// The roofline of a set of result records.
+impl Roofline {
+    /// Builds the roofline of the validated records of the first record's
+    /// platform (records of other platforms are left out); `None`
+    /// when they hold no bandwidth measurement.
+    pub fn from_records(records: &[ResultRecord]) -> Option<Roofline> {
+        let platform = records
+            .iter()
+            .find(|r| r.validation.passed)?
+            .platform
+            .clone();
+        let ok: Vec<&ResultRecord> = records
+            .iter()
+            .filter(|r| {
+                r.validation.passed
+                    && r.platform.name == platform.name
+                    && r.platform.backend == platform.backend
+            })
+            .collect();
+        let mut bandwidth: Vec<Ceiling> = Vec::new();
+        // The best kernel of each stream kind; copies of the driver count too.
+        for r in ok.iter().filter(|r| r.case.app == BANDWIDTH_APP) {
+            let label = format!("stream {} {}", r.case.kernel, r.case.precision);
+            bandwidth.push(Ceiling {
+                label,
+                value: r.gbps,
+                precision: None,
+            });
+        }
+        bandwidth.sort_by(|a, b| b.value.total_cmp(&a.value));
+        bandwidth.truncate(1);
+        if bandwidth.is_empty() {
+            return None;
+        }
+        let mut compute: Vec<Ceiling> = Vec::new();
+        for p in Precision::ALL {
+            let best = ok
+                .iter()
+                .filter(|r| {
+                    r.case.app == COMPUTE_APP
+                        && r.case.kernel == COMPUTE_KERNEL
+                        && r.case.precision == p
+                })
+                .max_by(|a, b| a.gflops.total_cmp(&b.gflops));
+            if let Some(r) = best {
+                compute.push(Ceiling {
+                    label: format!("FMA peak {p}"),
+                    value: r.gflops,
+                    precision: Some(p),
+                });
+            }
+        }
+        let mut roof = Roofline {
+            platform,
+            bandwidth,
+            compute,
+            points: Vec::new(),
+        };
+        roof.points = ok
+            .iter()
+            .filter(|r| r.gflops > 0.0 && r.arithmetic_intensity > 0.0)
+            .filter(|r| !(r.case.app == COMPUTE_APP && r.case.kernel == COMPUTE_KERNEL))
+            .map(|r| Point {
+                app: r.case.app.clone(),
+                kernel: r.case.kernel.clone(),
+                variant: r.case.variant.clone(),
+                precision: r.case.precision,
+                ai: r.arithmetic_intensity,
+                gflops: r.gflops,
+                gbps: r.gbps,
+                fraction_of_roof: roof
+                    .attainable(r.arithmetic_intensity, r.case.precision)
+                    .map(|a| r.gflops / a),
+            })
+            .collect();
+        Some(roof)
     }
 }
 

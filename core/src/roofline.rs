@@ -1,11 +1,12 @@
 //! The empirical roofline: ceilings measured on the device by the `stream`
 //! and `peak` apps, and every other kernel's point placed against them.
+//! (A roofline is built from result records by `Roofline::from_records`,
+//! which lives with the records in [`crate::record`].)
 
 use serde::{Deserialize, Serialize};
 
 use crate::gpu::PlatformInfo;
 use crate::precision::Precision;
-use crate::record::ResultRecord;
 
 /// A measured ceiling.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -52,88 +53,7 @@ pub struct Roofline {
     pub points: Vec<Point>,
 }
 
-/// Apps whose records define ceilings rather than points.
-const BANDWIDTH_APP: &str = "stream";
-const COMPUTE_APP: &str = "peak";
-const COMPUTE_KERNEL: &str = "fma";
-
 impl Roofline {
-    /// Builds the roofline of the validated records of the first record's
-    /// platform (records of other platforms are left out); `None`
-    /// when they hold no bandwidth measurement.
-    pub fn from_records(records: &[ResultRecord]) -> Option<Roofline> {
-        let platform = records
-            .iter()
-            .find(|r| r.validation.passed)?
-            .platform
-            .clone();
-        let ok: Vec<&ResultRecord> = records
-            .iter()
-            .filter(|r| {
-                r.validation.passed
-                    && r.platform.name == platform.name
-                    && r.platform.backend == platform.backend
-            })
-            .collect();
-        let mut bandwidth: Vec<Ceiling> = Vec::new();
-        // The best kernel of each stream kind; copies of the driver count too.
-        for r in ok.iter().filter(|r| r.case.app == BANDWIDTH_APP) {
-            let label = format!("stream {} {}", r.case.kernel, r.case.precision);
-            bandwidth.push(Ceiling {
-                label,
-                value: r.gbps,
-                precision: None,
-            });
-        }
-        bandwidth.sort_by(|a, b| b.value.total_cmp(&a.value));
-        bandwidth.truncate(1);
-        if bandwidth.is_empty() {
-            return None;
-        }
-        let mut compute: Vec<Ceiling> = Vec::new();
-        for p in Precision::ALL {
-            let best = ok
-                .iter()
-                .filter(|r| {
-                    r.case.app == COMPUTE_APP
-                        && r.case.kernel == COMPUTE_KERNEL
-                        && r.case.precision == p
-                })
-                .max_by(|a, b| a.gflops.total_cmp(&b.gflops));
-            if let Some(r) = best {
-                compute.push(Ceiling {
-                    label: format!("FMA peak {p}"),
-                    value: r.gflops,
-                    precision: Some(p),
-                });
-            }
-        }
-        let mut roof = Roofline {
-            platform,
-            bandwidth,
-            compute,
-            points: Vec::new(),
-        };
-        roof.points = ok
-            .iter()
-            .filter(|r| r.gflops > 0.0 && r.arithmetic_intensity > 0.0)
-            .filter(|r| !(r.case.app == COMPUTE_APP && r.case.kernel == COMPUTE_KERNEL))
-            .map(|r| Point {
-                app: r.case.app.clone(),
-                kernel: r.case.kernel.clone(),
-                variant: r.case.variant.clone(),
-                precision: r.case.precision,
-                ai: r.arithmetic_intensity,
-                gflops: r.gflops,
-                gbps: r.gbps,
-                fraction_of_roof: roof
-                    .attainable(r.arithmetic_intensity, r.case.precision)
-                    .map(|a| r.gflops / a),
-            })
-            .collect();
-        Some(roof)
-    }
-
     /// Best measured bandwidth, GB/s.
     pub fn bandwidth_peak(&self) -> f64 {
         self.bandwidth.first().map(|c| c.value).unwrap_or(0.0)

@@ -1,5 +1,8 @@
-//! The runner: prepares a case, validates its first run, warms up, times the
-//! samples and turns it all into a [`ResultRecord`].
+//! The runner: the one path from a request to outcomes that every front end
+//! takes. [`Runner::run`] plans a request into cases on a platform and runs
+//! each one, reporting progress; [`run_case`] prepares a case on a GPU,
+//! validates its first run, warms up, times the samples and turns it all
+//! into a [`ResultRecord`].
 
 use std::collections::BTreeMap;
 
@@ -53,7 +56,7 @@ pub enum Outcome {
         /// The case.
         case: Case,
         /// The error.
-        error: String,
+        error: Error,
     },
 }
 
@@ -92,62 +95,128 @@ pub enum Progress<'a> {
     Finish(&'a Outcome),
 }
 
+/// Where the cases of a request run.
+pub enum Platform<'a> {
+    /// An open GPU: each case is prepared, validated and timed on it.
+    Gpu(&'a Gpu),
+    /// The CPU reference platform (f64, rayon); the request runs in f64.
+    Cpu,
+    /// Somewhere else, one case at a time (for example a fresh process per
+    /// case): the request is planned against `caps` and `run` gives each
+    /// case's outcome.
+    External {
+        /// Capabilities of the adapter the cases run on.
+        caps: &'a Capabilities,
+        /// Runs one case.
+        run: &'a mut dyn FnMut(&Case) -> Outcome,
+    },
+}
+
+/// A request's cases: those to run, and the outcomes of those that cannot
+/// run on the platform.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Cases to run, in order.
+    pub cases: Vec<Case>,
+    /// Cases the platform cannot run ([`Outcome::Unsupported`]).
+    pub skipped: Vec<Outcome>,
+}
+
 /// Expands `req` for `app` on a platform with `caps`, splitting off cases
-/// whose precision the platform lacks. An explicitly requested unsupported
-/// precision is an error; a defaulted one becomes [`Outcome::Unsupported`].
+/// whose precision the platform lacks. With `strict`, an explicitly
+/// requested precision the platform lacks is an error; otherwise (and for a
+/// defaulted one) its cases become [`Outcome::Unsupported`].
 pub fn plan(
     app: &dyn App,
     req: &crate::app::Request,
     caps: &Capabilities,
-) -> Result<(Vec<Case>, Vec<Outcome>)> {
-    let cases = app.cases(req, caps)?;
-    let (mut run, mut skip) = (Vec::new(), Vec::new());
-    for c in cases {
+    strict: bool,
+) -> Result<Plan> {
+    let (mut cases, mut skipped) = (Vec::new(), Vec::new());
+    for c in app.cases(req, caps)? {
         if c.precision == Precision::F64 && !caps.f64 {
-            if !req.precisions.is_empty() {
+            if strict && !req.precisions.is_empty() {
                 return Err(Error::MissingFeature("SHADER_F64"));
             }
-            skip.push(Outcome::Unsupported {
+            skipped.push(Outcome::Unsupported {
                 case: c,
                 reason: "needs SHADER_F64".into(),
             });
         } else {
-            run.push(c);
+            cases.push(c);
         }
     }
-    Ok((run, skip))
+    Ok(Plan { cases, skipped })
 }
 
-/// Runs every case of `req` on `gpu`, reporting progress; a request that
-/// cannot be planned is an error, a case that fails is an [`Outcome::Failed`].
-/// `stop` is polled between cases so a front end can cancel.
-pub async fn run_request(
-    gpu: &Gpu,
-    app: &dyn App,
-    req: &crate::app::Request,
+/// Runs requests on one platform with one set of options.
+pub struct Runner<'a> {
+    platform: Platform<'a>,
     opts: RunOptions,
-    progress: &mut dyn FnMut(Progress<'_>),
-    stop: &dyn Fn() -> bool,
-) -> Result<Vec<Outcome>> {
-    let (cases, mut outcomes) = plan(app, req, &gpu.caps)?;
-    for o in &outcomes {
-        progress(Progress::Finish(o));
-    }
-    let total = cases.len();
-    for (index, case) in cases.iter().enumerate() {
-        if stop() {
-            break;
-        }
-        progress(Progress::Start { case, index, total });
-        let outcome = run_case(gpu, app, case, opts).await;
-        progress(Progress::Finish(&outcome));
-        let lost = gpu.check_lost().is_err();
-        outcomes.push(outcome);
-        if lost {
-            break;
+    strict: bool,
+}
+
+impl<'a> Runner<'a> {
+    /// A runner on `platform`; an explicitly requested precision the
+    /// platform lacks is an error (see [`Runner::lenient`]).
+    pub fn new(platform: Platform<'a>, opts: RunOptions) -> Runner<'a> {
+        Runner {
+            platform,
+            opts,
+            strict: true,
         }
     }
-    Ok(outcomes)
+
+    /// Lists the cases of a precision the platform lacks as unsupported
+    /// instead of failing the request (a UI shows them as such).
+    pub fn lenient(mut self) -> Runner<'a> {
+        self.strict = false;
+        self
+    }
+
+    /// Runs every case of `req` for `app`, reporting progress: the skipped
+    /// cases first, then each case as it starts and finishes. A request
+    /// that cannot be planned is an error; a case that fails is an
+    /// [`Outcome::Failed`]. `stop` is polled between cases so a front end
+    /// can cancel, and a lost device ends the run.
+    pub async fn run(
+        &mut self,
+        app: &dyn App,
+        req: &crate::app::Request,
+        progress: &mut dyn FnMut(Progress<'_>),
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Vec<Outcome>> {
+        let cpu_caps = cpu_capabilities();
+        let (caps, req) = match &self.platform {
+            Platform::Gpu(gpu) => (&gpu.caps, req.clone()),
+            Platform::Cpu => (&cpu_caps, req.clone().precisions(&[Precision::F64])),
+            Platform::External { caps, .. } => (*caps, req.clone()),
+        };
+        let Plan { cases, mut skipped } = plan(app, &req, caps, self.strict)?;
+        for o in &skipped {
+            progress(Progress::Finish(o));
+        }
+        let total = cases.len();
+        for (index, case) in cases.iter().enumerate() {
+            if stop() {
+                break;
+            }
+            progress(Progress::Start { case, index, total });
+            let outcome = match &mut self.platform {
+                Platform::Gpu(gpu) => run_case(gpu, app, case, self.opts).await,
+                Platform::Cpu => run_case_cpu(app, case, self.opts),
+                Platform::External { run, .. } => run(case),
+            };
+            progress(Progress::Finish(&outcome));
+            skipped.push(outcome);
+            if let Platform::Gpu(gpu) = &self.platform
+                && gpu.check_lost().is_err()
+            {
+                break;
+            }
+        }
+        Ok(skipped)
+    }
 }
 
 /// Runs one case on `gpu` and never panics: errors become [`Outcome::Failed`].
@@ -158,9 +227,9 @@ pub async fn run_case(gpu: &Gpu, app: &dyn App, case: &Case, opts: RunOptions) -
             case: case.clone(),
             reason: format!("needs {f}"),
         },
-        Err(e) => Outcome::Failed {
+        Err(error) => Outcome::Failed {
             case: case.clone(),
-            error: e.to_string(),
+            error,
         },
     }
 }
@@ -236,15 +305,34 @@ async fn time_samples(gpu: &Gpu, kernel: &dyn Kernel, n: u32) -> Result<(TimingM
         }
         return Ok((method, samples));
     }
-    let timer = Timer::new(gpu, method, n);
+    let timer = Timer::new(gpu, n);
     gpu.scoped(|| {
         let mut enc = gpu.device.create_command_encoder(&Default::default());
-        timer.record(&mut enc, &|enc, ts| kernel.encode(enc, ts));
+        for s in 0..n {
+            if method == TimingMethod::GpuTimestampsEncoder {
+                timer.around(&mut enc, s, |enc| kernel.encode(enc, Timestamps::None));
+            } else {
+                kernel.encode(&mut enc, timer.passes(s));
+            }
+        }
+        timer.resolve(&mut enc);
         gpu.queue.submit([enc.finish()]);
         Ok(())
     })
     .await?;
-    Ok((method, timer.read(gpu).await?))
+    let raw = gpu.read_buffers(&[timer.buffer()]).await?;
+    Timer::ticks(&raw[0])
+        .into_iter()
+        .map(|[start, end]| {
+            if end <= start {
+                return Err(Error::Device(format!(
+                    "GPU timestamps not increasing ({start} then {end}): the adapter's timer is unusable"
+                )));
+            }
+            Ok(timer.seconds(end - start))
+        })
+        .collect::<Result<Vec<f64>>>()
+        .map(|samples| (method, samples))
 }
 
 /// The CPU reference platform's identity.
@@ -281,58 +369,153 @@ pub fn cpu_capabilities() -> Capabilities {
     }
 }
 
-/// Runs every f64 case of `req` on the CPU reference platform.
-pub fn run_request_cpu(
-    app: &dyn App,
-    req: &crate::app::Request,
-    opts: RunOptions,
-    progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<Vec<Outcome>> {
-    let caps = cpu_capabilities();
-    let req = crate::app::Request {
-        precisions: vec![Precision::F64],
-        params: req.params.clone(),
-    };
-    let cases = app.cases(&req, &caps)?;
-    let total = cases.len();
-    let mut out = Vec::with_capacity(total);
-    for (index, case) in cases.iter().enumerate() {
-        progress(Progress::Start { case, index, total });
-        let o = match app.prepare_cpu(case) {
-            None => Outcome::Unsupported {
+/// Runs one case on the CPU reference platform: validates its first run,
+/// warms up and times the samples with the host clock.
+pub fn run_case_cpu(app: &dyn App, case: &Case, opts: RunOptions) -> Outcome {
+    let mut k = match app.prepare_cpu(case) {
+        None => {
+            return Outcome::Unsupported {
                 case: case.clone(),
                 reason: "no CPU implementation".into(),
-            },
-            Some(Err(e)) => Outcome::Failed {
+            };
+        }
+        Some(Err(error)) => {
+            return Outcome::Failed {
                 case: case.clone(),
-                error: e.to_string(),
-            },
-            Some(Ok(mut k)) => {
-                k.run();
-                let validation = k.validate();
-                for _ in 0..opts.warmup {
-                    k.run();
-                }
-                let samples: Vec<f64> = (0..opts.samples.max(1))
-                    .map(|_| {
-                        let t0 = web_time::Instant::now();
-                        k.run();
-                        t0.elapsed().as_secs_f64()
-                    })
-                    .collect();
-                Outcome::Done(Box::new(ResultRecord::new(
-                    case.clone(),
-                    cpu_platform(),
-                    TimingMethod::CpuClock,
-                    samples,
-                    k.model(),
-                    validation,
-                    BTreeMap::new(),
-                )))
+                error,
+            };
+        }
+        Some(Ok(k)) => k,
+    };
+    k.run();
+    let validation = k.validate();
+    for _ in 0..opts.warmup {
+        k.run();
+    }
+    let samples: Vec<f64> = (0..opts.samples.max(1))
+        .map(|_| {
+            let t0 = web_time::Instant::now();
+            k.run();
+            t0.elapsed().as_secs_f64()
+        })
+        .collect();
+    Outcome::Done(Box::new(ResultRecord::new(
+        case.clone(),
+        cpu_platform(),
+        TimingMethod::CpuClock,
+        samples,
+        k.model(),
+        validation,
+        BTreeMap::new(),
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+
+    use super::*;
+    use crate::app::Request;
+    use crate::apps::su3::Su3;
+
+    /// Polls `fut` once: the CPU and external platforms never wait.
+    fn ready<T>(fut: impl Future<Output = T>) -> T {
+        match std::pin::pin!(fut).poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(v) => v,
+            Poll::Pending => panic!("the runner waited on a platform without a device"),
+        }
+    }
+
+    fn no_f64() -> Capabilities {
+        Capabilities {
+            max_workgroup_invocations: 256,
+            max_storage_binding: 1 << 30,
+            max_buffer: 1 << 30,
+            ..Default::default()
+        }
+    }
+
+    fn one_mapping() -> Request {
+        Request::default()
+            .set("size", "2")
+            .set("wg", "32")
+            .set("variant", "site")
+            .set("layout", "aos")
+    }
+
+    /// f64 on a platform without it: an error when the request names it
+    /// and the runner is strict, unsupported cases otherwise.
+    #[test]
+    fn a_missing_precision_is_an_error_only_when_named_and_strict() {
+        let named = one_mapping().precisions(&[Precision::F32, Precision::F64]);
+        assert!(matches!(
+            plan(&Su3, &named, &no_f64(), true),
+            Err(Error::MissingFeature("SHADER_F64"))
+        ));
+        let lenient = plan(&Su3, &named, &no_f64(), false).expect("plan");
+        assert_eq!((lenient.cases.len(), lenient.skipped.len()), (1, 1));
+        let defaults = plan(&Su3, &one_mapping(), &no_f64(), true).expect("plan");
+        assert_eq!((defaults.cases.len(), defaults.skipped.len()), (2, 1));
+    }
+
+    /// Every platform goes through the same loop: skipped cases reported
+    /// first, then each case started and finished, until `stop`.
+    #[test]
+    fn external_and_cpu_platforms_share_the_loop() {
+        let caps = no_f64();
+        let mut ran = Vec::new();
+        let mut run = |case: &Case| {
+            ran.push(case.label());
+            Outcome::Unsupported {
+                case: case.clone(),
+                reason: "test".into(),
             }
         };
-        progress(Progress::Finish(&o));
-        out.push(o);
+        let mut events = Vec::new();
+        let mut runner = Runner::new(
+            Platform::External {
+                caps: &caps,
+                run: &mut run,
+            },
+            RunOptions::default(),
+        );
+        let out = ready(runner.run(
+            &Su3,
+            &one_mapping(),
+            &mut |p| {
+                events.push(match p {
+                    Progress::Start { index, .. } => format!("start {index}"),
+                    Progress::Finish(o) => format!("finish {}", o.case().precision),
+                })
+            },
+            &|| false,
+        ))
+        .expect("run");
+        assert_eq!(out.len(), 3);
+        assert_eq!(ran.len(), 2);
+        assert_eq!(
+            events,
+            [
+                "finish f64",
+                "start 0",
+                "finish f32",
+                "start 1",
+                "finish df64"
+            ]
+        );
+        let opts = RunOptions {
+            warmup: 0,
+            warmup_s: 0.0,
+            samples: 1,
+        };
+        let mut cpu = Runner::new(Platform::Cpu, opts);
+        let out = ready(cpu.run(&Su3, &one_mapping(), &mut |_| {}, &|| false)).expect("run");
+        assert_eq!(out.len(), 1);
+        assert!(
+            matches!(&out[0], Outcome::Done(r) if r.validation.passed && r.case.precision == Precision::F64)
+        );
+        let stopped = ready(cpu.run(&Su3, &one_mapping(), &mut |_| {}, &|| true)).expect("run");
+        assert!(stopped.is_empty());
     }
-    Ok(out)
 }

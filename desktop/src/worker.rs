@@ -16,11 +16,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 
-use skylight_core::Precision;
 use skylight_core::app::{Case, Request};
 use skylight_core::device::{AdapterEntry, Gpu, PlatformInfo, Selector, list_adapters};
 use skylight_core::registry;
-use skylight_core::runner::{self, Outcome, Progress, RunOptions};
+use skylight_core::runner::{Outcome, Platform, Progress, RunOptions, Runner};
 
 /// What to run: one request per app, on one adapter.
 #[derive(Clone, Debug)]
@@ -142,27 +141,6 @@ pub async fn run_job(job: &Job, send: &dyn Fn(Msg), stop: &AtomicBool) {
                 continue;
             }
         };
-        let mut req = req.clone();
-        // The runner rejects an explicitly asked-for f64 on a device without
-        // it; the UI wants those cases listed as unsupported instead, so they
-        // are expanded here and the rest of the request runs as usual.
-        if !gpu.caps.f64 && req.precisions.contains(&Precision::F64) {
-            match app.cases(&req.clone().precisions(&[Precision::F64]), &gpu.caps) {
-                Ok(cases) => {
-                    for case in cases {
-                        send(Msg::Outcome(Box::new(Outcome::Unsupported {
-                            case,
-                            reason: "needs SHADER_F64".into(),
-                        })));
-                    }
-                }
-                Err(e) => send(Msg::Error(format!("{name}: {e}"))),
-            }
-            req.precisions.retain(|p| *p != Precision::F64);
-            if req.precisions.is_empty() {
-                continue;
-            }
-        }
         let mut progress = |p: Progress<'_>| match p {
             Progress::Start { case, index, total } => send(Msg::Start {
                 app_index,
@@ -174,7 +152,12 @@ pub async fn run_job(job: &Job, send: &dyn Fn(Msg), stop: &AtomicBool) {
             Progress::Finish(o) => send(Msg::Outcome(Box::new(o.clone()))),
         };
         let stop_fn = || stop.load(Ordering::Relaxed);
-        let ran = runner::run_request(&gpu, app, &req, job.opts, &mut progress, &stop_fn).await;
+        // Lenient: an asked-for f64 on a device without it lists its
+        // cases as unsupported instead of failing the request.
+        let ran = Runner::new(Platform::Gpu(&gpu), job.opts)
+            .lenient()
+            .run(app, req, &mut progress, &stop_fn)
+            .await;
         if let Err(e) = ran {
             send(Msg::Error(format!("{name}: {e}")));
         }

@@ -1,9 +1,10 @@
 //! Every registered app, small, on the real adapter and on the CPU reference
 //! platform: every case must validate.
 
-use skylight_core::app::Request;
+use skylight_core::Error;
+use skylight_core::app::{App, Request};
 use skylight_core::registry;
-use skylight_core::runner::{self, Outcome, RunOptions};
+use skylight_core::runner::{Outcome, Platform, RunOptions, Runner};
 
 const OPTS: RunOptions = RunOptions {
     warmup: 1,
@@ -28,8 +29,14 @@ fn small(app: &str) -> Request {
     }
 }
 
+/// Every outcome passed or is an f64 case the adapter cannot run, and at
+/// least one case ran: a request that runs nothing fails.
 fn assert_all_passed(outcomes: &[Outcome]) {
-    assert!(!outcomes.is_empty(), "no case ran");
+    let ran = outcomes
+        .iter()
+        .filter(|o| matches!(o, Outcome::Done(_)))
+        .count();
+    assert!(ran > 0, "no case ran ({} outcomes)", outcomes.len());
     for o in outcomes {
         match o {
             Outcome::Done(r) => {
@@ -55,15 +62,8 @@ fn assert_all_passed(outcomes: &[Outcome]) {
 fn every_app_validates_on_the_gpu() {
     let gpu = skylight_tests::gpu();
     for app in registry::apps() {
-        let out = pollster::block_on(runner::run_request(
-            &gpu,
-            app,
-            &small(app.name()),
-            OPTS,
-            &mut |_| {},
-            &|| false,
-        ))
-        .unwrap_or_else(|e| panic!("{}: {e}", app.name()));
+        let out = skylight_tests::try_run_with(&gpu, app, &small(app.name()), OPTS)
+            .unwrap_or_else(|e| panic!("{}: {e}", app.name()));
         assert_all_passed(&out);
         let precisions: std::collections::BTreeSet<_> =
             out.iter().map(|o| o.case().precision).collect();
@@ -78,45 +78,63 @@ fn every_app_validates_on_the_gpu() {
 #[test]
 fn every_app_with_a_cpu_reference_validates_on_the_cpu() {
     for app in registry::apps() {
-        let out =
-            runner::run_request_cpu(app, &small(app.name()), OPTS, &mut |_| {}).expect("plan");
+        let mut runner = Runner::new(Platform::Cpu, OPTS);
+        let out = pollster::block_on(runner.run(app, &small(app.name()), &mut |_| {}, &|| false))
+            .expect("plan");
+        let mut ran = 0;
         for o in &out {
-            if let Outcome::Done(r) = o {
-                assert!(
-                    r.validation.passed,
-                    "cpu {}: {}",
-                    r.case.label(),
-                    r.validation.detail
-                );
+            match o {
+                Outcome::Done(r) => {
+                    assert!(
+                        r.validation.passed,
+                        "cpu {}: {}",
+                        r.case.label(),
+                        r.validation.detail
+                    );
+                    ran += 1;
+                }
+                Outcome::Failed { case, error } => panic!("cpu {}: {error}", case.label()),
+                Outcome::Unsupported { .. } => {}
             }
         }
+        // An app with a CPU reference must run some case on it.
+        assert!(
+            ran > 0 || !has_cpu_reference(app, &out),
+            "cpu {}: no case ran",
+            app.name()
+        );
     }
+}
+
+/// Whether `app` prepares its first case on the CPU reference platform.
+fn has_cpu_reference(app: &dyn App, outcomes: &[Outcome]) -> bool {
+    outcomes
+        .first()
+        .is_some_and(|o| app.prepare_cpu(o.case()).is_some())
 }
 
 #[test]
 fn bad_requests_are_errors_not_panics() {
     let gpu = skylight_tests::gpu();
     let stream = registry::find("stream").expect("stream");
-    let run = |req: Request| {
-        pollster::block_on(runner::run_request(
-            &gpu,
-            stream,
-            &req,
-            OPTS,
-            &mut |_| {},
-            &|| false,
-        ))
+    let run = |req: Request| skylight_tests::try_run_with(&gpu, stream, &req, OPTS);
+    let bad_param = |req: Request, param: &str| match run(req) {
+        Err(Error::BadParameter { name, .. }) => assert_eq!(name, param),
+        other => panic!("{param}: {other:?}"),
     };
-    assert!(run(Request::default().set("size", "lots")).is_err());
-    assert!(run(Request::default().set("nonsense", "1")).is_err());
-    assert!(run(Request::default().set("kernel", "fft")).is_err());
-    assert!(run(Request::default().set("wg", "4096")).is_err());
+    bad_param(Request::default().set("size", "lots"), "size");
+    bad_param(Request::default().set("nonsense", "1"), "nonsense");
+    bad_param(Request::default().set("kernel", "fft"), "kernel");
+    bad_param(Request::default().set("wg", "4096"), "wg");
     // One array over the adapter's binding limit: an error naming the limit.
     let too_big = (gpu.caps.max_storage_binding / 4 + 1).to_string();
     let err = run(Request::default()
         .set("size", too_big)
         .set("kernel", "copy"))
     .expect_err("over the limit");
-    assert!(err.to_string().contains("max_"), "{err}");
-    assert!(registry::find("nope").is_err());
+    assert!(
+        matches!(err, Error::OverLimit { limit, .. } if limit.starts_with("max_")),
+        "{err}"
+    );
+    assert!(matches!(registry::find("nope"), Err(Error::UnknownApp(_))));
 }

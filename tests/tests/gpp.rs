@@ -113,7 +113,13 @@ fn a_row_over_the_binding_limit_is_a_clean_error() {
         .precisions(&[skylight_core::Precision::F32]);
     let out = skylight_tests::run(&gpu, app, &tiny, skylight_tests::QUICK);
     assert!(
-        out.iter().all(|o| matches!(o, skylight_core::runner::Outcome::Failed { error, .. } if error.contains("chunk"))),
+        out.iter().all(|o| matches!(
+            o,
+            skylight_core::runner::Outcome::Failed {
+                error: Error::OverLimit { limit: "chunk", .. },
+                ..
+            }
+        )),
         "{out:?}"
     );
 }

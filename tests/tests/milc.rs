@@ -4,13 +4,13 @@
 //! D^dagger kernels against the f64 reference, and CG solves (split and
 //! fused operator) checked on the host (all inside the app's validation).
 
-use skylight_core::Precision;
 use skylight_core::app::Request;
 use skylight_core::apps::milc::Milc;
 use skylight_core::apps::targetdp;
 use skylight_core::gpu::Gpu;
 use skylight_core::record::ResultRecord;
 use skylight_core::runner::Outcome;
+use skylight_core::{Error, Precision};
 use skylight_tests::{double, precisions, run_validated};
 
 /// Runs `req` and asserts every case ran and validated; returns the records.
@@ -110,9 +110,10 @@ fn too_few_iterations_fail_and_a_lattice_over_the_limit_is_a_clean_error() {
         .precisions(&[Precision::Df64]);
     let out = skylight_tests::try_run(&gpu, &Milc, &req);
     match out {
-        Err(e) => assert!(e.to_string().contains("too large"), "{e}"),
+        Err(Error::BadParameter { name, .. }) => assert_eq!(name, "size"),
+        Err(e) => panic!("{e}"),
         Ok(o) => assert!(
-            matches!(&o[0], Outcome::Failed { error, .. } if error.contains("max_")),
+            matches!(&o[0], Outcome::Failed { error: Error::OverLimit { limit, .. }, .. } if limit.starts_with("max_")),
             "{o:?}"
         ),
     }

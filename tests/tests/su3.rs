@@ -2,10 +2,11 @@
 //! same kernels and buffers the runner times, and a clean error past the
 //! binding limit.
 
+use skylight_core::Error;
 use skylight_core::Precision;
 use skylight_core::app::{App, Kernel, Request, Timestamps};
 use skylight_core::apps::su3::{Init, Su3, prepare_with};
-use skylight_core::runner::{self, Outcome, RunOptions};
+use skylight_core::runner::{Outcome, RunOptions};
 
 /// One run of `kernel` over its poisoned output, read back.
 fn run_once(gpu: &skylight_core::gpu::Gpu, kernel: &dyn Kernel) -> Vec<Vec<u8>> {
@@ -69,18 +70,13 @@ fn over_the_binding_limit_is_a_clean_error() {
         warmup_s: 0.0,
         samples: 1,
     };
-    let out = pollster::block_on(runner::run_request(
-        &gpu,
-        &Su3,
-        &req,
-        opts,
-        &mut |_| {},
-        &|| false,
-    ))
-    .expect("planned");
+    let out = skylight_tests::run(&gpu, &Su3, &req, opts);
     assert_eq!(out.len(), 1);
     match &out[0] {
-        Outcome::Failed { error, .. } => assert!(error.contains("max_"), "{error}"),
+        Outcome::Failed { error, .. } => assert!(
+            matches!(error, Error::OverLimit { limit, .. } if limit.starts_with("max_")),
+            "{error}"
+        ),
         other => panic!("expected a failure, got {other:?}"),
     }
     assert!(gpu.check_lost().is_ok());

@@ -2,7 +2,6 @@
 //! timestamps are written, and the resolve that turns them into seconds.
 
 use super::device::Gpu;
-use crate::error::{Error, Result};
 use crate::timing::TimingMethod;
 
 /// Where one run writes its timestamps, as a kernel sees it.
@@ -52,21 +51,21 @@ pub fn method(gpu: &Gpu, pass_timed: bool) -> TimingMethod {
     }
 }
 
-/// The query set and resolve buffer of `samples` timed runs, two timestamps each.
+/// The timestamp query set of `intervals` timed intervals (runs, or
+/// passes), two timestamps each, and the buffer they are resolved into.
 pub struct Timer {
-    method: TimingMethod,
-    samples: u32,
+    intervals: u32,
     set: wgpu::QuerySet,
     resolve: wgpu::Buffer,
+    period_ns: f64,
 }
 
 impl Timer {
-    /// A timer of `samples` runs on `gpu`, timed by `method` (one of the GPU
-    /// timestamp methods).
-    pub fn new(gpu: &Gpu, method: TimingMethod, samples: u32) -> Timer {
-        let count = 2 * samples;
+    /// A timer of `intervals` intervals on `gpu`.
+    pub fn new(gpu: &Gpu, intervals: u32) -> Timer {
+        let count = 2 * intervals;
         let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("samples"),
+            label: Some("timer"),
             ty: wgpu::QueryType::Timestamp,
             count,
         });
@@ -77,54 +76,55 @@ impl Timer {
             mapped_at_creation: false,
         });
         Timer {
-            method,
-            samples,
+            intervals,
             set,
             resolve,
+            period_ns: gpu.queue.get_timestamp_period() as f64,
         }
     }
 
-    /// Records every timed run into `enc` (`run` records one, writing the
-    /// timestamps it is given), then the resolve of the timestamps.
-    pub fn record(
+    /// Interval `i` as compute passes time it: at the start of the first
+    /// pass and the end of the last.
+    pub fn passes(&self, i: u32) -> Timestamps<'_> {
+        Timestamps::Passes {
+            set: &self.set,
+            begin: 2 * i,
+            end: 2 * i + 1,
+        }
+    }
+
+    /// Interval `i` around what `run` records into `enc` (timestamps in the
+    /// encoder, `TIMESTAMP_QUERY_INSIDE_ENCODERS`).
+    pub fn around(
         &self,
         enc: &mut wgpu::CommandEncoder,
-        run: &dyn Fn(&mut wgpu::CommandEncoder, Timestamps<'_>),
+        i: u32,
+        run: impl FnOnce(&mut wgpu::CommandEncoder),
     ) {
-        for s in 0..self.samples {
-            let (begin, end) = (2 * s, 2 * s + 1);
-            if self.method == TimingMethod::GpuTimestampsEncoder {
-                enc.write_timestamp(&self.set, begin);
-                run(enc, Timestamps::None);
-                enc.write_timestamp(&self.set, end);
-            } else {
-                let ts = Timestamps::Passes {
-                    set: &self.set,
-                    begin,
-                    end,
-                };
-                run(enc, ts);
-            }
-        }
-        enc.resolve_query_set(&self.set, 0..2 * self.samples, &self.resolve, 0);
+        enc.write_timestamp(&self.set, 2 * i);
+        run(enc);
+        enc.write_timestamp(&self.set, 2 * i + 1);
     }
 
-    /// The runs' durations in seconds, once the recorded work has been submitted.
-    pub async fn read(&self, gpu: &Gpu) -> Result<Vec<f64>> {
-        let raw = gpu.read_buffers(&[&self.resolve]).await?;
-        let ticks: &[u64] = bytemuck::cast_slice(&raw[0]);
-        let period_ns = gpu.queue.get_timestamp_period() as f64;
-        ticks
-            .chunks_exact(2)
-            .map(|pair| {
-                if pair[1] <= pair[0] {
-                    return Err(Error::Device(format!(
-                        "GPU timestamps not increasing ({} then {}): the adapter's timer is unusable",
-                        pair[0], pair[1]
-                    )));
-                }
-                Ok((pair[1] - pair[0]) as f64 * period_ns * 1e-9)
-            })
-            .collect()
+    /// Records the resolve of every timestamp into [`Timer::buffer`].
+    pub fn resolve(&self, enc: &mut wgpu::CommandEncoder) {
+        enc.resolve_query_set(&self.set, 0..2 * self.intervals, &self.resolve, 0);
+    }
+
+    /// The buffer the timestamps are resolved into (read it back after the
+    /// resolve has run).
+    pub fn buffer(&self) -> &wgpu::Buffer {
+        &self.resolve
+    }
+
+    /// The (start, end) ticks of every interval, from the resolved buffer's bytes.
+    pub fn ticks(raw: &[u8]) -> Vec<[u64; 2]> {
+        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(raw);
+        ticks.chunks_exact(2).map(|p| [p[0], p[1]]).collect()
+    }
+
+    /// `ticks` of this device's timer in seconds.
+    pub fn seconds(&self, ticks: u64) -> f64 {
+        ticks as f64 * self.period_ns * 1e-9
     }
 }

@@ -17,69 +17,14 @@ mod testsnap;
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
 use crate::Precision;
 use crate::app::{Case, Model, Validation};
 use crate::error::{Error, Result};
 use crate::record::{ResultRecord, now_iso8601};
 use crate::timing::{Stats, TimingMethod};
 
+pub use crate::record::{NativeSource, Statistic};
 pub use line::{format_line, parse_lines};
-
-/// Where a baseline record came from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NativeSource {
-    /// Programming model, e.g. `CUDA` or `Kokkos-CUDA`.
-    pub model: String,
-    /// The code: a public repository (`UoB-HPC/BabelStream`) or, for a port,
-    /// the recipe that holds it (`baselines/comd`).
-    pub code: String,
-    /// Commit of the code that was built.
-    pub commit: String,
-    /// `true` when the code is a port written for Skylight, not the app's
-    /// own public native code.
-    pub port: bool,
-    /// Compiler and flags, e.g. `nvcc 13.0 -O3 -arch=sm_90`.
-    pub build: String,
-    /// Which statistic of the record's samples is the native code's figure:
-    /// `median`, `mean` or `min` (BabelStream reports its best of N, su3_bench
-    /// the mean of its iterations). Comparisons use the same statistic of
-    /// Skylight's samples.
-    pub statistic: Statistic,
-}
-
-/// A summary statistic of timed samples.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Statistic {
-    /// The median sample.
-    Median,
-    /// The mean of the samples.
-    Mean,
-    /// The fastest sample.
-    Min,
-}
-
-impl Statistic {
-    /// That statistic of `stats`.
-    pub fn of(self, stats: &Stats) -> f64 {
-        match self {
-            Statistic::Median => stats.median,
-            Statistic::Mean => stats.mean,
-            Statistic::Min => stats.min,
-        }
-    }
-
-    /// Its name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Statistic::Median => "median",
-            Statistic::Mean => "mean",
-            Statistic::Min => "min",
-        }
-    }
-}
 
 /// The times a native code reports for one kernel.
 #[derive(Clone, Debug, PartialEq)]

@@ -107,3 +107,39 @@ fn sizes_kappa_and_layouts_are_checked() {
         }
     }
 }
+
+/// The plan builds the kernels for the case's lattice and launches one
+/// invocation per VVL sites; links over the binding limit are an error
+/// naming it.
+#[test]
+fn plans_dispatch_every_site_and_check_the_links() {
+    let caps = Capabilities {
+        max_storage_binding: 1 << 20,
+        max_buffer: 1 << 30,
+        max_workgroups_per_dim: 65535,
+        ..Default::default()
+    };
+    let p = Params {
+        layout: LayoutName::Aosoa4,
+        vvl: 2,
+        ..params(KernelName::Dslash)
+    };
+    let plan = gpu::Plan::new(&p, &caps).expect("plan");
+    assert_eq!(plan.dispatch, (1, 1)); // 108 sites, 54 invocations, wg 64
+    assert_eq!(
+        (plan.build.l, plan.build.t, plan.build.layout.sal),
+        (3, 4, 4)
+    );
+    let big = Params {
+        l: 16,
+        t: 16,
+        sites: 16 * 16 * 16 * 16,
+        ..p
+    };
+    match gpu::Plan::new(&big, &caps) {
+        Err(crate::Error::OverLimit { limit, .. }) => {
+            assert_eq!(limit, "max_storage_buffer_binding_size")
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -8,7 +8,7 @@ use super::sna::{self, C, Config};
 use super::{Dims, KernelName, Layout, Params, encode_inputs, model, problem, spec, tolerance};
 use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::error::{Error, Result};
-use crate::gpu::{Bind, Gpu, Pipeline};
+use crate::gpu::{Bind, Gpu, Pipeline, Timer};
 use crate::params::Choice;
 use crate::precision::Precision;
 
@@ -258,47 +258,34 @@ impl SnapGpu {
 /// buffer read back with the forces. Gives the seed's profile table (each
 /// kernel's share of a force call) from the same run that is validated.
 struct Profile {
-    set: wgpu::QuerySet,
-    resolve: wgpu::Buffer,
-    period_ns: f64,
+    timer: Timer,
     done: std::cell::Cell<bool>,
 }
 
 impl Profile {
     /// `None` without pass timestamps, or with more passes than a query set holds.
     fn new(gpu: &Gpu, batches: usize) -> Option<Profile> {
-        let count = 2 * (4 * batches as u32 + 1);
-        if !gpu.caps.timestamps || count > wgpu::QUERY_SET_MAX_QUERIES {
+        let passes = 4 * batches as u32 + 1;
+        if !gpu.caps.timestamps || 2 * passes > wgpu::QUERY_SET_MAX_QUERIES {
             return None;
         }
         Some(Profile {
-            set: gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("snap-profile"),
-                ty: wgpu::QueryType::Timestamp,
-                count,
-            }),
-            resolve: gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("snap-profile"),
-                size: count as u64 * 8,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            }),
-            period_ns: gpu.queue.get_timestamp_period() as f64,
+            timer: Timer::new(gpu, passes),
             done: std::cell::Cell::new(false),
         })
     }
 
     /// Seconds per stage (the four kernels, then the gather) from the resolved ticks.
     fn stage_seconds(&self, raw: &[u8]) -> Option<[f64; 5]> {
-        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(raw);
-        let passes = ticks.len() / 2;
+        let ticks = Timer::ticks(raw);
+        let passes = ticks.len();
         let mut s = [0.0; 5];
-        for (q, pair) in ticks.chunks_exact(2).enumerate() {
-            if pair[1] < pair[0] {
+        for (q, [start, end]) in ticks.into_iter().enumerate() {
+            if end < start {
                 return None;
             }
             let stage = if q + 1 == passes { 4 } else { q % 4 };
-            s[stage] += (pair[1] - pair[0]) as f64 * self.period_ns * 1e-9;
+            s[stage] += self.timer.seconds(end - start);
         }
         Some(s)
     }
@@ -333,14 +320,10 @@ impl SnapGpu {
         let mut timed = |enc: &mut wgpu::CommandEncoder, f: &dyn Fn(&mut wgpu::ComputePass<'_>)| {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("snap-profile"),
-                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
-                    query_set: &p.set,
-                    beginning_of_pass_write_index: Some(q),
-                    end_of_pass_write_index: Some(q + 1),
-                }),
+                timestamp_writes: p.timer.passes(q).pass(true, true),
             });
             f(&mut pass);
-            q += 2;
+            q += 1;
         };
         for group in &self.groups {
             for &k in &KernelName::ALL[..4] {
@@ -348,7 +331,7 @@ impl SnapGpu {
             }
         }
         timed(enc, &|pass| self.dispatch_gather(pass));
-        enc.resolve_query_set(&p.set, 0..q, &p.resolve, 0);
+        p.timer.resolve(enc);
     }
 }
 
@@ -383,7 +366,7 @@ impl Kernel for SnapGpu {
             Expected::Fij(_) => vec![&b[FIJ]],
             Expected::Forces(..) => {
                 let mut v = vec![&b[FORCE]];
-                v.extend(self.profile.as_ref().map(|p| &p.resolve));
+                v.extend(self.profile.as_ref().map(|p| p.timer.buffer()));
                 v
             }
         }
