@@ -25,6 +25,7 @@ pub const QUICK: RunOptions = RunOptions {
     warmup: 1,
     warmup_s: 0.0,
     samples: 2,
+    budget_s: 0.0,
 };
 
 /// Every precision the adapter runs.

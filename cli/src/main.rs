@@ -8,6 +8,7 @@ mod plot;
 mod pp;
 mod report;
 mod table;
+mod timing_report;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -96,15 +97,25 @@ struct CommonArgs {
     /// Problem size (app-specific: a preset such as small/default or a number).
     #[arg(long)]
     size: Option<String>,
-    /// Timed runs per kernel.
-    #[arg(long, default_value_t = 20)]
-    samples: u32,
-    /// Untimed warm-up runs after validation (at least this many).
-    #[arg(long, default_value_t = 2)]
-    warmup: u32,
-    /// Keep warming up for at least this many seconds (lets GPU clocks settle:
-    /// NVIDIA's idle at a fifth of their boost and take up to a second of
-    /// load) [default: 1 on a GPU, 0.2 on a CPU adapter or the CPU backend].
+    /// Timed runs per kernel [default: 20, or fewer (at least 3) where 20
+    /// would take longer than --budget-s].
+    #[arg(long)]
+    samples: Option<u32>,
+    /// Seconds of timed runs per kernel that the default --samples aims for
+    /// [default: 1 on a GPU, 0.25 on a CPU adapter or the CPU backend; none
+    /// when --samples is given].
+    #[arg(long)]
+    budget_s: Option<f64>,
+    /// Untimed warm-up runs after validation (at least this many) [default:
+    /// 2 on a GPU, 1 on a CPU adapter, where the validation run has already
+    /// warmed the caches].
+    #[arg(long)]
+    warmup: Option<u32>,
+    /// Warm up until the GPU has been busy this many seconds without a break
+    /// (lets GPU clocks settle: NVIDIA's idle at a fifth of their boost and
+    /// take up to a second of load; the GPU is kept busy between cases, so
+    /// this is paid once per run) [default: 1 on a GPU, 0 on a CPU adapter
+    /// or the CPU backend].
     #[arg(long)]
     warmup_s: Option<f64>,
     /// Write the result file (JSON) here.
@@ -149,6 +160,11 @@ struct RunArgs {
     /// state, and a crash or device loss ends only its own case).
     #[arg(long)]
     isolate: bool,
+    /// After the table, print where the wall time went: per app its cases,
+    /// wall time and the median per-case overhead by phase (prepare,
+    /// compile, validate, warm-up, timing).
+    #[arg(long)]
+    timing_report: bool,
 }
 
 /// Fails before any work when `path` cannot be written: its folder must
@@ -222,12 +238,14 @@ fn real_main() -> Result<bool> {
         Command::Table(args) => table::run(&args),
         Command::Pp(args) => pp::run(&args),
         Command::Case { common, case_json } => {
-            // The parent passes its resolved --warmup-s.
-            isolate::serve(
-                &case_json,
-                &common.adapter,
-                run_options(&common, GPU_WARMUP_S),
-            )
+            // The parent passes every option resolved.
+            let opts = RunOptions {
+                warmup: common.warmup.unwrap_or(2),
+                warmup_s: common.warmup_s.unwrap_or(GPU_WARMUP_S),
+                samples: common.samples.unwrap_or(20),
+                budget_s: common.budget_s.unwrap_or(0.0),
+            };
+            isolate::serve(&case_json, &common.adapter, opts)
         }
     }
 }
@@ -326,39 +344,59 @@ fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
         .map(|&a| request_for(a, args, strict, sweep).map(|r| (a, r)))
         .collect::<Result<_>>()?;
     let platform = open_platform(&args.common)?;
-    let opts = run_options(&args.common, default_warmup_s(&platform));
+    let opts = run_options(&args.common, &platform);
     println!("{}", report::header());
-    let mut outcomes = Vec::new();
+    let mut per_app = Vec::new();
     for (app, req) in &requests {
-        outcomes.extend(run_app(
-            &platform,
-            *app,
-            req,
-            opts,
-            args.common.quiet,
-            args.isolate,
-        )?);
+        let t0 = std::time::Instant::now();
+        let out = run_app(&platform, *app, req, opts, args.common.quiet, args.isolate)?;
+        per_app.push((app.name(), t0.elapsed(), out));
     }
-    finish(&outcomes, &args.common, sweep)
+    let outcomes: Vec<Outcome> = per_app.iter().flat_map(|a| a.2.clone()).collect();
+    let ok = finish(&outcomes, &args.common, sweep)?;
+    if args.timing_report {
+        let times: Vec<timing_report::AppTime> = per_app
+            .iter()
+            .map(|(app, wall, outcomes)| timing_report::AppTime {
+                app,
+                wall: *wall,
+                outcomes,
+            })
+            .collect();
+        for line in timing_report::lines(&times) {
+            println!("{line}");
+        }
+    }
+    Ok(ok)
 }
 
 /// Warm-up that lets a GPU's clock governor reach full clocks (BENCHMARKS.md).
 const GPU_WARMUP_S: f64 = 1.0;
 
 /// The warm-up when `--warmup-s` is not given: a CPU adapter (lavapipe) or
-/// the CPU backend has no clock ramp to wait for.
+/// the CPU backend has no clock ramp to wait for (the `--warmup` runs
+/// still warm its caches).
 fn default_warmup_s(platform: &Platform) -> f64 {
     match platform {
         Platform::Gpu(gpu) if gpu.info.device_type != "cpu" => GPU_WARMUP_S,
-        _ => 0.2,
+        _ => 0.0,
     }
 }
 
-fn run_options(common: &CommonArgs, default_warmup_s: f64) -> RunOptions {
+/// The options of a run: explicit --samples are taken exactly unless a
+/// --budget-s is given too.
+fn run_options(common: &CommonArgs, platform: &Platform) -> RunOptions {
+    let gpu = matches!(platform, Platform::Gpu(g) if g.info.device_type != "cpu");
+    let default_budget = match (common.samples, gpu) {
+        (Some(_), _) => 0.0,
+        (None, true) => 1.0,
+        (None, false) => 0.25,
+    };
     RunOptions {
-        warmup: common.warmup,
-        warmup_s: common.warmup_s.unwrap_or(default_warmup_s),
-        samples: common.samples,
+        warmup: common.warmup.unwrap_or(if gpu { 2 } else { 1 }),
+        warmup_s: common.warmup_s.unwrap_or(default_warmup_s(platform)),
+        samples: common.samples.unwrap_or(20),
+        budget_s: common.budget_s.unwrap_or(default_budget),
     }
 }
 
@@ -456,7 +494,7 @@ fn roofline(
         Some(path) => (ResultFile::load(&path)?.records, true),
         None => {
             let platform = open_platform(common)?;
-            let opts = run_options(common, default_warmup_s(&platform));
+            let opts = run_options(common, &platform);
             println!("{}", report::header());
             let mut outcomes = Vec::new();
             for name in ["stream", "peak"] {

@@ -5,7 +5,8 @@
 //! The layers, bottom-up (each uses only those below it):
 //!
 //! 1. Foundations: [`error`], [`precision`] (how reals are stored),
-//!    [`parallel`] (host loops), [`timing`] (timing methods, statistics).
+//!    [`parallel`] (host loops), [`timing`] (timing methods, statistics),
+//!    [`memo`] (host inputs shared by the cases of a request).
 //! 2. Kernels as text: [`shader`] composes a kernel with its precision
 //!    prelude; [`precise`] compiles df64 to SPIR-V that keeps its rounding.
 //! 3. The device: [`gpu`] finds adapters, opens a [`gpu::Gpu`], builds
@@ -31,6 +32,7 @@ pub mod apps;
 pub mod efficiency;
 pub mod error;
 pub mod gpu;
+pub mod memo;
 pub mod native;
 pub mod parallel;
 pub mod params;

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::gpu::PlatformInfo;
 use crate::precision::Precision;
 use crate::roofline::{Ceiling, Point, Roofline};
-use crate::timing::{Stats, TimingMethod};
+use crate::timing::{Phases, Stats, TimingMethod};
 
 /// Version of the result-file schema; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -51,6 +51,10 @@ pub struct ResultRecord {
     /// (`None` for Skylight's own runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub native: Option<NativeSource>,
+    /// Where the case's wall time went (Skylight's GPU runs; `None` for
+    /// native records and older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Phases>,
 }
 
 impl ResultRecord {
@@ -89,6 +93,7 @@ impl ResultRecord {
                 .to_string(),
             date: now_iso8601(),
             native: None,
+            phases: None,
         }
     }
 }

@@ -12,21 +12,44 @@ use crate::gpu::timer::{self, Timer};
 use crate::gpu::{Capabilities, Gpu, PlatformInfo};
 use crate::precision::Precision;
 use crate::record::ResultRecord;
-use crate::timing::TimingMethod;
+use crate::timing::{Phases, TimingMethod};
+use web_time::Instant;
 
 /// How many runs to make of each case.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RunOptions {
     /// Untimed runs after validation (at least this many).
     pub warmup: u32,
-    /// Keep warming up until this much wall time has passed (seconds). A
-    /// GPU's clock governor needs sustained load to raise the clocks: on the
-    /// H200 the SM clock idles at 345 MHz, and after 0.2 s of warm-up 4 of 12
-    /// cases were still timed at 345-1095 MHz (2-4x slow); after 2 s none
-    /// were (BENCHMARKS.md).
+    /// Keep warming up until the GPU has been busy without a break for
+    /// this long (seconds). A GPU's clock governor needs sustained load to
+    /// raise the clocks: on the H200 the SM clock idles at 345 MHz, and
+    /// after 0.2 s of warm-up 4 of 12 cases were still timed at 345-1095 MHz
+    /// (2-4x slow); after 2 s none were (BENCHMARKS.md). The GPU is kept
+    /// busy between cases ([`Gpu::keep_warm`]), so this is paid once per
+    /// process rather than once per case.
     pub warmup_s: f64,
-    /// Timed runs.
+    /// Timed runs (at most this many when `budget_s` is set).
     pub samples: u32,
+    /// Seconds of timed runs a case aims for: when `samples` runs would
+    /// take longer (as the warm-up's runs estimate), fewer are taken, at
+    /// least [`MIN_SAMPLES`]. 0 takes `samples` runs whatever they cost.
+    pub budget_s: f64,
+}
+
+/// The fewest timed runs a budget leaves (a median of three still shows
+/// an outlier as one).
+pub const MIN_SAMPLES: u32 = 3;
+
+impl RunOptions {
+    /// Timed runs for a kernel whose runs take `run_s` seconds each.
+    pub fn samples_for(&self, run_s: f64) -> u32 {
+        let most = self.samples.max(1);
+        if self.budget_s <= 0.0 || run_s <= 0.0 {
+            return most;
+        }
+        let fit = (self.budget_s / run_s).ceil().min(f64::from(most)) as u32;
+        fit.max(MIN_SAMPLES.min(most))
+    }
 }
 
 impl Default for RunOptions {
@@ -35,6 +58,7 @@ impl Default for RunOptions {
             warmup: 2,
             warmup_s: 1.0,
             samples: 20,
+            budget_s: 1.0,
         }
     }
 }
@@ -215,6 +239,9 @@ impl<'a> Runner<'a> {
                 break;
             }
         }
+        if let Platform::Gpu(gpu) = &self.platform {
+            gpu.memo.clear();
+        }
         Ok(skipped)
     }
 }
@@ -241,22 +268,47 @@ async fn try_run_case(
     opts: RunOptions,
 ) -> Result<ResultRecord> {
     gpu.require(case.precision)?;
-    let kernel = gpu.scoped(|| app.prepare(gpu, case)).await?;
-    // Validation run: exactly one run over poisoned outputs.
-    let outputs = gpu
-        .scoped(|| {
-            submit_runs(gpu, kernel.as_ref(), 1);
-            Ok(())
+    let start = Instant::now();
+    let compiled = gpu.compile_seconds();
+    // The host's share (inputs, reference, pipelines, the comparison) runs
+    // while the GPU is kept busy, so the clocks stay where the last case
+    // left them and the warm-up below is short.
+    let (kernel, validation, metrics, prepare_s, validate_s) = gpu
+        .keep_warm(async {
+            let kernel = gpu.scoped(|| app.prepare(gpu, case)).await?;
+            let prepared = Instant::now();
+            // Validation run: exactly one run over poisoned outputs.
+            gpu.scoped(|| {
+                submit_runs(gpu, kernel.as_ref(), 1);
+                Ok(())
+            })
+            .await?;
+            let bytes = gpu.read_buffers(&kernel.outputs()).await?;
+            let validation = kernel.validate(&bytes);
+            let metrics = kernel.metrics(&bytes);
+            let validate_s = prepared.elapsed().as_secs_f64();
+            let prepare_s = prepared.duration_since(start).as_secs_f64();
+            Ok::<_, Error>((kernel, validation, metrics, prepare_s, validate_s))
         })
-        .await;
-    outputs?;
-    let bytes = gpu.read_buffers(&kernel.outputs()).await?;
-    let validation = kernel.validate(&bytes);
-    let metrics = kernel.metrics(&bytes);
-    drop(bytes);
-    warm_up(gpu, kernel.as_ref(), opts).await?;
-    let (timing, samples) = time_samples(gpu, kernel.as_ref(), opts.samples.max(1)).await?;
-    Ok(ResultRecord::new(
+        .await?;
+    let compile_s = gpu.compile_seconds() - compiled;
+    let warm = Instant::now();
+    let run_s = warm_up(gpu, kernel.as_ref(), opts)
+        .await?
+        .unwrap_or(validate_s);
+    let timed = Instant::now();
+    let n = opts.samples_for(run_s);
+    let (timing, samples) = time_samples(gpu, kernel.as_ref(), n).await?;
+    gpu.busy.record(timed, Instant::now());
+    let phases = Phases {
+        prepare_s,
+        compile_s,
+        validate_s,
+        warmup_s: timed.duration_since(warm).as_secs_f64(),
+        timed_s: timed.elapsed().as_secs_f64(),
+        wall_s: start.elapsed().as_secs_f64(),
+    };
+    let mut record = ResultRecord::new(
         case.clone(),
         gpu.info.clone(),
         timing,
@@ -264,23 +316,32 @@ async fn try_run_case(
         kernel.model(),
         validation,
         metrics,
-    ))
+    );
+    record.phases = Some(phases);
+    Ok(record)
 }
 
-/// At least `opts.warmup` runs, continued until `opts.warmup_s` of wall time
-/// has passed: a GPU idling at low clocks needs up to seconds of load before
-/// its clocks settle, far longer than two runs of a short kernel.
-async fn warm_up(gpu: &Gpu, kernel: &dyn Kernel, opts: RunOptions) -> Result<()> {
-    let t0 = web_time::Instant::now();
+/// At least `opts.warmup` runs, continued until the GPU has been busy
+/// without a break for `opts.warmup_s`: a GPU idling at low clocks needs up
+/// to seconds of load before its clocks settle, far longer than two runs of
+/// a short kernel, but a GPU kept busy since the last case needs no more.
+/// Returns the wall time of one run as the last batch measured it (`None`
+/// when no run was needed).
+async fn warm_up(gpu: &Gpu, kernel: &dyn Kernel, opts: RunOptions) -> Result<Option<f64>> {
     let mut runs = 0u32;
     let mut batch = opts.warmup.max(1);
-    while runs < opts.warmup || t0.elapsed().as_secs_f64() < opts.warmup_s {
+    let mut run_s = None;
+    while runs < opts.warmup || gpu.busy.seconds() < opts.warmup_s {
+        let t = Instant::now();
         submit_runs(gpu, kernel, batch);
         gpu.finish().await?;
+        let end = Instant::now();
+        gpu.busy.record(t, end);
+        run_s = Some(end.duration_since(t).as_secs_f64() / f64::from(batch));
         runs += batch;
         batch = (batch * 2).min(64);
     }
-    Ok(())
+    Ok(run_s)
 }
 
 fn submit_runs(gpu: &Gpu, kernel: &dyn Kernel, runs: u32) {
@@ -298,7 +359,7 @@ async fn time_samples(gpu: &Gpu, kernel: &dyn Kernel, n: u32) -> Result<(TimingM
     if method == TimingMethod::WallClock {
         let mut samples = Vec::with_capacity(n as usize);
         for _ in 0..n {
-            let t0 = web_time::Instant::now();
+            let t0 = Instant::now();
             submit_runs(gpu, kernel, 1);
             gpu.finish().await?;
             samples.push(t0.elapsed().as_secs_f64());
@@ -394,7 +455,7 @@ pub fn run_case_cpu(app: &dyn App, case: &Case, opts: RunOptions) -> Outcome {
     }
     let samples: Vec<f64> = (0..opts.samples.max(1))
         .map(|_| {
-            let t0 = web_time::Instant::now();
+            let t0 = Instant::now();
             k.run();
             t0.elapsed().as_secs_f64()
         })
@@ -442,6 +503,26 @@ mod tests {
             .set("wg", "32")
             .set("variant", "site")
             .set("layout", "aos")
+    }
+
+    /// A budget trims the timed runs of slow kernels, never below the
+    /// minimum, and never adds runs.
+    #[test]
+    fn a_budget_trims_slow_kernels_only() {
+        let opts = RunOptions {
+            budget_s: 1.0,
+            ..RunOptions::default()
+        };
+        assert_eq!(opts.samples_for(1e-3), 20);
+        assert_eq!(opts.samples_for(0.076), 14);
+        assert_eq!(opts.samples_for(2.0), MIN_SAMPLES);
+        let exact = RunOptions {
+            budget_s: 0.0,
+            ..opts
+        };
+        assert_eq!(exact.samples_for(2.0), 20);
+        let one = RunOptions { samples: 1, ..opts };
+        assert_eq!(one.samples_for(2.0), 1);
     }
 
     /// f64 on a platform without it: an error when the request names it
@@ -508,6 +589,7 @@ mod tests {
             warmup: 0,
             warmup_s: 0.0,
             samples: 1,
+            budget_s: 0.0,
         };
         let mut cpu = Runner::new(Platform::Cpu, opts);
         let out = ready(cpu.run(&Su3, &one_mapping(), &mut |_| {}, &|| false)).expect("run");

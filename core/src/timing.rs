@@ -76,6 +76,32 @@ impl Stats {
     }
 }
 
+/// Where one case's wall time went, seconds: what the suite spends around
+/// the timed samples, so it can be measured and kept small.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Phases {
+    /// Preparing the case: host inputs, the CPU reference, pipelines and
+    /// uploads (the app's `prepare`).
+    pub prepare_s: f64,
+    /// Of `prepare_s`, compiling pipelines.
+    pub compile_s: f64,
+    /// The validation run, its readback and the comparison.
+    pub validate_s: f64,
+    /// Warming the GPU up before the timed runs.
+    pub warmup_s: f64,
+    /// Submitting the timed runs and reading their timestamps back.
+    pub timed_s: f64,
+    /// The whole case, from planning it to its record.
+    pub wall_s: f64,
+}
+
+impl Phases {
+    /// Wall time beyond the timed samples themselves.
+    pub fn overhead_s(&self, samples_s: &[f64]) -> f64 {
+        (self.wall_s - samples_s.iter().sum::<f64>()).max(0.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Stats;

@@ -133,6 +133,8 @@ pub struct RunState {
     pub current: String,
     /// Progress over the whole job, 0..1.
     pub fraction: f32,
+    /// When the job started, for the estimate of the time left.
+    started: web_time::Instant,
 }
 
 impl RunState {
@@ -147,7 +149,16 @@ impl RunState {
             stop,
             current: "opening the adapter".into(),
             fraction: 0.0,
+            started: web_time::Instant::now(),
         }
+    }
+
+    /// Time since the job started, and the estimated time left (by the
+    /// share of cases done so far; `None` before the first case ends).
+    pub fn times(&self) -> (f64, Option<f64>) {
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let f = f64::from(self.fraction);
+        (elapsed, (f > 0.0).then(|| elapsed * (1.0 - f) / f))
     }
 
     /// Asks the worker to stop after the current case.

@@ -10,6 +10,7 @@ const OPTS: RunOptions = RunOptions {
     warmup: 1,
     warmup_s: 0.0,
     samples: 3,
+    budget_s: 0.0,
 };
 
 /// The CI preset of each app: small sizes, short sweeps.

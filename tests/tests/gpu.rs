@@ -41,3 +41,52 @@ fn a_device_opened_elsewhere_runs_cases() {
         }
     }
 }
+
+/// The keep-warm kernel compiles and runs on the adapter, and stopping it
+/// ends its thread (the runner itself heats only GPUs, not CPU adapters).
+#[test]
+fn the_heater_runs_until_stopped() {
+    use skylight_core::gpu::heater::{Heater, SOURCE};
+    use skylight_core::gpu::{Bind, Busy};
+    use skylight_core::shader::ShaderSpec;
+
+    let gpu = skylight_tests::gpu();
+    let spec = ShaderSpec::new("heater", SOURCE, Precision::F32);
+    let pipe = gpu
+        .pipeline(&spec, "keep_warm", &[Bind::ReadWrite, Bind::Uniform])
+        .expect("the keep-warm kernel compiles");
+    let heat = Heater::new(&gpu.device, &gpu.queue, &pipe).start();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let since = heat.since();
+    let runs = heat.stop();
+    assert!(runs > 0, "no keep-warm dispatch completed in 0.2 s");
+    let busy = Busy::default();
+    busy.record(since, std::time::Instant::now());
+    assert!(busy.seconds() >= 0.2);
+}
+
+/// Cases of one request that share a problem share its host inputs (a
+/// sweep over layouts, mappings and workgroup sizes draws them once): every
+/// case still validates against them, and records where its time went.
+#[test]
+fn variants_share_inputs_and_still_validate() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "4")
+        .set("variant", "site,element")
+        .set("layout", "aos,soa")
+        .set("wg", "32,64")
+        .precisions(&[Precision::F32]);
+    let out = skylight_tests::run(&gpu, &Su3, &req, skylight_tests::QUICK);
+    assert_eq!(out.len(), 8);
+    for o in &out {
+        match o {
+            Outcome::Done(r) => {
+                assert!(r.validation.passed, "{}", r.validation.detail);
+                let phases = r.phases.as_ref().expect("GPU runs record their phases");
+                assert!(phases.wall_s >= phases.prepare_s + phases.validate_s);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -69,6 +69,7 @@ fn over_the_binding_limit_is_a_clean_error() {
         warmup: 0,
         warmup_s: 0.0,
         samples: 1,
+        budget_s: 0.0,
     };
     let out = skylight_tests::run(&gpu, &Su3, &req, opts);
     assert_eq!(out.len(), 1);

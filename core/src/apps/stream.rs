@@ -2,6 +2,8 @@
 //! nstream) in every precision, plus the driver's own buffer copy as an
 //! in-run reference. Bytes are counted as BabelStream counts them.
 
+use std::sync::Arc;
+
 use crate::app::{
     App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Timestamps, Validation,
     wg_param,
@@ -368,7 +370,7 @@ struct StreamGpu {
     kernel: KernelName,
     precision: Precision,
     n: u64,
-    inputs: Inputs,
+    inputs: Arc<Inputs>,
     arrays: Arrays,
     partial: wgpu::Buffer,
     /// `None` for the driver copy.
@@ -434,7 +436,11 @@ impl StreamGpu {
     fn new(gpu: &Gpu, params: &Params) -> Result<StreamGpu> {
         let (p, kernel) = (params.precision, params.kernel);
         let (n, wg, epi) = (params.n, params.wg, params.epi);
-        let inputs = Inputs::new(n as usize, p);
+        // Every kernel, workgroup size and allocation of a request shares
+        // the arrays (fresh random ones per request).
+        let inputs = gpu
+            .memo
+            .get_or_make(&format!("stream/{n}/{p}"), || Inputs::new(n as usize, p));
         let arrays = Arrays::new(gpu, params, n * p.real_bytes())?;
         let out_index = output_array(kernel);
         let poison = p.poison_pattern();

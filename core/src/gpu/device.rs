@@ -2,15 +2,23 @@
 //! operations benchmarks use, checked against the adapter's limits and for
 //! device loss.
 
+use std::collections::HashMap;
+use std::future::Future;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+use web_time::Instant;
 
 use super::adapter::{self, Capabilities, PlatformInfo, Selector};
 use super::df64::{self, Df64Status};
+use super::heater::Busy;
 use super::pipeline::{Bind, Compiler, Pipeline};
 use super::resources;
 use crate::error::{Error, Result};
+use crate::memo::Memo;
 use crate::precision::Precision;
-use crate::shader::ShaderSpec;
+use crate::shader::{Df64Mode, ShaderSpec};
 
 /// An open device on a chosen adapter: everything a benchmark needs.
 pub struct Gpu {
@@ -26,7 +34,20 @@ pub struct Gpu {
     pub limits: wgpu::Limits,
     /// Outcome of the df64 self-test.
     pub df64: Df64Status,
+    /// How long the GPU has been busy without a break (see [`super::heater`]).
+    pub busy: Busy,
+    /// Host inputs and references shared by the cases of a request.
+    pub memo: Memo,
     compiler: Compiler,
+    /// Nanoseconds spent compiling pipelines so far.
+    compile_ns: AtomicU64,
+    /// Pipelines compiled so far, by [`pipeline_key`]: the cases of a
+    /// sweep that differ only in their inputs or in a host-side choice
+    /// reuse one compiled kernel.
+    pipelines: Mutex<HashMap<u64, Pipeline>>,
+    /// The keep-warm kernel, made on first use (`None` where it cannot run).
+    #[cfg(not(target_arch = "wasm32"))]
+    heater: std::sync::OnceLock<Option<super::heater::Heater>>,
     lost: Arc<Mutex<Option<String>>>,
 }
 
@@ -92,7 +113,13 @@ impl Gpu {
             caps,
             limits,
             df64,
+            busy: Busy::default(),
+            memo: Memo::default(),
             compiler,
+            compile_ns: AtomicU64::new(0),
+            pipelines: Mutex::new(HashMap::new()),
+            #[cfg(not(target_arch = "wasm32"))]
+            heater: std::sync::OnceLock::new(),
             lost,
         };
         gpu.check_lost()?;
@@ -175,9 +202,71 @@ impl Gpu {
 
     /// Composes, compiles and links `spec` at `entry` with an explicit layout,
     /// in the df64 formulation the self-test chose (see [`Compiler::pipeline`]).
+    /// A kernel compiled before with the same source, entry point and
+    /// bindings is reused.
     pub fn pipeline(&self, spec: &ShaderSpec, entry: &str, binds: &[Bind]) -> Result<Pipeline> {
-        self.compiler
-            .pipeline(&self.device, spec, entry, binds, self.df64.mode())
+        let t0 = Instant::now();
+        let mode = self.df64.mode();
+        let key = pipeline_key(spec, entry, binds, mode);
+        let cached = self
+            .pipelines
+            .lock()
+            .ok()
+            .and_then(|c| c.get(&key).cloned());
+        let out = match cached {
+            Some(p) => Ok(p),
+            None => self
+                .compiler
+                .pipeline(&self.device, spec, entry, binds, mode)
+                .inspect(|p| {
+                    if let Ok(mut c) = self.pipelines.lock() {
+                        c.insert(key, p.clone());
+                    }
+                }),
+        };
+        let ns = t0.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64;
+        self.compile_ns.fetch_add(ns, Ordering::Relaxed);
+        out
+    }
+
+    /// Seconds spent compiling pipelines since the device was opened.
+    pub fn compile_seconds(&self) -> f64 {
+        self.compile_ns.load(Ordering::Relaxed) as f64 * 1e-9
+    }
+
+    /// Runs `work` while a light kernel keeps the GPU busy on a thread of
+    /// its own, so the clocks stay up while the host prepares or checks a
+    /// case (see [`super::heater`]); the time counts as busy. CPU adapters
+    /// (no clock governor to feed, and the load would take the host's
+    /// cores) and the browser (no threads) run `work` alone.
+    pub async fn keep_warm<F: Future>(&self, work: F) -> F::Output {
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(heater) = self.heater() {
+            let heat = heater.start();
+            let out = work.await;
+            let since = heat.since();
+            heat.stop();
+            self.busy.record(since, Instant::now());
+            return out;
+        }
+        work.await
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn heater(&self) -> Option<&super::heater::Heater> {
+        self.heater
+            .get_or_init(|| {
+                if self.info.device_type == "cpu" {
+                    return None;
+                }
+                let spec = ShaderSpec::new("heater", super::heater::SOURCE, Precision::F32);
+                let pipe = self
+                    .pipeline(&spec, "keep_warm", &[Bind::ReadWrite, Bind::Uniform])
+                    .inspect_err(|e| log::warn!("no keep-warm kernel: {e}"))
+                    .ok()?;
+                Some(super::heater::Heater::new(&self.device, &self.queue, &pipe))
+            })
+            .as_ref()
     }
 
     /// Binds `buffers` (whole) in order to `pipeline`'s group 0.
@@ -217,4 +306,17 @@ impl Gpu {
         self.check_lost()?;
         Ok(out)
     }
+}
+
+/// What a compiled pipeline depends on: the composed source (constants and
+/// preludes included), the entry point, the bindings and the df64
+/// formulation (precise compilation changes the module, not the text).
+fn pipeline_key(spec: &ShaderSpec, entry: &str, binds: &[Bind], mode: Df64Mode) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    spec.compose(mode).hash(&mut h);
+    spec.precision.hash(&mut h);
+    entry.hash(&mut h);
+    binds.hash(&mut h);
+    mode.precise.hash(&mut h);
+    h.finish()
 }

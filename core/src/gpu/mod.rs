@@ -3,11 +3,13 @@
 //! reads buffers back; [`pipeline`] compiles kernels into pipelines; [`df64`]
 //! tests which df64 formulation a device computes exactly; [`device`] holds
 //! an open device as a [`Gpu`] (opened here, or brought by a front end);
-//! [`timer`] times runs with GPU timestamps.
+//! [`timer`] times runs with GPU timestamps; [`heater`] keeps the GPU's
+//! clocks up between cases.
 
 pub mod adapter;
 pub mod device;
 pub mod df64;
+pub mod heater;
 pub mod pipeline;
 pub mod resources;
 pub mod timer;
@@ -18,5 +20,6 @@ pub use adapter::{
 };
 pub use device::Gpu;
 pub use df64::Df64Status;
+pub use heater::Busy;
 pub use pipeline::{Bind, Pipeline, dispatch_shape};
 pub use timer::{Timer, Timestamps};

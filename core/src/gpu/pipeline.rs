@@ -10,7 +10,7 @@ use crate::precision::Precision;
 use crate::shader::{Df64Mode, ShaderSpec};
 
 /// How a kernel binds one buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Bind {
     /// `var<storage, read>`
     Read,
@@ -21,6 +21,7 @@ pub enum Bind {
 }
 
 /// A compute pipeline with its explicit bind group layout (group 0).
+#[derive(Clone)]
 pub struct Pipeline {
     /// The pipeline.
     pub pipeline: wgpu::ComputePipeline,

@@ -53,6 +53,11 @@ pub fn show(ui: &mut egui::Ui, forms: &mut Forms, run: Option<&RunState>, listed
     if let Some(run) = run {
         ui.add(egui::ProgressBar::new(run.fraction).show_percentage());
         ui.label(&run.current);
+        let (elapsed, left) = run.times();
+        ui.label(match left {
+            Some(left) => format!("{elapsed:.0} s elapsed, about {left:.0} s left"),
+            None => format!("{elapsed:.0} s elapsed"),
+        });
         if run.stopping() {
             ui.label("stopping after the current case…");
         }

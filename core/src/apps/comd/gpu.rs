@@ -3,6 +3,7 @@
 //! every output checked against the host reference.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::md::{self, System};
 use super::plan::{self, Plan};
@@ -16,7 +17,9 @@ use crate::precision::Precision;
 pub(super) struct ComdGpu {
     kernel: KernelName,
     precision: Precision,
-    start: System,
+    start: Arc<System>,
+    /// The host reference after one run of the case's kernel.
+    want: Arc<System>,
     pairs: (u64, u64),
     steps: u64,
     comd_init: bool,
@@ -36,7 +39,20 @@ impl ComdGpu {
         let p = params.precision;
         // Before building the system: the per-atom vectors must fit.
         plan::check_vectors(params, &gpu.caps)?;
-        let (start, pairs) = initial(params, p)?;
+        // The start and the references are shared by every mapping, layout
+        // and workgroup size of a sweep (a fresh random start per request).
+        let key = format!("comd/{}/{:?}/{p}", params.cells, params.init);
+        let (start, pairs) = gpu
+            .memo
+            .get_or_make(&key, || initial(params, p).map(|(s, n)| (Arc::new(s), n)))
+            .as_ref()
+            .clone()?;
+        let steps = params.run_steps();
+        let want = gpu
+            .memo
+            .get_or_make(&format!("{key}/{:?}/{steps}", params.kernel), || {
+                expected(&start, params.kernel, steps)
+            });
         let plan = Plan::new(params, &gpu.caps, start.cells, capacity(&start))?;
         let cells = start.cells.map(|c| c as u32);
         let module = spec(
@@ -60,8 +76,9 @@ impl ComdGpu {
             kernel: params.kernel,
             precision: p,
             start,
+            want,
             pairs,
-            steps: params.run_steps(),
+            steps,
             comd_init: params.init == Init::Comd,
             strides: plan.strides,
             slot_strides: plan.slot_strides,
@@ -150,26 +167,26 @@ fn upload(gpu: &Gpu, params: &Params, start: &System, plan: &Plan) -> Result<Vec
     ])
 }
 
-impl ComdGpu {
-    /// The host reference after one run of the case's kernel.
-    fn expected(&self) -> System {
-        let mut s = self.start.clone();
-        match self.kernel {
-            KernelName::AdvanceVelocity => s.kick(),
-            KernelName::AdvancePosition => s.drift(),
-            KernelName::Redistribute => {}
-            KernelName::Force => {
-                s.compute_forces();
-            }
-            KernelName::Step => {
-                for _ in 0..self.steps {
-                    s.step();
-                }
+/// The host reference after one run of `kernel` from `start`.
+fn expected(start: &System, kernel: KernelName, steps: u64) -> System {
+    let mut s = start.clone();
+    match kernel {
+        KernelName::AdvanceVelocity => s.kick(),
+        KernelName::AdvancePosition => s.drift(),
+        KernelName::Redistribute => {}
+        KernelName::Force => {
+            s.compute_forces();
+        }
+        KernelName::Step => {
+            for _ in 0..steps {
+                s.step();
             }
         }
-        s
     }
+    s
+}
 
+impl ComdGpu {
     fn vectors(&self, raw: &[u8]) -> Vec<f64> {
         unpack(
             &self.precision.decode(raw),
@@ -324,7 +341,7 @@ impl Kernel for ComdGpu {
     fn validate(&self, out: &[Vec<u8>]) -> Validation {
         let p = self.precision;
         let (tol, drift_tol) = tolerance(p);
-        let want = self.expected();
+        let want = &self.want;
         match self.kernel {
             KernelName::AdvanceVelocity => Validation::compare(
                 &self.vectors(&out[0]),
@@ -334,7 +351,7 @@ impl Kernel for ComdGpu {
                 "velocities after a half kick",
             ),
             KernelName::AdvancePosition => Validation::compare(
-                &self.periodic(&out[0], &want),
+                &self.periodic(&out[0], want),
                 &want.pos,
                 tol,
                 1.0,
@@ -387,7 +404,7 @@ impl Kernel for ComdGpu {
                 let steps = self.steps as f64;
                 let vel = self.vectors(&out[1]);
                 let v = Validation::compare(
-                    &self.periodic(&out[0], &want),
+                    &self.periodic(&out[0], want),
                     &want.pos,
                     tol * steps,
                     1.0,

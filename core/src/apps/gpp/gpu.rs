@@ -117,10 +117,16 @@ impl GppGpu {
         let pipe2 = gpu.pipeline(&s, "finish", &binds)?;
         let align = u64::from(gpu.limits.min_storage_buffer_offset_alignment);
         let plan = Plan::new(params, &gpu.caps, align)?;
-        let inputs = Inputs::new(d, params.inputs, p);
-        let want = inputs.expected();
-        let bufs = Buffers::new(gpu, &inputs, plan.groups, p)?;
-        drop(inputs);
+        // Drawn and summed once per request: every reduction, loop order,
+        // workgroup size and unroll of a sweep uses the same inputs.
+        let key = format!("gpp/{d:?}/{:?}/{p}", params.inputs);
+        let shared = gpu.memo.get_or_make(&key, || {
+            let inputs = Inputs::new(d, params.inputs, p);
+            let want = inputs.expected();
+            (inputs, want)
+        });
+        let (inputs, want) = (&shared.0, shared.1);
+        let bufs = Buffers::new(gpu, inputs, plan.groups, p)?;
         let dims: Vec<wgpu::Buffer> = plan
             .pairs
             .iter()

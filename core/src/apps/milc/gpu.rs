@@ -4,6 +4,7 @@
 //! GPU, so nothing is read back until the end.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::codegen::{self, Build, Field, slot};
 use super::reference::Setup;
@@ -248,7 +249,7 @@ impl<'g> Program<'g> {
 
 /// A prepared case.
 pub(super) struct MilcGpu {
-    setup: Setup,
+    setup: Arc<Setup>,
     precision: Precision,
     sites: u32,
     sal: u32,
@@ -264,7 +265,20 @@ impl MilcGpu {
         let p = params.precision;
         let plan = Plan::new(params, &gpu.caps)?;
         let layout = plan.build.layout;
-        let setup = Setup::new(params, p);
+        // Every layout, vector length and workgroup size of a request uses
+        // the same random fields (fresh per request).
+        let key = format!(
+            "milc/{}/{}/{:?}/{:?}/{:?}/{}/{}/{}/{p}",
+            params.l,
+            params.t,
+            params.kernel,
+            params.operator,
+            params.sign,
+            params.kappa,
+            params.tol,
+            params.iterations
+        );
+        let setup = gpu.memo.get_or_make(&key, || Setup::new(params, p));
         let mut prog = Program::new(gpu, plan);
         let outputs = record(&mut prog, &setup)?;
         Ok(MilcGpu {

@@ -2,6 +2,7 @@
 //! of one run, and the checks of its outputs.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
 use super::plan::Plan;
 use super::sna::{self, C, Config};
@@ -40,7 +41,7 @@ pub(super) struct SnapGpu {
     /// Half elements per U-like array.
     ny: usize,
     layout: Layout,
-    config: Config,
+    config: Arc<Config>,
     batch: usize,
     steps: u64,
     /// In binding order.
@@ -134,13 +135,49 @@ fn buffers(
     ])
 }
 
+/// A problem shared by every variant, precision and workgroup size of a
+/// request: its configuration, the forces a reference file gives, and the
+/// reference forces once computed (fresh random atoms per request).
+struct Shared {
+    config: Arc<Config>,
+    file_forces: Option<Vec<f64>>,
+    forces: OnceLock<Vec<f64>>,
+}
+
+impl Shared {
+    fn of(gpu: &Gpu, params: &Params) -> Result<Arc<Shared>> {
+        let key = format!(
+            "snap/{}/{}/{}",
+            params.cells, params.twojmax, params.refdata
+        );
+        gpu.memo
+            .get_or_make(&key, || {
+                problem(params).map(|(config, file_forces)| {
+                    Arc::new(Shared {
+                        config: Arc::new(config),
+                        file_forces,
+                        forces: OnceLock::new(),
+                    })
+                })
+            })
+            .as_ref()
+            .clone()
+    }
+
+    /// The CPU reference forces.
+    fn forces(&self) -> Vec<f64> {
+        self.forces.get_or_init(|| self.config.forces()).clone()
+    }
+}
+
 impl SnapGpu {
     /// Plans `params` for `gpu`, builds its pipelines and uploads its inputs
     /// (for a kernel timed alone, those the CPU reference gives it).
     pub(super) fn new(gpu: &Gpu, params: &Params) -> Result<SnapGpu> {
         let p = params.precision;
         let layout = Layout::of(params.variant);
-        let (config, file_forces) = problem(params)?;
+        let shared = Shared::of(gpu, params)?;
+        let config = shared.config.clone();
         let t = config.tables();
         let ny = t.ny();
         let plan = Plan::new(params, &gpu.caps, &config, ny)?;
@@ -170,9 +207,9 @@ impl SnapGpu {
             None => None,
         };
         let buffers = buffers(gpu, p, &config, ny, batch, (&inp, &tab))?;
-        let expected = match file_forces {
-            Some(f) if params.kernel == KernelName::Force => Expected::Forces(f, true),
-            _ if params.kernel == KernelName::Force => Expected::Forces(config.forces(), false),
+        let expected = match &shared.file_forces {
+            Some(f) if params.kernel == KernelName::Force => Expected::Forces(f.clone(), true),
+            _ if params.kernel == KernelName::Force => Expected::Forces(shared.forces(), false),
             _ => stage_inputs(gpu, params, &config, &t, &geo, layout, &buffers),
         };
         let first = &stages

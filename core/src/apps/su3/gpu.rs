@@ -1,6 +1,7 @@
 //! The su3 kernel on a GPU: A, B and C in the case's layout, C poisoned.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::{
     Init, Inputs, MILC_SITE_REALS, Mapping, Params, SITE_REALS, Strides, check, checksum, model,
@@ -20,7 +21,7 @@ pub(super) struct Su3Gpu {
     init: Init,
     sites: u64,
     layout: Strides,
-    inputs: Inputs,
+    inputs: Arc<Inputs>,
     c: wgpu::Buffer,
     pipe: Pipeline,
     bg: wgpu::BindGroup,
@@ -39,7 +40,12 @@ impl Su3Gpu {
             wg,
             gpu.caps.max_workgroups_per_dim,
         )?;
-        let inputs = Inputs::new(sites as usize, p, init);
+        // Every layout, mapping and workgroup size of a sweep checks against
+        // the same inputs (drawn once per request).
+        let key = format!("su3/{sites}/{p}/{init:?}");
+        let inputs = gpu
+            .memo
+            .get_or_make(&key, || Inputs::new(sites as usize, p, init));
         let pipe = gpu.pipeline(
             &spec(p, wg, &layout),
             mapping.name(),
