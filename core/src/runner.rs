@@ -392,7 +392,7 @@ pub fn cpu_honoured(app: &dyn App) -> Vec<&'static str> {
 /// kernel (the f64 reference), so cases that differ only in parameters it
 /// does not honour (layouts, mappings, workgroup sizes, ...; see
 /// [`cpu_honoured`]) collapse into one case labelled [`CPU_REFERENCE`] (with
-/// `/nameVALUE` for each honoured non-problem parameter the request sweeps),
+/// `/name=value` for each honoured parameter that tells a kernel's cases apart),
 /// and the other requested variants become [`Outcome::Unsupported`].
 pub fn cpu_plan(app: &dyn App, plan: Plan) -> Plan {
     let honoured = cpu_honoured(app);
@@ -409,21 +409,29 @@ pub fn cpu_plan(app: &dyn App, plan: Plan) -> Plan {
             None => groups.push((c, Vec::new())),
         }
     }
-    let label = |c: &Case| {
-        let mut label = CPU_REFERENCE.to_string();
-        for p in app
-            .cpu_params()
+    // The honoured parameters that tell this kernel's cases apart, each
+    // one only if an earlier one does not already determine it (L and
+    // L^3 sites).
+    let distinct = |kernel: &str, names: &[&str]| {
+        groups
             .iter()
-            .filter(|p| !app.problem().contains(p))
-        {
-            let values: std::collections::BTreeSet<Option<&String>> = groups
-                .iter()
-                .filter(|(o, _)| o.kernel == c.kernel)
-                .map(|(o, _)| o.params.get(*p))
-                .collect();
-            if let (true, Some(v)) = (values.len() > 1, c.params.get(*p)) {
-                label.push_str(&format!("/{p}{v}"));
+            .filter(|(o, _)| o.kernel == kernel)
+            .map(|(o, _)| names.iter().map(|p| o.params.get(*p)).collect::<Vec<_>>())
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+    };
+    let label = |c: &Case| {
+        let mut shown: Vec<&str> = Vec::new();
+        for p in &honoured {
+            let mut with = shown.clone();
+            with.push(p);
+            if distinct(&c.kernel, &with) > distinct(&c.kernel, &shown) {
+                shown = with;
             }
+        }
+        let mut label = CPU_REFERENCE.to_string();
+        for p in shown {
+            label.push_str(&format!("/{p}={}", c.text(p)));
         }
         label
     };
@@ -440,7 +448,7 @@ pub fn cpu_plan(app: &dyn App, plan: Plan) -> Plan {
                 .collect();
             skipped.push(Outcome::Unsupported {
                 reason: format!(
-                    "the CPU reference platform implements one variant ({label}, run as {}/{} [{label}]); it has no {}",
+                    "the CPU reference platform implements one variant of {}/{} ({label}); it has no {}",
                     c.app,
                     c.kernel,
                     ignored.join(", ")
