@@ -90,7 +90,7 @@ pub fn row(o: &Outcome) -> String {
             r.gbps,
             r.arithmetic_intensity,
             r.timing.name(),
-            if r.validation.passed { "ok" } else { "FAIL" },
+            r.validation.status().label(),
             r.validation.detail
         ),
         Outcome::Unsupported { reason, .. } => {

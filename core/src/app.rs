@@ -141,9 +141,66 @@ pub struct Validation {
     pub passed: bool,
     /// What was compared, and any failure.
     pub detail: String,
+    /// The record is the reference itself (the CPU f64 platform): nothing
+    /// independent was compared, so it neither passed nor failed. Absent
+    /// (false) in files written before the field existed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reference: bool,
+}
+
+/// What a [`Validation`] says about a record, as front ends show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Checked against an independent reference, and within tolerance.
+    Passed,
+    /// Checked, and wrong (or not checkable).
+    Failed,
+    /// The reference itself: not validated against anything.
+    Reference,
+}
+
+impl Status {
+    /// The word tables show: `ok`, `FAIL` or `reference`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Passed => "ok",
+            Status::Failed => "FAIL",
+            Status::Reference => "reference",
+        }
+    }
 }
 
 impl Validation {
+    /// The validation of a run of the reference code itself (the CPU f64
+    /// platform): there is nothing independent to compare it with, so it
+    /// is neither passed nor failed.
+    pub fn reference(what: &str) -> Validation {
+        Validation {
+            max_error: 0.0,
+            tolerance: 0.0,
+            passed: false,
+            detail: format!("{what} itself: not validated against anything"),
+            reference: true,
+        }
+    }
+
+    /// Passed, failed, or the reference itself.
+    pub fn status(&self) -> Status {
+        if self.reference {
+            Status::Reference
+        } else if self.passed {
+            Status::Passed
+        } else {
+            Status::Failed
+        }
+    }
+
+    /// Whether the record's figures can be used (tables, rooflines,
+    /// portability): it passed validation, or it is the reference itself.
+    pub fn usable(&self) -> bool {
+        self.passed || self.reference
+    }
+
     /// Compares `got` with `want` element by element with relative error
     /// `|g - w| / max(|w|, floor)`; NaN (an unwritten, poisoned element) fails.
     pub fn compare(
@@ -176,6 +233,7 @@ impl Validation {
         }
         if unwritten > 0 {
             return Validation {
+                reference: false,
                 max_error: f64::INFINITY,
                 tolerance,
                 passed: false,
@@ -186,6 +244,7 @@ impl Validation {
             };
         }
         Validation {
+            reference: false,
             max_error: worst,
             tolerance,
             passed: worst <= tolerance,
@@ -199,6 +258,7 @@ impl Validation {
     /// A failed validation with a reason.
     pub fn fail(detail: String) -> Validation {
         Validation {
+            reference: false,
             max_error: f64::INFINITY,
             tolerance: 0.0,
             passed: false,
@@ -221,6 +281,7 @@ impl Validation {
             (&self, &other)
         };
         Validation {
+            reference: false,
             max_error: worse.max_error,
             tolerance: worse.tolerance,
             passed: self.passed && other.passed,
@@ -294,6 +355,17 @@ pub trait App: Send + Sync {
     /// shape): records that agree on these solve the same problem, so a
     /// native baseline and Skylight's variants of it can be compared.
     fn problem(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The case parameters, besides the problem's ([`App::problem`], which
+    /// it always solves), that the CPU reference implementation
+    /// ([`App::prepare_cpu`]) honours. The CPU platform runs one case per
+    /// kernel and distinct values of these, labelled `reference`; every
+    /// other parameter (layout, mapping, workgroup size, ...) is the GPU's
+    /// way of solving the problem, which the reference does not have, so
+    /// the other requested variants are reported as not run there.
+    /// Default: none.
+    fn cpu_params(&self) -> &'static [&'static str] {
         &[]
     }
     /// Other names a request may give a parameter, as (alias, parameter):

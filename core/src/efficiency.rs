@@ -64,7 +64,7 @@ pub struct Row {
 /// compared only with each other. Rows sort by device, app, kernel,
 /// precision and problem.
 pub fn rows(records: &[ResultRecord]) -> Vec<Row> {
-    let ok: Vec<&ResultRecord> = records.iter().filter(|r| r.validation.passed).collect();
+    let ok: Vec<&ResultRecord> = records.iter().filter(|r| r.validation.usable()).collect();
     let mut groups: BTreeMap<(String, String, String, String, String), Vec<&ResultRecord>> =
         BTreeMap::new();
     for r in &ok {
@@ -256,6 +256,7 @@ mod tests {
             }
         };
         let ok = Validation {
+            reference: false,
             max_error: 0.0,
             tolerance: 1.0,
             passed: true,

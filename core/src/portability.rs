@@ -94,7 +94,7 @@ pub fn table(
     platforms: &[String],
     variants: bool,
 ) -> PpTable {
-    let ok: Vec<&ResultRecord> = records.iter().filter(|r| r.validation.passed).collect();
+    let ok: Vec<&ResultRecord> = records.iter().filter(|r| r.validation.usable()).collect();
     let all: BTreeSet<String> = ok
         .iter()
         .filter(|r| r.native.is_none())
@@ -288,6 +288,7 @@ mod tests {
             bytes: n as f64,
         };
         let v = Validation {
+            reference: false,
             max_error: 0.0,
             tolerance: 1.0,
             passed: true,

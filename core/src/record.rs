@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::app::{Case, Model, Validation};
+use crate::app::{Case, Model, Status, Validation};
 use crate::error::{Error, Result};
 use crate::gpu::PlatformInfo;
 use crate::precision::Precision;
@@ -165,13 +165,13 @@ impl Roofline {
     pub fn from_records(records: &[ResultRecord]) -> Option<Roofline> {
         let platform = records
             .iter()
-            .find(|r| r.validation.passed)?
+            .find(|r| r.validation.usable())?
             .platform
             .clone();
         let ok: Vec<&ResultRecord> = records
             .iter()
             .filter(|r| {
-                r.validation.passed
+                r.validation.usable()
                     && r.platform.name == platform.name
                     && r.platform.backend == platform.backend
             })
@@ -279,7 +279,20 @@ impl ResultFile {
             }
             None => return Err(bad("no schema_version: not a Skylight result file".into())),
         }
-        serde_json::from_value(v).map_err(|e| bad(e.to_string()))
+        let mut file: ResultFile = serde_json::from_value(v).map_err(|e| bad(e.to_string()))?;
+        file.mark_cpu_references();
+        Ok(file)
+    }
+
+    /// Files written before validations could say `reference` record the CPU
+    /// reference platform's runs as passed: they compared the reference
+    /// with itself. Such records are the reference.
+    fn mark_cpu_references(&mut self) {
+        for r in &mut self.records {
+            if r.platform.backend == "cpu" && r.native.is_none() && r.validation.passed {
+                r.validation = Validation::reference("the CPU f64 reference (an older file)");
+            }
+        }
     }
 
     /// CSV with one row per record.
@@ -303,7 +316,11 @@ impl ResultFile {
                 r.gflops,
                 r.gbps,
                 r.arithmetic_intensity,
-                r.validation.passed,
+                match r.validation.status() {
+                    Status::Passed => "true",
+                    Status::Failed => "false",
+                    Status::Reference => "reference",
+                },
                 r.validation.max_error,
                 r.validation.tolerance
             ));

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::app::{App, Case, Kernel, Timestamps};
+use crate::app::{App, Case, Kernel, Timestamps, Validation};
 use crate::error::{Error, Result};
 use crate::gpu::timer::{self, Timer};
 use crate::gpu::{Capabilities, Gpu, PlatformInfo};
@@ -96,7 +96,7 @@ impl Outcome {
     /// True for a run that failed or did not validate.
     pub fn is_failure(&self) -> bool {
         match self {
-            Outcome::Done(r) => !r.validation.passed,
+            Outcome::Done(r) => !r.validation.usable(),
             Outcome::Unsupported { .. } => false,
             Outcome::Failed { .. } => true,
         }
@@ -216,7 +216,11 @@ impl<'a> Runner<'a> {
             Platform::Cpu => (&cpu_caps, req.clone().precisions(&[Precision::F64])),
             Platform::External { caps, .. } => (*caps, req.clone()),
         };
-        let Plan { cases, mut skipped } = plan(app, &req, caps, self.strict)?;
+        let planned = plan(app, &req, caps, self.strict)?;
+        let Plan { cases, mut skipped } = match self.platform {
+            Platform::Cpu => cpu_plan(app, planned),
+            _ => planned,
+        };
         for o in &skipped {
             progress(Progress::Finish(o));
         }
@@ -430,8 +434,101 @@ pub fn cpu_capabilities() -> Capabilities {
     }
 }
 
-/// Runs one case on the CPU reference platform: validates its first run,
-/// warms up and times the samples with the host clock.
+/// The variant label of the CPU reference platform's cases.
+pub const CPU_REFERENCE: &str = "reference";
+
+/// The parameters the CPU reference implementation of `app` honours: the
+/// problem's ([`App::problem`]) and those it declares ([`App::cpu_params`]).
+pub fn cpu_honoured(app: &dyn App) -> Vec<&'static str> {
+    let mut names = app.problem().to_vec();
+    for p in app.cpu_params() {
+        if !names.contains(p) {
+            names.push(p);
+        }
+    }
+    names
+}
+
+/// A plan for the CPU reference platform. It has one implementation of each
+/// kernel (the f64 reference), so cases that differ only in parameters it
+/// does not honour (layouts, mappings, workgroup sizes, ...; see
+/// [`cpu_honoured`]) collapse into one case labelled [`CPU_REFERENCE`] (with
+/// `/name=value` for each honoured parameter that tells a kernel's cases apart),
+/// and the other requested variants become [`Outcome::Unsupported`].
+pub fn cpu_plan(app: &dyn App, plan: Plan) -> Plan {
+    let honoured = cpu_honoured(app);
+    let key = |c: &Case| {
+        let values: Vec<Option<String>> =
+            honoured.iter().map(|p| c.params.get(*p).cloned()).collect();
+        (c.kernel.clone(), c.precision, values)
+    };
+    // Each distinct key's first case, and the cases it stands for.
+    let mut groups: Vec<(Case, Vec<Case>)> = Vec::new();
+    for c in plan.cases {
+        match groups.iter_mut().find(|(first, _)| key(first) == key(&c)) {
+            Some((_, others)) => others.push(c),
+            None => groups.push((c, Vec::new())),
+        }
+    }
+    // The honoured parameters that tell this kernel's cases apart, each
+    // one only if an earlier one does not already determine it (L and
+    // L^3 sites).
+    let distinct = |kernel: &str, names: &[&str]| {
+        groups
+            .iter()
+            .filter(|(o, _)| o.kernel == kernel)
+            .map(|(o, _)| names.iter().map(|p| o.params.get(*p)).collect::<Vec<_>>())
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+    };
+    let label = |c: &Case| {
+        let mut shown: Vec<&str> = Vec::new();
+        for p in &honoured {
+            let mut with = shown.clone();
+            with.push(p);
+            if distinct(&c.kernel, &with) > distinct(&c.kernel, &shown) {
+                shown = with;
+            }
+        }
+        let mut label = CPU_REFERENCE.to_string();
+        for p in shown {
+            label.push_str(&format!("/{p}={}", c.text(p)));
+        }
+        label
+    };
+    let labels: Vec<String> = groups.iter().map(|(c, _)| label(c)).collect();
+    let mut cases = Vec::new();
+    let mut skipped = plan.skipped;
+    for ((mut first, others), label) in groups.into_iter().zip(labels) {
+        for c in others {
+            let ignored: Vec<&str> = c
+                .params
+                .keys()
+                .map(String::as_str)
+                .filter(|p| !honoured.contains(p))
+                .collect();
+            skipped.push(Outcome::Unsupported {
+                reason: format!(
+                    "the CPU reference platform implements one variant of {}/{} ({label}); it has no {}",
+                    c.app,
+                    c.kernel,
+                    ignored.join(", ")
+                ),
+                case: c,
+            });
+        }
+        first.variant = label;
+        cases.push(first);
+    }
+    Plan { cases, skipped }
+}
+
+/// Runs one case on the CPU reference platform: runs it once, warms up and
+/// times the samples with the host clock. The record's validation is
+/// [`Validation::reference`] (the run is the reference: there is nothing
+/// independent to compare it with), unless the implementation's own checks
+/// of that run (conservation laws, a solve's residual, ...) failed; its
+/// parameters are those the implementation honours ([`cpu_honoured`]).
 pub fn run_case_cpu(app: &dyn App, case: &Case, opts: RunOptions) -> Outcome {
     let mut k = match app.prepare_cpu(case) {
         None => {
@@ -449,7 +546,12 @@ pub fn run_case_cpu(app: &dyn App, case: &Case, opts: RunOptions) -> Outcome {
         Some(Ok(k)) => k,
     };
     k.run();
-    let validation = k.validate();
+    let own = k.validate();
+    let validation = if own.passed {
+        Validation::reference("the CPU f64 reference")
+    } else {
+        own
+    };
     for _ in 0..opts.warmup {
         k.run();
     }
@@ -460,8 +562,11 @@ pub fn run_case_cpu(app: &dyn App, case: &Case, opts: RunOptions) -> Outcome {
             t0.elapsed().as_secs_f64()
         })
         .collect();
+    let honoured = cpu_honoured(app);
+    let mut case = case.clone();
+    case.params.retain(|p, _| honoured.contains(&p.as_str()));
     Outcome::Done(Box::new(ResultRecord::new(
-        case.clone(),
+        case,
         cpu_platform(),
         TimingMethod::CpuClock,
         samples,
@@ -595,7 +700,7 @@ mod tests {
         let out = ready(cpu.run(&Su3, &one_mapping(), &mut |_| {}, &|| false)).expect("run");
         assert_eq!(out.len(), 1);
         assert!(
-            matches!(&out[0], Outcome::Done(r) if r.validation.passed && r.case.precision == Precision::F64)
+            matches!(&out[0], Outcome::Done(r) if r.validation.reference && r.case.precision == Precision::F64)
         );
         let stopped = ready(cpu.run(&Su3, &one_mapping(), &mut |_| {}, &|| true)).expect("run");
         assert!(stopped.is_empty());

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use eframe::egui;
 use skylight_core::Precision;
+use skylight_core::app::Status;
 use skylight_core::efficiency::{self, Entry, problem_of};
 use skylight_core::record::ResultRecord;
 use skylight_core::roofline::Roofline;
@@ -181,7 +182,7 @@ impl Efficiencies {
             r.case.precision,
             problem_of(r),
         );
-        let Some(row) = self.rows.get(&key).filter(|_| r.validation.passed) else {
+        let Some(row) = self.rows.get(&key).filter(|_| r.validation.usable()) else {
             return (None, None);
         };
         let t = row.statistic.of(&r.stats);
@@ -212,10 +213,10 @@ impl Row {
         roof: Option<&Roofline>,
         eff: &Efficiencies,
     ) -> Row {
-        let status = if r.validation.passed {
-            format!("ok (max err {:.1e})", r.validation.max_error)
-        } else {
-            format!("FAILED: {}", r.validation.detail)
+        let status = match r.validation.status() {
+            Status::Passed => format!("ok (max err {:.1e})", r.validation.max_error),
+            Status::Reference => "reference (not validated)".to_string(),
+            Status::Failed => format!("FAILED: {}", r.validation.detail),
         };
         let (app_eff, arch_eff) = eff.of(r);
         Row {
@@ -232,7 +233,7 @@ impl Row {
                 plot::fraction_of_roof(roof, r.arithmetic_intensity, r.gflops, r.case.precision)
             }),
             status,
-            failed: !r.validation.passed,
+            failed: !r.validation.usable(),
             timing: r.timing.name().to_string(),
             native: r
                 .native

@@ -131,6 +131,11 @@ impl App for Peak {
         "peak"
     }
 
+    /// The reference runs the same chains on the host: workgroup sizes are the GPU's.
+    fn cpu_params(&self) -> &'static [&'static str] {
+        &["n", "chains", "iters", "intensity"]
+    }
+
     fn about(&self) -> &'static str {
         "compute ceilings: FMA chains per precision, and a mixbench-style intensity sweep"
     }

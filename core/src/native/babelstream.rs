@@ -85,6 +85,7 @@ fn row(c: &[&str]) -> std::result::Result<NativeRun, String> {
             count: count.saturating_sub(1),
         },
         check: Validation {
+ reference: false,
             max_error: 0.0,
             tolerance,
             passed: true,

@@ -125,6 +125,7 @@ fn run_of(f: &BTreeMap<String, String>) -> std::result::Result<NativeRun, String
         config: get("config")?.clone(),
         times: Reported::Samples(samples),
         check: Validation {
+            reference: false,
             max_error: num("max_error")?,
             tolerance: num("tolerance")?,
             passed,
@@ -146,6 +147,7 @@ mod tests {
             config: "wg256".into(),
             times: Reported::Samples(vec![1.5e-3, 1.25e-3]),
             check: Validation {
+                reference: false,
                 max_error: 3e-7,
                 tolerance: 1e-5,
                 passed: true,

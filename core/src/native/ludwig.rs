@@ -281,6 +281,7 @@ impl Log {
         let mass = nx * ny * nz * rho0;
         let mass_change = (rho1 - rho0).abs() / rho0;
         let mut v = Validation {
+            reference: false,
             max_error: mass_change,
             tolerance: DENSITY_RESOLUTION / rho0,
             passed: mass_change <= DENSITY_RESOLUTION / rho0,
@@ -310,6 +311,7 @@ impl Log {
         }
         let tolerance = (MOMENTUM_DIGITS * scale / mass).max(f64::EPSILON);
         Validation {
+            reference: false,
             max_error: err,
             tolerance,
             passed: err <= tolerance,
@@ -345,6 +347,7 @@ impl Log {
         let want = nu * k * k;
         let err = (rate / want - 1.0).abs();
         Validation {
+            reference: false,
             max_error: err,
             tolerance: DECAY_TOLERANCE,
             passed: err <= DECAY_TOLERANCE,

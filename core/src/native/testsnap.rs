@@ -149,6 +149,7 @@ fn group(done: &[Run]) -> Vec<NativeRun> {
                 config: "default".into(),
                 times: Reported::Samples(runs.iter().map(|r| r.step_s).collect()),
                 check: Validation {
+ reference: false,
                     max_error: if finite { worst } else { f64::MAX },
                     tolerance: FORCE_TOL,
                     passed: finite && worst <= FORCE_TOL,

@@ -207,6 +207,11 @@ impl App for Comd {
         &["atoms"]
     }
 
+    /// The reference has one force loop: layouts, mappings and launch shapes are the GPU's.
+    fn cpu_params(&self) -> &'static [&'static str] {
+        &["cells", "steps", "init"]
+    }
+
     fn about(&self) -> &'static str {
         "CoMD Lennard-Jones molecular dynamics: velocity Verlet over link cells, layouts, force mappings, launch shapes"
     }

@@ -219,6 +219,7 @@ pub(super) fn compare(got: &[f64], want: &[f64; 6], tol: f64, what: &str) -> Val
         worst = worst.max(e);
     }
     Validation {
+        reference: false,
         max_error: worst,
         tolerance: tol,
         passed: worst <= tol,

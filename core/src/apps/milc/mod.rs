@@ -201,6 +201,12 @@ impl App for Milc {
         &["L", "T"]
     }
 
+    /// The reference has one form of each kernel: layouts, vector lengths,
+    /// workgroup sizes and `operator` (a solve's split or fused D) are the GPU's.
+    fn cpu_params(&self) -> &'static [&'static str] {
+        &["sites", "sign", "kappa", "tol", "iterations"]
+    }
+
     fn about(&self) -> &'static str {
         "MILC Wilson-Dirac operator (extract, shift, insert split) and CG on the normal equations over targetDP layouts and vector lengths"
     }

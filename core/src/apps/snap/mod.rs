@@ -163,6 +163,11 @@ impl App for Snap {
         &["atoms", "twojmax"]
     }
 
+    /// The reference is one per-atom loop: the variants, batches and workgroup sizes are the GPU's.
+    fn cpu_params(&self) -> &'static [&'static str] {
+        &["cells", "steps", "refdata"]
+    }
+
     fn about(&self) -> &'static str {
         "TestSNAP: the SNAP potential's force (compute_U, compute_Y, compute_dU, compute_dE), seed variants"
     }

@@ -195,6 +195,11 @@ impl App for Su3 {
         &["L"]
     }
 
+    /// The reference multiplies the matrices of each site: mappings, layouts and workgroup sizes are the GPU's.
+    fn cpu_params(&self) -> &'static [&'static str] {
+        &["sites"]
+    }
+
     /// `mapping`, the parameter's first name (and its name in records).
     fn aliases(&self) -> &'static [(&'static str, &'static str)] {
         &[("mapping", "variant")]
