@@ -13,6 +13,7 @@ const OPTS: RunOptions = RunOptions {
     warmup: 0,
     warmup_s: 0.0,
     samples: 1,
+    budget_s: 0.0,
 };
 
 fn run_cpu(app: &str, req: &Request) -> Vec<Outcome> {
