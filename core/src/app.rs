@@ -217,20 +217,10 @@ impl Validation {
                 want.len()
             ));
         }
-        let mut worst = 0.0f64;
-        let mut worst_at = 0;
-        let mut unwritten = 0usize;
-        for (i, (g, w)) in got.iter().zip(want).enumerate() {
-            if !g.is_finite() {
-                unwritten += 1;
-                continue;
-            }
-            let e = (g - w).abs() / w.abs().max(floor);
-            if e > worst {
-                worst = e;
-                worst_at = i;
-            }
-        }
+        let (worst, worst_at, unwritten) = crate::parallel::worst(got.len(), |i| {
+            let (g, w) = (got[i], want[i]);
+            g.is_finite().then(|| (g - w).abs() / w.abs().max(floor))
+        });
         if unwritten > 0 {
             return Validation {
                 reference: false,

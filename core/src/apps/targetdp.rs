@@ -112,12 +112,18 @@ impl Layout {
     /// A field in logical order (site-major, `ncomp` per site) laid out for
     /// upload; padding holds `fill`.
     pub fn pack(&self, logical: &[f64], fill: f64) -> Vec<f64> {
-        let mut out = vec![fill; self.reals() as usize];
-        for (i, &v) in logical.iter().enumerate() {
-            let (s, c) = (i / self.ncomp as usize, i % self.ncomp as usize);
-            out[self.index(s as u32, c as u32)] = v;
-        }
-        out
+        let (sal, nc) = (self.sal as usize, self.ncomp as usize);
+        // Gathered: each slot finds its site and component (the inverse of
+        // `index`), so the copy runs in parallel.
+        crate::parallel::par_map(self.reals() as usize, |j| {
+            let (block, rest) = (j / (nc * sal), j % (nc * sal));
+            let site = block * sal + rest % sal;
+            if site < self.sites as usize {
+                logical[site * nc + rest / sal]
+            } else {
+                fill
+            }
+        })
     }
 
     /// The logical-order field from a buffer of this layout.

@@ -76,11 +76,12 @@ impl Su3Gpu {
 /// Logical-order values (72 per site) laid out in a buffer of `layout`;
 /// MILC's padding (coordinates, index, parity) is zero.
 pub(super) fn pack(layout: &Strides, logical: &[f64]) -> Vec<f64> {
-    let mut out = vec![0.0; layout.reals as usize];
-    for (i, &v) in logical.iter().enumerate() {
-        out[layout.index(i / SITE_REALS, i % SITE_REALS)] = v;
-    }
-    out
+    // Gathered (each output slot looks up its source), so it runs in parallel.
+    parallel::par_map(layout.reals as usize, |j| {
+        layout
+            .slot(j)
+            .map_or(0.0, |(s, comp)| logical[s * SITE_REALS + comp])
+    })
 }
 
 /// The 72 link reals of every site, in logical order, from a buffer of `layout`.

@@ -171,6 +171,17 @@ impl Strides {
         }
     }
 
+    /// The site and component stored at buffer index `j` (`None` for
+    /// MILC's padding): the inverse of [`Strides::index`].
+    fn slot(&self, j: usize) -> Option<(usize, usize)> {
+        let (s, comp) = if self.comp_stride == 1 {
+            (j / self.site_stride as usize, j % self.site_stride as usize)
+        } else {
+            (j % self.comp_stride as usize, j / self.comp_stride as usize)
+        };
+        (comp < SITE_REALS).then_some((s, comp))
+    }
+
     /// Buffer index of component `comp` of site `s` (the shader's `at`).
     fn index(&self, s: usize, comp: usize) -> usize {
         s * self.site_stride as usize + comp * self.comp_stride as usize
