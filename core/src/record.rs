@@ -51,6 +51,10 @@ pub struct ResultRecord {
     /// (`None` for Skylight's own runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub native: Option<NativeSource>,
+    /// How the case was split over ranks and where its time went, for
+    /// scale-out runs (`None` for a single device).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<crate::scale::ScaleOut>,
 }
 
 impl ResultRecord {
@@ -89,6 +93,7 @@ impl ResultRecord {
                 .to_string(),
             date: now_iso8601(),
             native: None,
+            scale: None,
         }
     }
 }

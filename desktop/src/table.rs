@@ -267,6 +267,7 @@ impl Row {
             failed,
             timing: String::new(),
             native: None,
+            scale: None,
             app_eff: None,
             arch_eff: None,
         };
@@ -437,6 +438,7 @@ impl Row {
             failed: false,
             timing: "gpu-ts".into(),
             native: None,
+            scale: None,
             app_eff: None,
             arch_eff: None,
         }

@@ -236,6 +236,7 @@ fn to_record(
             .to_string(),
         date: now_iso8601(),
         native: Some(source.clone()),
+        scale: None,
     })
 }
 
