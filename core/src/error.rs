@@ -65,7 +65,8 @@ pub enum Error {
     #[error("{0}")]
     Isolated(String),
     /// A lattice cannot be split over the ranks asked for (scale-out).
-    #[error("cannot decompose the lattice: {0}")]
+    /// Transparent: the reason already says what was split and how.
+    #[error(transparent)]
     Decomposition(#[from] crate::scale::DecompError),
     /// A collective operation between ranks failed (scale-out).
     #[error("communication between ranks failed: {0}")]

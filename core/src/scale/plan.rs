@@ -42,7 +42,9 @@ pub enum DecompError {
 }
 
 /// How the global lattice follows the rank count.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Scaling {
     /// Strong scaling: the global lattice is fixed; each rank gets a slab of it.
