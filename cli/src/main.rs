@@ -7,6 +7,9 @@ mod native;
 mod plot;
 mod pp;
 mod report;
+#[cfg(feature = "mpi")]
+mod scaleout;
+mod scaling;
 mod table;
 
 use std::path::PathBuf;
@@ -67,6 +70,9 @@ enum Command {
     /// Performance portability (Pennycook's PP) of each app over the
     /// platforms of result files, with a cascade plot.
     Pp(pp::PpArgs),
+    /// Strong and weak scaling of scale-out result files (`mpirun -np N
+    /// skylight run ...`): a table, and a chart with --plot.
+    Scaling(scaling::ScalingArgs),
     /// Print the efficiency table of result files: each problem's best
     /// Skylight variant beside its native baseline on the same device.
     Table(table::TableArgs),
@@ -149,6 +155,11 @@ struct RunArgs {
     /// state, and a crash or device loss ends only its own case).
     #[arg(long)]
     isolate: bool,
+    /// Under `mpirun`: strong (the lattice of --size split over the ranks)
+    /// or weak (a lattice of --size per rank, stacked along z).
+    #[cfg(feature = "mpi")]
+    #[arg(long, default_value = "strong", value_parser = skylight_core::scale::Scaling::parse)]
+    scaling: skylight_core::scale::Scaling,
 }
 
 /// Fails before any work when `path` cannot be written: its folder must
@@ -186,6 +197,8 @@ fn main() -> ExitCode {
     match real_main() {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
+        #[cfg(feature = "mpi")]
+        Err(e) if e.is::<scaleout::Reported>() => ExitCode::from(2),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
@@ -221,6 +234,7 @@ fn real_main() -> Result<bool> {
         Command::Native(args) => native::run(&args),
         Command::Table(args) => table::run(&args),
         Command::Pp(args) => pp::run(&args),
+        Command::Scaling(args) => scaling::run(&args),
         Command::Case { common, case_json } => {
             // The parent passes its resolved --warmup-s.
             isolate::serve(
@@ -310,6 +324,10 @@ fn open_platform(common: &CommonArgs) -> Result<Platform> {
 }
 
 fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
+    #[cfg(feature = "mpi")]
+    if !sweep && scaleout::launched() {
+        return scaleout::run(args, args.scaling);
+    }
     let apps: Vec<&dyn App> = if args.app == "all" {
         registry::apps()
     } else {
@@ -391,7 +409,10 @@ fn run_app(
         // Rows print as cases finish, so long runs show results as they come.
         Progress::Finish(o) => bar.suspend(|| {
             println!("{}", report::row(o));
-            for line in report::metric_lines(o) {
+            for line in report::metric_lines(o)
+                .into_iter()
+                .chain(report::split_line(o))
+            {
                 println!("{line}");
             }
         }),
