@@ -327,6 +327,8 @@ fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
     #[cfg(feature = "mpi")]
     if !sweep && scaleout::launched() {
         return scaleout::run(args, args.scaling);
+    } else if args.scaling != skylight_core::scale::Scaling::Strong {
+        bail!("--scaling weak needs an MPI launch (mpirun -np N skylight run ...)");
     }
     let apps: Vec<&dyn App> = if args.app == "all" {
         registry::apps()

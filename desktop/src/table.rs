@@ -267,7 +267,6 @@ impl Row {
             failed,
             timing: String::new(),
             native: None,
-            scale: None,
             app_eff: None,
             arch_eff: None,
         };
@@ -438,7 +437,6 @@ impl Row {
             failed: false,
             timing: "gpu-ts".into(),
             native: None,
-            scale: None,
             app_eff: None,
             arch_eff: None,
         }
