@@ -7,6 +7,9 @@ mod native;
 mod plot;
 mod pp;
 mod report;
+#[cfg(feature = "mpi")]
+mod scaleout;
+mod scaling;
 mod table;
 mod timing_report;
 
@@ -68,6 +71,9 @@ enum Command {
     /// Performance portability (Pennycook's PP) of each app over the
     /// platforms of result files, with a cascade plot.
     Pp(pp::PpArgs),
+    /// Strong and weak scaling of scale-out result files (`mpirun -np N
+    /// skylight run ...`): a table, and a chart with --plot.
+    Scaling(scaling::ScalingArgs),
     /// Print the efficiency table of result files: each problem's best
     /// Skylight variant beside its native baseline on the same device.
     Table(table::TableArgs),
@@ -165,6 +171,11 @@ struct RunArgs {
     /// compile, validate, warm-up, timing).
     #[arg(long)]
     timing_report: bool,
+    /// Under `mpirun`: strong (the lattice of --size split over the ranks)
+    /// or weak (a lattice of --size per rank, stacked along z).
+    #[cfg(feature = "mpi")]
+    #[arg(long, default_value = "strong", value_parser = skylight_core::scale::Scaling::parse)]
+    scaling: skylight_core::scale::Scaling,
 }
 
 /// Fails before any work when `path` cannot be written: its folder must
@@ -202,6 +213,8 @@ fn main() -> ExitCode {
     match real_main() {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
+        #[cfg(feature = "mpi")]
+        Err(e) if e.is::<scaleout::Reported>() => ExitCode::from(2),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
@@ -237,6 +250,7 @@ fn real_main() -> Result<bool> {
         Command::Native(args) => native::run(&args),
         Command::Table(args) => table::run(&args),
         Command::Pp(args) => pp::run(&args),
+        Command::Scaling(args) => scaling::run(&args),
         Command::Case { common, case_json } => {
             // The parent passes every option resolved.
             let opts = RunOptions {
@@ -328,6 +342,12 @@ fn open_platform(common: &CommonArgs) -> Result<Platform> {
 }
 
 fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
+    #[cfg(feature = "mpi")]
+    if !sweep && scaleout::launched() {
+        return scaleout::run(args, args.scaling);
+    } else if args.scaling != skylight_core::scale::Scaling::Strong {
+        bail!("--scaling weak needs an MPI launch (mpirun -np N skylight run ...)");
+    }
     let apps: Vec<&dyn App> = if args.app == "all" {
         registry::apps()
     } else {
@@ -429,7 +449,10 @@ fn run_app(
         // Rows print as cases finish, so long runs show results as they come.
         Progress::Finish(o) => bar.suspend(|| {
             println!("{}", report::row(o));
-            for line in report::metric_lines(o) {
+            for line in report::metric_lines(o)
+                .into_iter()
+                .chain(report::split_line(o))
+            {
                 println!("{line}");
             }
         }),

@@ -125,6 +125,26 @@ pub fn with_grind_time(mut r: ResultRecord) -> ResultRecord {
     r
 }
 
+/// Where a scale-out run's time went, as one line under its row: `None`
+/// for a single-device run.
+pub fn split_line(o: &Outcome) -> Option<String> {
+    let Outcome::Done(r) = o else { return None };
+    let s = r.scale.as_ref()?;
+    let t = s.split;
+    let ms = |v: f64| format!("{:.3} ms", v * 1e3);
+    Some(format!(
+        "  {} ranks, {} scaling ({}): compute {}, pack {}, transfer {}, exchange {} per run; communication {:.0}%",
+        s.ranks,
+        s.scaling.name(),
+        s.decomposition.label(),
+        ms(t.compute_s),
+        ms(t.pack_s),
+        ms(t.transfer_s),
+        ms(t.exchange_s),
+        100.0 * t.communication() / t.total().max(f64::MIN_POSITIVE)
+    ))
+}
+
 /// One line per app-specific metric of a finished case, under its row. A
 /// force deviation reads as TestSNAP prints it; a per-run atom-step count
 /// also gives the grind time.

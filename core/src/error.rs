@@ -64,6 +64,13 @@ pub enum Error {
     /// child's account of it.
     #[error("{0}")]
     Isolated(String),
+    /// A lattice cannot be split over the ranks asked for (scale-out).
+    /// Transparent: the reason already says what was split and how.
+    #[error(transparent)]
+    Decomposition(#[from] crate::scale::DecompError),
+    /// A collective operation between ranks failed (scale-out).
+    #[error("communication between ranks failed: {0}")]
+    Comm(String),
     /// I/O failure (writing results, reading files). Transparent, so a
     /// context chain names the cause once.
     #[error(transparent)]

@@ -15,7 +15,8 @@
 //!    traits) and [`params`] (typed parameters, the case grid).
 //! 5. The apps: [`apps`], one module each, listed in [`registry`].
 //! 6. Running: [`runner`] plans a request into cases and validates, warms
-//!    up and times each one.
+//!    up and times each one; [`scale`] splits a lattice app over ranks
+//!    (the decomposition, the halo swap on the GPU, a communicator trait).
 //! 7. Results: [`record`] (result records and files), [`roofline`],
 //!    [`native`] (native baselines as records), [`efficiency`] (Skylight
 //!    beside the native code of a device) and [`portability`] (Pennycook's
@@ -44,6 +45,7 @@ pub mod record;
 pub mod registry;
 pub mod roofline;
 pub mod runner;
+pub mod scale;
 pub mod shader;
 pub mod timing;
 

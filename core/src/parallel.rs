@@ -62,7 +62,11 @@ pub fn for_byte_chunks(out: &mut [u8], width: usize, f: impl Fn(usize, &mut [u8]
 
 /// `f` of every `width`-byte chunk of `bytes`, in order (decoding a
 /// buffer's bytes into values).
-pub fn map_byte_chunks(bytes: &[u8], width: usize, f: impl Fn(&[u8]) -> f64 + Sync + Send) -> Vec<f64> {
+pub fn map_byte_chunks(
+    bytes: &[u8],
+    width: usize,
+    f: impl Fn(&[u8]) -> f64 + Sync + Send,
+) -> Vec<f64> {
     #[cfg(not(target_arch = "wasm32"))]
     return bytes.par_chunks_exact(width).map(f).collect();
     #[cfg(target_arch = "wasm32")]
@@ -86,10 +90,7 @@ pub fn worst(n: usize, f: impl Fn(usize) -> Option<f64> + Sync + Send) -> (f64, 
         }
     };
     #[cfg(not(target_arch = "wasm32"))]
-    return (0..n)
-        .into_par_iter()
-        .map(one)
-        .reduce(|| (0.0, 0, 0), pick);
+    return (0..n).into_par_iter().map(one).reduce(|| (0.0, 0, 0), pick);
     #[cfg(target_arch = "wasm32")]
     return (0..n).map(one).fold((0.0, 0, 0), pick);
 }
@@ -109,8 +110,12 @@ mod tests {
     fn bytes_round_trip_through_chunks() {
         let vals = [1.5f64, -2.25, 3.0];
         let mut out = vec![0u8; 24];
-        for_byte_chunks(&mut out, 8, |i, c| c.copy_from_slice(&vals[i].to_le_bytes()));
-        let back = map_byte_chunks(&out, 8, |c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+        for_byte_chunks(&mut out, 8, |i, c| {
+            c.copy_from_slice(&vals[i].to_le_bytes())
+        });
+        let back = map_byte_chunks(&out, 8, |c| {
+            f64::from_le_bytes(c.try_into().unwrap_or([0; 8]))
+        });
         assert_eq!(back, vals);
     }
 }

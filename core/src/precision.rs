@@ -81,9 +81,7 @@ impl Precision {
         let width = self.real_bytes() as usize;
         crate::parallel::map_byte_chunks(bytes, width, |c| match self {
             Precision::F32 => f64::from(word(c)),
-            Precision::F64 => {
-                f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])
-            }
+            Precision::F64 => f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
             Precision::Df64 => f64::from(word(c)) + f64::from(word(&c[4..])),
         })
     }

@@ -55,6 +55,10 @@ pub struct ResultRecord {
     /// native records and older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phases: Option<Phases>,
+    /// How the case was split over ranks and where its time went, for
+    /// scale-out runs (`None` for a single device).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<crate::scale::ScaleOut>,
 }
 
 impl ResultRecord {
@@ -94,6 +98,7 @@ impl ResultRecord {
             date: now_iso8601(),
             native: None,
             phases: None,
+            scale: None,
         }
     }
 }

@@ -24,6 +24,9 @@ pub mod sources {
     /// `reduce_sum`: a fixed-order workgroup tree sum over `Real` (needs `WG`,
     /// a power of two).
     pub const REDUCE: &str = include_str!("../../shaders/common/reduce.wgsl");
+    /// `pack` and `unpack` of the halo planes of a lattice field split over
+    /// ranks (needs `WG`, the grid functions and `tdp_index`).
+    pub const HALO: &str = include_str!("../../shaders/common/halo.wgsl");
 }
 
 /// The df64 formulation a kernel is composed with.

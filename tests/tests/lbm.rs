@@ -88,3 +88,43 @@ fn a_box_over_the_binding_limit_is_a_clean_error() {
         ),
     }
 }
+
+/// The scale-out path on one rank (no MPI: the rank is its own neighbour),
+/// through every layout family and every precision: the halo kernels pack
+/// and unpack through the field's layout, and the NaN-poisoned halos fail
+/// validation unless every swap lands.
+#[test]
+fn one_rank_scale_out_swaps_halos_through_every_layout() {
+    use skylight_core::apps::lbm::dist;
+    use skylight_core::runner::RunOptions;
+    use skylight_core::scale::{Scaling, SelfComm};
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "4")
+        .set("layout", "aos,soa,aosoa-8")
+        .set("vvl", "2")
+        .set("steps", "3")
+        .precisions(&precisions(&gpu));
+    let cases = skylight_core::runner::plan(&Lbm, &req, &gpu.caps, true)
+        .expect("plan")
+        .cases;
+    let opts = RunOptions {
+        warmup: 0,
+        warmup_s: 0.0,
+        samples: 1,
+        budget_s: 0.0,
+    };
+    for case in &cases {
+        let d = dist::decomposition(case, Scaling::Strong, 1).expect("split");
+        let r = pollster::block_on(dist::run(&gpu, &SelfComm, case, &d, Scaling::Strong, opts))
+            .expect("run")
+            .expect("rank 0's record");
+        assert!(
+            r.validation.passed,
+            "{}: {}",
+            case.label(),
+            r.validation.detail
+        );
+        assert_eq!(r.scale.expect("scale-out part").ranks, 1);
+    }
+}

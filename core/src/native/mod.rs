@@ -237,6 +237,7 @@ fn to_record(
         date: now_iso8601(),
         native: Some(source.clone()),
         phases: None,
+        scale: None,
     })
 }
 

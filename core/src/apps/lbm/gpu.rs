@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use super::d3q19::{self, NVEL};
+use super::d3q19::{self, Box3, NVEL};
 use super::{KernelName, Params, Setup, model, spec};
 use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::apps::targetdp::Layout;
@@ -13,31 +13,26 @@ use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
 use crate::params::Choice;
 use crate::precision::Precision;
 
-/// A case prepared on a GPU.
-pub(super) struct LbmGpu {
-    shared: Arc<Shared>,
-    precision: Precision,
-    layout: Layout,
-    buffers: [wgpu::Buffer; 2],
-    /// The kernel's pipeline(s): `step` has collide then propagate.
+/// A lattice's field on a GPU: two buffers ping-ponged by the pipelines of
+/// one kernel (`step` has collide then propagate). A scale-out rank holds
+/// its slab with halo planes as such a lattice, with the same kernels.
+pub(super) struct Lattice {
+    pub(super) layout: Layout,
+    pub(super) buffers: [wgpu::Buffer; 2],
+    /// The kernel's entry points, in the order a step runs them.
+    pub(super) entries: Vec<&'static str>,
     pipes: Vec<Pipeline>,
     /// Bind groups reading field 0 into 1, and 1 into 0.
     groups: [wgpu::BindGroup; 2],
     dispatch: (u32, u32),
 }
 
-/// A case's start and f64 reference, shared by every layout, vector length
-/// and workgroup size of a request (a fresh random start per request).
-struct Shared {
-    setup: Setup,
-    want: OnceLock<Vec<f64>>,
-}
-
-impl LbmGpu {
-    /// Uploads the start of `params` and builds its pipelines.
-    pub(super) fn new(gpu: &Gpu, params: &Params) -> Result<LbmGpu> {
+impl Lattice {
+    /// Uploads `f0` (logical order, a field of box `b3`) and builds the
+    /// pipelines of `params`' kernel for that box.
+    pub(super) fn new(gpu: &Gpu, params: &Params, b3: &Box3, f0: &[f64]) -> Result<Lattice> {
         let p = params.precision;
-        let sites = params.sites as u32;
+        let sites = b3.sites() as u32;
         let (vvl, wg) = (params.vvl, params.wg);
         let layout = Layout::new(params.layout, sites, NVEL as u32);
         let bytes = layout.reals() * p.real_bytes();
@@ -47,19 +42,9 @@ impl LbmGpu {
             wg,
             gpu.caps.max_workgroups_per_dim,
         )?;
-        let key = format!(
-            "lbm/{}/{:?}/{:?}/{}/{p}",
-            params.l, params.init, params.kernel, params.steps
-        );
-        let shared = gpu.memo.get_or_make(&key, || Shared {
-            setup: Setup::new(params, p),
-            want: OnceLock::new(),
-        });
-        let setup = &shared.setup;
-        let n = setup.lattice.n.map(|v| v as u32);
-        let module = spec(p, wg, n, &layout, vvl);
+        let module = spec(p, wg, b3.n.map(|v| v as u32), &layout, vvl);
         let binds = [Bind::Read, Bind::ReadWrite, Bind::Read];
-        let entries: Vec<&str> = match params.kernel {
+        let entries: Vec<&'static str> = match params.kernel {
             KernelName::Step => vec!["collide", "propagate"],
             k => vec![k.name()],
         };
@@ -67,9 +52,8 @@ impl LbmGpu {
             .iter()
             .map(|e| gpu.pipeline(&module, e, &binds))
             .collect::<Result<Vec<_>>>()?;
-        let a = gpu.storage_init("lbm-f0", &p.encode(&layout.pack(&setup.f0, 0.0)))?;
+        let a = gpu.storage_init("lbm-f0", &p.encode(&layout.pack(f0, 0.0)))?;
         let b = gpu.storage_poisoned("lbm-f1", bytes, &p.poison_pattern())?;
-        let b3 = &setup.lattice;
         let coef = [
             1.0 / b3.tau,
             b3.tau,
@@ -85,20 +69,61 @@ impl LbmGpu {
             gpu.bind(&pipes[0], &[&a, &b, &coef]),
             gpu.bind(&pipes[0], &[&b, &a, &coef]),
         ];
-        Ok(LbmGpu {
-            shared,
-            precision: p,
+        Ok(Lattice {
             layout,
             buffers: [a, b],
+            entries,
             pipes,
             groups,
             dispatch,
         })
     }
 
+    /// Records entry point `k` of the kernel reading field `from` into the other.
+    pub(super) fn record(&self, pass: &mut wgpu::ComputePass<'_>, k: usize, from: usize) {
+        self.pipes[k].set(pass, &self.groups[from]);
+        pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
+    }
+}
+
+/// A case prepared on a GPU.
+pub(super) struct LbmGpu {
+    shared: Arc<Shared>,
+    precision: Precision,
+    lattice: Lattice,
+}
+
+/// A case's start and f64 reference, shared by every layout, vector length
+/// and workgroup size of a request (a fresh random start per request).
+struct Shared {
+    setup: Setup,
+    want: OnceLock<Vec<f64>>,
+}
+
+impl LbmGpu {
+    /// Uploads the start of `params` and builds its pipelines.
+    pub(super) fn new(gpu: &Gpu, params: &Params) -> Result<LbmGpu> {
+        let p = params.precision;
+        let key = format!(
+            "lbm/{}/{:?}/{:?}/{}/{p}",
+            params.l, params.init, params.kernel, params.steps
+        );
+        let shared = gpu.memo.get_or_make(&key, || Shared {
+            setup: Setup::new(params, p),
+            want: OnceLock::new(),
+        });
+        let setup = &shared.setup;
+        let lattice = Lattice::new(gpu, params, &setup.lattice, &setup.f0)?;
+        Ok(LbmGpu {
+            shared,
+            precision: params.precision,
+            lattice,
+        })
+    }
+
     /// Which buffer holds the result after one run.
     fn result_index(&self) -> usize {
-        if self.pipes.len() == 2 {
+        if self.lattice.entries.len() == 2 {
             0
         } else {
             (self.shared.setup.steps % 2) as usize
@@ -115,28 +140,27 @@ impl Kernel for LbmGpu {
         });
         let mut from = 0;
         for _ in 0..self.shared.setup.steps {
-            for pipe in &self.pipes {
-                pipe.set(&mut pass, &self.groups[from]);
-                pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
+            for k in 0..self.lattice.entries.len() {
+                self.lattice.record(&mut pass, k, from);
                 from = 1 - from;
             }
         }
     }
 
     fn outputs(&self) -> Vec<&wgpu::Buffer> {
-        vec![&self.buffers[self.result_index()]]
+        vec![&self.lattice.buffers[self.result_index()]]
     }
 
     fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
         let raw = self.precision.decode(&outputs[0]);
-        if raw.len() as u64 != self.layout.reals() {
+        if raw.len() as u64 != self.lattice.layout.reals() {
             return Validation::fail(format!(
                 "{} reals read back, {} expected",
                 raw.len(),
-                self.layout.reals()
+                self.lattice.layout.reals()
             ));
         }
-        let got = self.layout.unpack(&raw);
+        let got = self.lattice.layout.unpack(&raw);
         let setup = &self.shared.setup;
         let want = self.shared.want.get_or_init(|| setup.expected());
         setup.check(&got, want, self.precision)
@@ -145,14 +169,17 @@ impl Kernel for LbmGpu {
     fn model(&self) -> Model {
         model(
             self.shared.setup.kernel,
-            self.layout.sites as u64,
+            self.lattice.layout.sites as u64,
             self.shared.setup.steps,
             self.precision,
         )
     }
 
     fn metrics(&self, outputs: &[Vec<u8>]) -> BTreeMap<String, f64> {
-        let got = self.layout.unpack(&self.precision.decode(&outputs[0]));
+        let got = self
+            .lattice
+            .layout
+            .unpack(&self.precision.decode(&outputs[0]));
         let (m0, _) = d3q19::totals(&self.shared.setup.f0);
         let (m1, _) = d3q19::totals(&got);
         let mut m = BTreeMap::from([("mass_relative_change".to_string(), (m1 - m0) / m0)]);

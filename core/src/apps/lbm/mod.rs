@@ -7,6 +7,7 @@
 
 pub mod codegen;
 pub mod d3q19;
+pub mod dist;
 mod gpu;
 #[cfg(test)]
 mod tests;
@@ -222,10 +223,19 @@ impl App for Lbm {
     }
 
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
-        [LayoutName::Aos, LayoutName::Soa, LayoutName::Aosoa8]
+        let layouts = [LayoutName::Aos, LayoutName::Soa, LayoutName::Aosoa8];
+        let mut specs: Vec<ShaderSpec> = layouts
             .into_iter()
             .map(|name| spec(p, 64, [8, 8, 8], &Layout::new(name, 512, NVEL as u32), 2))
-            .collect()
+            .collect();
+        // The scale-out halo swap of an 8^3 box over two ranks (8 x 8 x 6 padded slabs).
+        if let Ok(d) = crate::scale::Decomposition::plan("z", &[8, 8, 8], 2, 1) {
+            for name in layouts {
+                let layout = Layout::new(name, 384, NVEL as u32);
+                specs.push(crate::scale::halo::spec(p, &layout, &d));
+            }
+        }
+        specs
     }
 
     fn prepare_cpu(&self, case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
@@ -261,16 +271,22 @@ struct Setup {
 impl Setup {
     fn new(params: &Params, p: Precision) -> Setup {
         let l = params.l as usize;
+        Setup::on([l, l, l], params, p, &mut fresh_rng())
+    }
+
+    /// The case on a box of extents `n` (a scale-out run's global lattice),
+    /// its random start drawn from `rng`.
+    fn on(n: [usize; 3], params: &Params, p: Precision, rng: &mut rand_pcg::Pcg64) -> Setup {
         let shear = params.init == Init::Shear;
         let lattice = Box3 {
-            n: [l, l, l],
+            n,
             tau: TAU,
             force: if shear { [0.0; 3] } else { FORCE },
         };
         let f0 = if shear {
             quantize(p, &d3q19::shear_wave(&lattice, SHEAR_AMPLITUDE))
         } else {
-            random_field(&lattice, p)
+            random_field(&lattice, p, rng)
         };
         Setup {
             kernel: params.kernel,
@@ -389,12 +405,11 @@ fn step(kernel: KernelName, b: &Box3, f: &[f64]) -> Vec<f64> {
 
 /// Distributions near equilibrium at random density (1 +- 5%) and velocity
 /// (|u_d| < 0.05), with a small random non-equilibrium part.
-fn random_field(b: &Box3, p: Precision) -> Vec<f64> {
-    let mut rng = fresh_rng();
+fn random_field(b: &Box3, p: Precision, rng: &mut rand_pcg::Pcg64) -> Vec<f64> {
     let n = b.sites();
-    let rho = random_reals(&mut rng, n, 0.95, 1.05, Precision::F64);
-    let u = random_reals(&mut rng, 3 * n, -0.05, 0.05, Precision::F64);
-    let noise = random_reals(&mut rng, n * NVEL, -1e-3, 1e-3, Precision::F64);
+    let rho = random_reals(rng, n, 0.95, 1.05, Precision::F64);
+    let u = random_reals(rng, 3 * n, -0.05, 0.05, Precision::F64);
+    let noise = random_reals(rng, n * NVEL, -1e-3, 1e-3, Precision::F64);
     let mut f = Vec::with_capacity(n * NVEL);
     for s in 0..n {
         let feq = d3q19::equilibrium(rho[s], [u[3 * s], u[3 * s + 1], u[3 * s + 2]]);

@@ -1,0 +1,269 @@
+//! `mpirun -np N skylight run lbm ...` (the `mpi` feature): one rank per
+//! process, each on the adapter of its node-local rank, the lattice split
+//! by the core's scale-out planner and its halos swapped through MPI.
+//!
+//! Failure rules: a bad split is found by every rank from the same pure
+//! plan, before any opens a device, and only rank 0 says why; anything that
+//! goes wrong on one rank after that (an adapter, a device error, a panic)
+//! aborts the whole job with that rank's number and reason, because its
+//! neighbours would otherwise wait for its halos forever.
+
+use anyhow::{Context, Result, anyhow, bail};
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use skylight_core::app::Case;
+use skylight_core::apps::lbm::dist;
+use skylight_core::gpu::{Gpu, Selector, list_adapters};
+use skylight_core::runner::{self, Outcome};
+use skylight_core::scale::{Comm, Decomposition, Scaling};
+use skylight_core::{Error, registry};
+
+use super::{RunArgs, report};
+
+/// Exit code of a rank that aborts the job.
+const ABORT_CODE: i32 = 3;
+
+/// Message tags: which way a halo travels, so that two messages between the
+/// same pair of ranks (two ranks, or one) cannot be confused.
+const TAG_DOWN: i32 = 1;
+const TAG_UP: i32 = 2;
+
+/// Whether an MPI launcher started this process (Open MPI, MPICH, PMIx).
+pub fn launched() -> bool {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
+}
+
+/// An error already reported by rank 0: the other ranks leave quietly with
+/// the same exit code.
+#[derive(Debug)]
+pub struct Reported;
+
+impl std::fmt::Display for Reported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("reported by rank 0")
+    }
+}
+
+impl std::error::Error for Reported {}
+
+/// [`Comm`] over an MPI communicator. MPI's default error handler aborts
+/// the job on a failed call, so these never return an error themselves.
+struct MpiComm {
+    world: SimpleCommunicator,
+    lo: i32,
+    hi: i32,
+}
+
+impl Comm for MpiComm {
+    fn rank(&self) -> usize {
+        self.world.rank() as usize
+    }
+
+    fn size(&self) -> usize {
+        self.world.size() as usize
+    }
+
+    fn exchange(
+        &self,
+        to_lo: &[u8],
+        to_hi: &[u8],
+        from_lo: &mut [u8],
+        from_hi: &mut [u8],
+    ) -> skylight_core::Result<()> {
+        let (lo, hi) = (
+            self.world.process_at_rank(self.lo),
+            self.world.process_at_rank(self.hi),
+        );
+        // All four posted before any wait: no ordering between ranks can deadlock.
+        mpi::request::scope(|scope| {
+            let r1 = lo.immediate_receive_into_with_tag(scope, from_lo, TAG_UP);
+            let r2 = hi.immediate_receive_into_with_tag(scope, from_hi, TAG_DOWN);
+            let s1 = lo.immediate_send_with_tag(scope, to_lo, TAG_DOWN);
+            let s2 = hi.immediate_send_with_tag(scope, to_hi, TAG_UP);
+            r1.wait();
+            r2.wait();
+            s1.wait();
+            s2.wait();
+        });
+        Ok(())
+    }
+
+    fn gather(&self, bytes: &[u8]) -> skylight_core::Result<Option<Vec<u8>>> {
+        let root = self.world.process_at_rank(0);
+        if self.world.rank() == 0 {
+            let mut all = vec![0u8; bytes.len() * self.size()];
+            root.gather_into_root(bytes, &mut all[..]);
+            Ok(Some(all))
+        } else {
+            root.gather_into(bytes);
+            Ok(None)
+        }
+    }
+
+    fn max(&self, values: &[f64]) -> skylight_core::Result<Vec<f64>> {
+        let mut out = vec![0.0; values.len()];
+        self.world
+            .all_reduce_into(values, &mut out[..], SystemOperation::max());
+        Ok(out)
+    }
+
+    fn sum(&self, values: &[f64]) -> skylight_core::Result<Vec<f64>> {
+        let mut out = vec![0.0; values.len()];
+        self.world
+            .all_reduce_into(values, &mut out[..], SystemOperation::sum());
+        Ok(out)
+    }
+}
+
+/// Prints `rank r: why` and aborts every rank of the job.
+fn abort(rank: usize, why: &anyhow::Error) -> ! {
+    eprintln!("rank {rank}: {why:#}; aborting the job");
+    SimpleCommunicator::world().abort(ABORT_CODE)
+}
+
+/// Runs `args` over the ranks of the MPI job this process belongs to.
+/// `Ok(false)` when a case failed validation (rank 0's verdict, shared).
+pub fn run(args: &RunArgs, scaling: Scaling) -> Result<bool> {
+    let universe = mpi::initialize().ok_or_else(|| anyhow!("MPI was already initialized"))?;
+    let world = universe.world();
+    let (rank, size) = (world.rank() as usize, world.size() as usize);
+    let panic_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        panic_hook(info);
+        abort(rank, &anyhow!("panicked"));
+    }));
+    let planned = plan(args, scaling, size);
+    let (app, req, splits) = match planned {
+        Ok(p) => p,
+        Err(e) if rank == 0 => return Err(e),
+        Err(_) => return Err(Reported.into()),
+    };
+    let ok = match ranks_run(args, &world, app, &req, &splits, scaling) {
+        Ok(ok) => ok,
+        Err(e) => abort(rank, &e),
+    };
+    // Rank 0's verdict becomes every rank's exit code.
+    let mut verdict = [u8::from(ok)];
+    world.process_at_rank(0).broadcast_into(&mut verdict[..]);
+    Ok(verdict[0] == 1)
+}
+
+type Planned = (
+    &'static dyn skylight_core::app::App,
+    skylight_core::app::Request,
+    Vec<(Case, Decomposition)>,
+);
+
+/// The request and each case's split, from the flags alone: no device, so
+/// every rank finds the same answer and a bad split is refused first.
+fn plan(args: &RunArgs, scaling: Scaling, ranks: usize) -> Result<Planned> {
+    if args.app != "lbm" {
+        bail!(
+            "scale-out runs `lbm` only (asked for `{}`); milc is not split over ranks yet",
+            args.app
+        );
+    }
+    if args.isolate {
+        bail!("--isolate does not combine with an MPI run");
+    }
+    let app = registry::find(&args.app)?;
+    let req = super::request_for(app, args, true, false)?;
+    let cases = app.cases(&req, &runner::cpu_capabilities())?;
+    let splits = cases
+        .into_iter()
+        .map(|c| dist::decomposition(&c, scaling, ranks).map(|d| (c, d)))
+        .collect::<skylight_core::Result<Vec<_>>>()
+        .context("planning the decomposition")?;
+    for path in [&args.common.json, &args.common.csv].into_iter().flatten() {
+        super::check_writable(path)?;
+    }
+    Ok((app, req, splits))
+}
+
+/// The adapter of node-local rank `local`: with `auto`, ranks on a node
+/// take its GPUs in turn (all of them share a CPU adapter such as lavapipe
+/// when the node has no GPU); an explicit adapter is every rank's.
+fn selector(adapter: &str, local: usize) -> Selector {
+    if adapter != "auto" {
+        return Selector::parse(adapter);
+    }
+    let gpus: Vec<usize> = pollster::block_on(list_adapters())
+        .into_iter()
+        .filter(|a| a.info.device_type != "cpu")
+        .filter_map(|a| a.info.index)
+        .collect();
+    match gpus.len() {
+        0 => Selector::Auto,
+        n => Selector::parse(&gpus[local % n].to_string()),
+    }
+}
+
+/// This rank's part of the job: open its adapter, run every case.
+fn ranks_run(
+    args: &RunArgs,
+    world: &SimpleCommunicator,
+    app: &dyn skylight_core::app::App,
+    req: &skylight_core::app::Request,
+    splits: &[(Case, Decomposition)],
+    scaling: Scaling,
+) -> Result<bool> {
+    let rank = world.rank() as usize;
+    let local = world.split_shared(world.rank()).rank() as usize;
+    let gpu = pollster::block_on(Gpu::open(&selector(&args.common.adapter, local)))
+        .with_context(|| format!("opening the adapter of node-local rank {local}"))?;
+    // The cases the device can run, as a single-device run would plan them.
+    let runner::Plan { cases, skipped } = runner::plan(app, req, &gpu.caps, true)?;
+    let comm = |d: &Decomposition| {
+        let (lo, hi) = d.neighbours(rank);
+        MpiComm {
+            world: world.duplicate(),
+            lo: lo as i32,
+            hi: hi as i32,
+        }
+    };
+    if rank == 0 && !args.common.quiet {
+        eprintln!(
+            "{} ranks, {} scaling; rank 0 on {} [{}]",
+            world.size(),
+            scaling.name(),
+            gpu.info.label(),
+            gpu.info.device_type
+        );
+    }
+    if rank == 0 {
+        println!("{}", report::header());
+        skipped.iter().for_each(|o| println!("{}", report::row(o)));
+    }
+    // Every rank must make the same calls: the warm-up is a count of runs
+    // (see `dist::run`) and the samples an exact count, never chosen by time.
+    let opts = skylight_core::runner::RunOptions {
+        warmup: args.common.warmup.unwrap_or(2),
+        warmup_s: 0.0,
+        samples: args.common.samples.unwrap_or(20),
+        budget_s: 0.0,
+    };
+    let mut outcomes = Vec::new();
+    for (case, d) in splits.iter().filter(|(c, _)| cases.contains(c)) {
+        let record = pollster::block_on(dist::run(&gpu, &comm(d), case, d, scaling, opts))
+            .map_err(|e: Error| anyhow!(e))
+            .with_context(|| case.label())?;
+        if let Some(r) = record {
+            let o = Outcome::Done(Box::new(r));
+            println!("{}", report::row(&o));
+            for line in report::metric_lines(&o)
+                .into_iter()
+                .chain(report::split_line(&o))
+            {
+                println!("{line}");
+            }
+            outcomes.push(o);
+        }
+    }
+    if rank == 0 {
+        return super::finish(&outcomes, &args.common, false);
+    }
+    Ok(true)
+}

@@ -1,0 +1,197 @@
+//! Scale-out under `mpirun` on the local adapter (lavapipe in CI): lbm on
+//! 1, 2 and 4 ranks, each validated on rank 0 against the single-rank
+//! reference and compared bit for bit with one rank; a bad split refused by
+//! rank 0 alone; a failing rank ending the job instead of hanging it; and
+//! the README's scale-out commands. Only built with `--features mpi`, and a
+//! missing `mpirun` fails these tests: it never skips them.
+#![cfg(feature = "mpi")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skylight-mpi-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
+
+/// `mpirun -np N` of the given program and arguments, killed after 300 s
+/// so that a hang fails the test (exit 124) rather than stalling CI.
+fn mpirun(np: usize, rest: &[&str]) -> Output {
+    let np = np.to_string();
+    let mut args = vec!["300", "mpirun", "--allow-run-as-root", "--oversubscribe"];
+    args.extend(["-np", np.as_str()]);
+    args.extend(rest);
+    Command::new("timeout")
+        .args(&args)
+        .current_dir(repo())
+        .output()
+        .expect(
+            "`timeout mpirun` runs: install Open MPI (apt-get install openmpi-bin libopenmpi-dev)",
+        )
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Runs lbm on `np` ranks and returns its records.
+fn lbm(np: usize, dir: &Path, extra: &[&str]) -> Vec<Value> {
+    let json = dir.join(format!("lbm-{np}-{}.json", extra.join("")));
+    let json = json.to_str().expect("utf-8 path");
+    let mut args = vec![env!("CARGO_BIN_EXE_skylight"), "run", "lbm", "--size", "8"];
+    args.extend([
+        "--kernel",
+        "collide,propagate,fused,step",
+        "--precision",
+        "f32",
+    ]);
+    args.extend([
+        "--set",
+        "steps=3",
+        "--samples",
+        "2",
+        "--warmup",
+        "1",
+        "--quiet",
+    ]);
+    args.extend(["--json", json]);
+    args.extend(extra);
+    let out = mpirun(np, &args);
+    assert!(out.status.success(), "{np} ranks: {}", text(&out));
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(json).expect("result file")).expect("JSON");
+    file["records"].as_array().expect("records").clone()
+}
+
+#[test]
+fn one_two_and_four_ranks_agree_bit_for_bit() {
+    let dir = scratch("agree");
+    let one = lbm(1, &dir, &[]);
+    assert_eq!(one.len(), 4);
+    for np in [1, 2, 4] {
+        let records = if np == 1 {
+            one.clone()
+        } else {
+            lbm(np, &dir, &[])
+        };
+        for (r, r1) in records.iter().zip(&one) {
+            let what = format!("{np} ranks, {}", r["kernel"]);
+            assert_eq!(
+                r["validation"]["passed"], true,
+                "{what}: {}",
+                r["validation"]
+            );
+            assert_eq!(r["scale"]["ranks"], np, "{what}");
+            assert_eq!(r["scale"]["decomposition"]["local"], 8 / np, "{what}");
+            assert_eq!(
+                r["metrics"]["field_hash"], r1["metrics"]["field_hash"],
+                "{what}"
+            );
+            // Collision alone reads no neighbour, so only it swaps no halos.
+            let swaps = r["kernel"] != "collide";
+            for phase in ["compute_s", "pack_s", "transfer_s", "exchange_s"] {
+                let t = r["scale"]["split"][phase].as_f64().expect("a phase time");
+                assert_eq!(
+                    t > 0.0,
+                    phase == "compute_s" || swaps,
+                    "{what}: {phase} {t}"
+                );
+            }
+        }
+    }
+    // Weak scaling: an 8 x 8 x 16 lattice over two ranks, still validated.
+    for r in lbm(2, &dir, &["--scaling", "weak"]) {
+        assert_eq!(r["validation"]["passed"], true, "weak: {}", r["validation"]);
+        assert_eq!(r["params"]["lattice"], "8x8x16");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_bad_split_is_refused_by_rank_0_before_any_device() {
+    let bin = env!("CARGO_BIN_EXE_skylight");
+    let out = mpirun(3, &[bin, "run", "lbm", "--size", "8", "--quiet"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert_eq!(
+        all.matches("3 ranks do not divide the z axis").count(),
+        1,
+        "{all}"
+    );
+    assert!(!all.contains("adapter:"), "{all}");
+}
+
+#[test]
+fn a_failing_rank_aborts_the_job_with_its_rank_and_reason() {
+    let bin = env!("CARGO_BIN_EXE_skylight");
+    let run = [
+        bin, "run", "lbm", "--size", "8", "--kernel", "step", "--quiet",
+    ];
+    let mut args = run.to_vec();
+    args.extend([":", "-np", "1"]);
+    args.extend(run);
+    args.extend(["--adapter", "no-such-adapter"]);
+    let out = mpirun(1, &args);
+    let all = text(&out);
+    assert_ne!(out.status.code(), Some(124), "the job hung: {all}");
+    assert!(!out.status.success(), "{all}");
+    assert!(all.contains("rank 1: opening the adapter"), "{all}");
+}
+
+/// The README's scale-out block, as a user runs it, with few samples and
+/// its files in a scratch folder.
+#[test]
+fn readme_scale_out_commands_run() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    let start = readme
+        .find("## Scale-out")
+        .expect("README has `## Scale-out`");
+    let block = readme[start..].split("```").nth(1).expect("a fenced block");
+    let dir = scratch("readme");
+    let mut ran = 0;
+    for line in block
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+    {
+        let words: Vec<String> = line
+            .split_whitespace()
+            .map(|w| match w {
+                "skylight" => env!("CARGO_BIN_EXE_skylight").to_string(),
+                w if w.ends_with(".json") || w.ends_with(".svg") => {
+                    dir.join(w).display().to_string()
+                }
+                w => w.to_string(),
+            })
+            .collect();
+        let mut words: Vec<&str> = words.iter().map(String::as_str).collect();
+        if words.first() == Some(&"mpirun") {
+            let np: usize = words[2].parse().expect("mpirun -np N");
+            words.extend(["--samples", "2", "--warmup", "1", "--quiet"]);
+            let out = mpirun(np, &words[3..]);
+            assert!(out.status.success(), "{line}: {}", text(&out));
+            ran += 1;
+        } else if words.first() == Some(&env!("CARGO_BIN_EXE_skylight")) {
+            let out = Command::new(words[0])
+                .args(&words[1..])
+                .output()
+                .expect("skylight runs");
+            assert!(out.status.success(), "{line}: {}", text(&out));
+            ran += 1;
+        }
+    }
+    assert!(ran >= 4, "only {ran} README commands ran");
+    assert!(dir.join("scaling.svg").exists(), "no chart");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -1,0 +1,293 @@
+//! lbm over ranks: the box split along z (the slowest axis of the site
+//! order, so a rank's slab and each of its planes are contiguous runs of
+//! sites), one halo plane per side because pull propagation reaches one
+//! site. A rank runs the app's own kernels on its slab plus halos as a
+//! periodic box of `local + 2` planes: interior planes read only their
+//! neighbours, so the wrap-around reads land in halo planes, whose values
+//! are never used. Before every kernel that propagates, the halos are
+//! refilled from the neighbours ([`HaloPlanes::swap`]). Rank 0 gathers the
+//! owned planes, which in rank order are the global field in logical
+//! order, and checks them against the single-rank f64 reference.
+
+use std::collections::BTreeMap;
+
+use rand::SeedableRng;
+use web_time::Instant;
+
+use super::d3q19::{self, Box3, NVEL};
+use super::gpu::Lattice;
+use super::{KernelName, Params, Setup, model};
+use crate::app::{Case, Validation};
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::record::ResultRecord;
+use crate::runner::RunOptions;
+use crate::scale::halo::HaloPlanes;
+use crate::scale::{Comm, Decomposition, PhaseTimes, ScaleOut, Scaling};
+use crate::timing::TimingMethod;
+
+/// Seed of the random start: every rank draws the same global field and
+/// keeps its slab (a single-rank case seeds from the clock instead).
+const SEED: u64 = 0x5ca1_e0a7;
+
+/// How `case` splits over `ranks` ranks: along z, one halo plane per side.
+/// Pure, so every rank plans the same and rank 0 can refuse a bad split
+/// before any rank allocates.
+pub fn decomposition(case: &Case, scaling: Scaling, ranks: usize) -> Result<Decomposition> {
+    let l = case.uint("L")? as usize;
+    Ok(Decomposition::plan(
+        "z",
+        &scaling.global([l, l, l], ranks),
+        ranks,
+        1,
+    )?)
+}
+
+/// One rank's slab on its GPU.
+struct Rank<'a> {
+    gpu: &'a Gpu,
+    comm: &'a dyn Comm,
+    d: &'a Decomposition,
+    steps: u64,
+    precision: crate::Precision,
+    lattice: Lattice,
+    halo: HaloPlanes,
+    /// The buffer holding the current field.
+    current: usize,
+}
+
+impl<'a> Rank<'a> {
+    /// Uploads this rank's slab of `setup`'s start, its halos poisoned
+    /// (NaN) so that a missed swap fails validation.
+    async fn new(
+        gpu: &'a Gpu,
+        comm: &'a dyn Comm,
+        d: &'a Decomposition,
+        params: &Params,
+        setup: &Setup,
+    ) -> Result<Rank<'a>> {
+        let plane = d.plane_sites() * NVEL;
+        let first = d.first_plane(comm.rank()) * plane;
+        let padded = Box3 {
+            n: [d.global[0], d.global[1], d.local + 2 * d.halo],
+            ..setup.lattice
+        };
+        let mut f0 = vec![f64::NAN; padded.sites() * NVEL];
+        f0[d.halo * plane..(d.halo + d.local) * plane]
+            .copy_from_slice(&setup.f0[first..first + d.local * plane]);
+        let p = params.precision;
+        let (lattice, halo) = gpu
+            .scoped(|| {
+                let lattice = Lattice::new(gpu, params, &padded, &f0)?;
+                let fields = [&lattice.buffers[0], &lattice.buffers[1]];
+                let halo = HaloPlanes::new(gpu, p, &lattice.layout, d, &fields)?;
+                Ok((lattice, halo))
+            })
+            .await?;
+        Ok(Rank {
+            gpu,
+            comm,
+            d,
+            steps: params.steps,
+            precision: p,
+            lattice,
+            halo,
+            current: 0,
+        })
+    }
+
+    /// One run (the case's steps), adding each phase's time to `t`.
+    async fn run(&mut self, t: &mut PhaseTimes) -> Result<()> {
+        for _ in 0..self.steps {
+            for (k, entry) in self.lattice.entries.iter().enumerate() {
+                if matches!(*entry, "propagate" | "fused") {
+                    self.halo.swap(self.gpu, self.comm, self.current, t).await?;
+                }
+                let t0 = Instant::now();
+                let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+                {
+                    let mut pass = enc.begin_compute_pass(&Default::default());
+                    self.lattice.record(&mut pass, k, self.current);
+                }
+                self.gpu.queue.submit([enc.finish()]);
+                self.gpu.finish().await?;
+                t.compute_s += t0.elapsed().as_secs_f64();
+                self.current = 1 - self.current;
+            }
+        }
+        Ok(())
+    }
+
+    /// The planes this rank owns, logical order, as little-endian f64s.
+    async fn owned(&self) -> Result<Vec<u8>> {
+        let raw = self
+            .gpu
+            .read_buffers(&[&self.lattice.buffers[self.current]])
+            .await?;
+        let field = self.lattice.layout.unpack(&self.precision.decode(&raw[0]));
+        let plane = self.d.plane_sites() * NVEL;
+        let owned = &field[self.d.halo * plane..(self.d.halo + self.d.local) * plane];
+        Ok(owned.iter().flat_map(|v| v.to_le_bytes()).collect())
+    }
+}
+
+/// Runs `case` split as `d` over the ranks of `comm`, one slab on `gpu`:
+/// validates the first run on rank 0 against the single-rank reference,
+/// warms up `opts.warmup` runs (a count, not a time: every rank must make
+/// the same collective calls), times `opts.samples` runs. Collective; rank
+/// 0 gets the record, the others `None`.
+pub async fn run(
+    gpu: &Gpu,
+    comm: &dyn Comm,
+    case: &Case,
+    d: &Decomposition,
+    scaling: Scaling,
+    opts: RunOptions,
+) -> Result<Option<ResultRecord>> {
+    let params = Params::try_from(case)?;
+    gpu.require(params.precision)?;
+    let n = [d.global[0], d.global[1], d.global[2]];
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(SEED);
+    let setup = Setup::on(n, &params, params.precision, &mut rng);
+    let mut rank = Rank::new(gpu, comm, d, &params, &setup).await?;
+    rank.run(&mut PhaseTimes::default()).await?;
+    let gathered = comm.gather(&rank.owned().await?)?;
+    for _ in 0..opts.warmup {
+        rank.run(&mut PhaseTimes::default()).await?;
+    }
+    let mut t = PhaseTimes::default();
+    let mut samples = Vec::new();
+    for _ in 0..opts.samples.max(1) {
+        let t0 = Instant::now();
+        rank.run(&mut t).await?;
+        samples.push(t0.elapsed().as_secs_f64());
+    }
+    // A run lasts as long as its slowest rank.
+    let samples = comm.max(&samples)?;
+    let per_run = t.to_array().map(|v| v / samples.len() as f64);
+    let split = comm.max(&per_run)?;
+    let Some(bytes) = gathered else {
+        return Ok(None);
+    };
+    let got: Vec<f64> = bytes
+        .chunks_exact(8)
+        .map(|b| f64::from_le_bytes(b.try_into().unwrap_or_default()))
+        .collect();
+    let (validation, metrics) = check(&setup, &params, &got);
+    let sites = setup.lattice.sites() as u64;
+    let case = params
+        .case()
+        .param("sites", sites)
+        .param("lattice", format!("{}x{}x{}", n[0], n[1], n[2]))
+        .param("ranks", d.ranks)
+        .param("scaling", scaling.name());
+    let mut record = ResultRecord::new(
+        case,
+        gpu.info.clone(),
+        TimingMethod::WallClock,
+        samples,
+        model(params.kernel, sites, params.steps, params.precision),
+        validation,
+        metrics,
+    );
+    let split: [f64; 4] = split
+        .try_into()
+        .map_err(|_| Error::Comm("the phase times came back short".into()))?;
+    record.scale = Some(ScaleOut {
+        ranks: d.ranks,
+        scaling,
+        decomposition: d.clone(),
+        split: PhaseTimes::from_array(split),
+    });
+    Ok(Some(record))
+}
+
+/// The gathered field against the single-rank f64 reference with the
+/// app's tolerances; propagation only moves values, so there it must also
+/// be bit-identical. The metrics carry a hash of the field's bits, so runs
+/// on different rank counts can be compared exactly.
+fn check(setup: &Setup, params: &Params, got: &[f64]) -> (Validation, BTreeMap<String, f64>) {
+    let want = setup.expected();
+    let mut v = setup.check(got, &want, params.precision);
+    if params.kernel == KernelName::Propagate {
+        let differ = got
+            .iter()
+            .zip(&want)
+            .filter(|(g, w)| g.to_bits() != w.to_bits())
+            .count();
+        let passed = differ == 0 && got.len() == want.len();
+        v = v.and(Validation {
+            reference: false,
+            max_error: differ as f64,
+            tolerance: 0.0,
+            passed,
+            detail: format!(
+                "{differ} of {} values differ in bits from the single-rank reference",
+                want.len()
+            ),
+        });
+    }
+    let (m0, _) = d3q19::totals(&setup.f0);
+    let (m1, _) = d3q19::totals(got);
+    let metrics = BTreeMap::from([
+        ("mass_relative_change".to_string(), (m1 - m0) / m0),
+        ("field_hash".to_string(), field_hash(got)),
+    ]);
+    (v, metrics)
+}
+
+/// FNV-1a of the values' bits, cut to 52 bits so an f64 holds it exactly.
+pub fn field_hash(values: &[f64]) -> f64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in values.iter().flat_map(|v| v.to_bits().to_le_bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    (h >> 12) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::{App, Request};
+    use crate::apps::lbm::Lbm;
+    use crate::runner::cpu_capabilities;
+
+    fn case(size: &str) -> Case {
+        let req = Request::default()
+            .set("size", size)
+            .set("kernel", "propagate")
+            .precisions(&[crate::Precision::F32]);
+        Lbm.cases(&req, &cpu_capabilities()).expect("cases")[0].clone()
+    }
+
+    #[test]
+    fn the_split_follows_the_scaling_mode() {
+        let strong = decomposition(&case("8"), Scaling::Strong, 4).expect("plan");
+        assert_eq!((strong.global.clone(), strong.local), (vec![8, 8, 8], 2));
+        let weak = decomposition(&case("8"), Scaling::Weak, 4).expect("plan");
+        assert_eq!((weak.global.clone(), weak.local), (vec![8, 8, 32], 8));
+        assert!(matches!(
+            decomposition(&case("8"), Scaling::Strong, 3),
+            Err(Error::Decomposition(_))
+        ));
+    }
+
+    #[test]
+    fn the_check_wants_propagation_bit_identical() {
+        let params = Params::try_from(&case("4")).expect("params");
+        let setup = Setup::on(
+            [4, 4, 4],
+            &params,
+            params.precision,
+            &mut rand_pcg::Pcg64::seed_from_u64(SEED),
+        );
+        let want = setup.expected();
+        let (v, m) = check(&setup, &params, &want);
+        assert!(v.passed, "{}", v.detail);
+        assert_eq!(m["field_hash"], field_hash(&want));
+        let mut off = want.clone();
+        off[7] = f64::from_bits(off[7].to_bits() + 1);
+        let (v, _) = check(&setup, &params, &off);
+        assert!(!v.passed && v.detail.contains("1 of"), "{}", v.detail);
+    }
+}

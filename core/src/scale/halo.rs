@@ -1,0 +1,131 @@
+//! The halo swap of one rank on its GPU: pack the planes the neighbours
+//! need into a contiguous buffer (`shaders/common/halo.wgsl`, through the
+//! field's own targetDP layout), read it back, swap it through a [`Comm`],
+//! upload what arrived and unpack it into the halo planes.
+
+use web_time::Instant;
+
+use super::{Comm, Decomposition, PhaseTimes};
+use crate::apps::targetdp::Layout;
+use crate::error::{Error, Result};
+use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
+use crate::precision::Precision;
+use crate::shader::{ShaderSpec, sources};
+
+/// Workgroup size of the pack and unpack kernels (a copy: any size does).
+const WG: u32 = 64;
+
+/// The halo module for a field of `layout` split as `d` describes.
+pub fn spec(p: Precision, layout: &Layout, d: &Decomposition) -> ShaderSpec {
+    let spec = ShaderSpec::new("halo", sources::HALO, p)
+        .with_u32("WG", WG)
+        .with_u32("NCOMP", layout.ncomp)
+        .with_u32("PLANE", d.plane_sites() as u32)
+        .with_u32("PLANES", d.local as u32)
+        .with_u32("HALO", d.halo as u32)
+        .with_include(sources::GRID);
+    layout.apply(spec)
+}
+
+/// Pack and unpack pipelines bound to a rank's field buffers, and the
+/// buffers the halos travel through.
+pub struct HaloPlanes {
+    pack: Pipeline,
+    unpack: Pipeline,
+    /// One group per field buffer: (field i, send) and (field i, recv).
+    pack_groups: Vec<wgpu::BindGroup>,
+    unpack_groups: Vec<wgpu::BindGroup>,
+    send: wgpu::Buffer,
+    recv: wgpu::Buffer,
+    /// Bytes of one side's planes.
+    side_bytes: usize,
+    dispatch: (u32, u32),
+}
+
+impl HaloPlanes {
+    /// Builds the pipelines for `fields` (buffers of `layout`, any of which
+    /// a step may leave the current field in).
+    pub fn new(
+        gpu: &Gpu,
+        p: Precision,
+        layout: &Layout,
+        d: &Decomposition,
+        fields: &[&wgpu::Buffer],
+    ) -> Result<HaloPlanes> {
+        if layout.sites as usize != d.plane_sites() * (d.local + 2 * d.halo) {
+            return Err(Error::Device(format!(
+                "halo: a field of {} sites is not the padded slab of {:?}",
+                layout.sites,
+                d.padded()
+            )));
+        }
+        let reals = 2 * d.halo * d.plane_sites() * layout.ncomp as usize;
+        let bytes = reals as u64 * p.real_bytes();
+        let module = spec(p, layout, d);
+        let binds = [Bind::ReadWrite, Bind::ReadWrite];
+        let pack = gpu.pipeline(&module, "pack", &binds)?;
+        let unpack = gpu.pipeline(&module, "unpack", &binds)?;
+        let send = gpu.storage("halo-send", bytes)?;
+        let recv = gpu.storage("halo-recv", bytes)?;
+        let pack_groups = fields.iter().map(|f| gpu.bind(&pack, &[f, &send]));
+        let unpack_groups = fields.iter().map(|f| gpu.bind(&unpack, &[f, &recv]));
+        Ok(HaloPlanes {
+            pack_groups: pack_groups.collect(),
+            unpack_groups: unpack_groups.collect(),
+            dispatch: dispatch_shape(reals as u64, WG, gpu.caps.max_workgroups_per_dim)?,
+            pack,
+            unpack,
+            send,
+            recv,
+            side_bytes: bytes as usize / 2,
+        })
+    }
+
+    /// Runs `pipe` with `group` in a pass of its own and waits for it.
+    async fn dispatch(&self, gpu: &Gpu, pipe: &Pipeline, group: &wgpu::BindGroup) -> Result<()> {
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pipe.set(&mut pass, group);
+            pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
+        }
+        gpu.queue.submit([enc.finish()]);
+        gpu.finish().await
+    }
+
+    /// Fills the halo planes of field buffer `field` from the neighbours'
+    /// edge planes, adding each phase's host-clock time to `t`. Collective:
+    /// every rank swaps at the same step.
+    pub async fn swap(
+        &self,
+        gpu: &Gpu,
+        comm: &dyn Comm,
+        field: usize,
+        t: &mut PhaseTimes,
+    ) -> Result<()> {
+        let t0 = Instant::now();
+        self.dispatch(gpu, &self.pack, &self.pack_groups[field])
+            .await?;
+        let t1 = Instant::now();
+        let sent = gpu.read_buffers(&[&self.send]).await?;
+        let (to_lo, to_hi) = sent[0].split_at(self.side_bytes);
+        let t2 = Instant::now();
+        let mut got = vec![0u8; 2 * self.side_bytes];
+        let (from_lo, from_hi) = got.split_at_mut(self.side_bytes);
+        comm.exchange(to_lo, to_hi, from_lo, from_hi)?;
+        let t3 = Instant::now();
+        gpu.queue.write_buffer(&self.recv, 0, &got);
+        // An empty submission flushes the write, so the upload is timed here.
+        gpu.queue.submit([]);
+        gpu.finish().await?;
+        let t4 = Instant::now();
+        self.dispatch(gpu, &self.unpack, &self.unpack_groups[field])
+            .await?;
+        let t5 = Instant::now();
+        let s = |a: Instant, b: Instant| (b - a).as_secs_f64();
+        t.pack_s += s(t0, t1) + s(t4, t5);
+        t.transfer_s += s(t1, t2) + s(t3, t4);
+        t.exchange_s += s(t2, t3);
+        Ok(())
+    }
+}

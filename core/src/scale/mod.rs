@@ -1,0 +1,164 @@
+//! Scale-out: a lattice app split over ranks (one per GPU), each rank
+//! holding a slab plus halo planes that it swaps with its neighbours every
+//! step. The core knows no MPI: [`plan`] is the pure decomposition, [`Comm`]
+//! is what a rank needs from its communicator (the MPI glue lives behind
+//! the cli's `mpi` feature, and [`SelfComm`] is the one-rank case), and
+//! [`halo`] packs and unpacks the halo planes on the GPU.
+
+pub mod halo;
+pub mod plan;
+
+use serde::{Deserialize, Serialize};
+
+pub use plan::{DecompError, Decomposition, Scaling};
+
+use crate::error::Result;
+
+/// What a rank needs from its communicator. Every method is collective:
+/// every rank calls it, in the same order.
+pub trait Comm {
+    /// This rank, `0..size()`.
+    fn rank(&self) -> usize;
+    /// Number of ranks.
+    fn size(&self) -> usize;
+    /// The periodic halo swap along the split axis: `to_lo` goes to the rank
+    /// below and arrives there as its `from_hi`; `to_hi` goes to the rank
+    /// above and arrives as its `from_lo`. All four have the same length.
+    fn exchange(
+        &self,
+        to_lo: &[u8],
+        to_hi: &[u8],
+        from_lo: &mut [u8],
+        from_hi: &mut [u8],
+    ) -> Result<()>;
+    /// Every rank's `bytes` (the same length on each), concatenated in rank
+    /// order, on rank 0; `None` on the others.
+    fn gather(&self, bytes: &[u8]) -> Result<Option<Vec<u8>>>;
+    /// Element-wise maximum over the ranks, on every rank.
+    fn max(&self, values: &[f64]) -> Result<Vec<f64>>;
+    /// Element-wise sum over the ranks, on every rank.
+    fn sum(&self, values: &[f64]) -> Result<Vec<f64>>;
+}
+
+/// One rank on its own: it is its own neighbour on both sides, so the
+/// exchange wraps the lattice around exactly as a periodic kernel would.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SelfComm;
+
+impl Comm for SelfComm {
+    fn rank(&self) -> usize {
+        0
+    }
+
+    fn size(&self) -> usize {
+        1
+    }
+
+    fn exchange(
+        &self,
+        to_lo: &[u8],
+        to_hi: &[u8],
+        from_lo: &mut [u8],
+        from_hi: &mut [u8],
+    ) -> Result<()> {
+        from_hi.copy_from_slice(to_lo);
+        from_lo.copy_from_slice(to_hi);
+        Ok(())
+    }
+
+    fn gather(&self, bytes: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(Some(bytes.to_vec()))
+    }
+
+    fn max(&self, values: &[f64]) -> Result<Vec<f64>> {
+        Ok(values.to_vec())
+    }
+
+    fn sum(&self, values: &[f64]) -> Result<Vec<f64>> {
+        Ok(values.to_vec())
+    }
+}
+
+/// Where one run's time went on a rank, in seconds. Phases are timed on
+/// the host clock with the queue drained after each, so they add up to the
+/// run (their overlap is not measured).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseTimes {
+    /// The app's own kernels.
+    pub compute_s: f64,
+    /// Packing the send planes and unpacking the received ones on the GPU.
+    pub pack_s: f64,
+    /// Device to host (readback of the send planes) and host to device
+    /// (upload of the received ones).
+    pub transfer_s: f64,
+    /// The halo swap between ranks, waiting for neighbours included.
+    pub exchange_s: f64,
+}
+
+impl PhaseTimes {
+    /// The four phases in order (compute, pack, transfer, exchange).
+    pub fn to_array(self) -> [f64; 4] {
+        [
+            self.compute_s,
+            self.pack_s,
+            self.transfer_s,
+            self.exchange_s,
+        ]
+    }
+
+    /// From [`PhaseTimes::to_array`]'s order.
+    pub fn from_array(a: [f64; 4]) -> PhaseTimes {
+        PhaseTimes {
+            compute_s: a[0],
+            pack_s: a[1],
+            transfer_s: a[2],
+            exchange_s: a[3],
+        }
+    }
+
+    /// Their sum.
+    pub fn total(&self) -> f64 {
+        self.to_array().iter().sum()
+    }
+
+    /// Everything but compute: what the decomposition costs.
+    pub fn communication(&self) -> f64 {
+        self.total() - self.compute_s
+    }
+}
+
+/// The scale-out part of a result record: how the lattice was split and
+/// where the time of one run went.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScaleOut {
+    /// Ranks (one device each, or sharing one).
+    pub ranks: usize,
+    /// Strong (fixed lattice) or weak (fixed lattice per rank).
+    pub scaling: Scaling,
+    /// The split.
+    pub decomposition: Decomposition,
+    /// Mean time of one run per phase, the slowest rank's.
+    pub split: PhaseTimes,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_rank_wraps_its_halos_onto_itself() {
+        let (mut lo, mut hi) = ([0u8; 2], [0u8; 2]);
+        SelfComm
+            .exchange(&[1, 2], &[3, 4], &mut lo, &mut hi)
+            .expect("exchange");
+        assert_eq!((lo, hi), ([3, 4], [1, 2]));
+        assert_eq!(SelfComm.gather(&[5]).expect("gather"), Some(vec![5]));
+    }
+
+    #[test]
+    fn phase_times_round_trip_and_split_compute_from_the_rest() {
+        let t = PhaseTimes::from_array([4.0, 1.0, 2.0, 3.0]);
+        assert_eq!(t.to_array(), [4.0, 1.0, 2.0, 3.0]);
+        assert_eq!((t.total(), t.communication()), (10.0, 6.0));
+    }
+}
