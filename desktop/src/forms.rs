@@ -135,7 +135,8 @@ pub struct Forms {
     pub apps: Vec<AppForm>,
     /// Ticked precisions, in [`Precision::ALL`]'s order.
     pub precisions: [bool; 3],
-    /// Timed samples per case.
+    /// Timed samples per case (at most: slow kernels take fewer, see
+    /// [`RunOptions::budget_s`]).
     pub samples: u32,
 }
 
@@ -176,7 +177,8 @@ impl Forms {
                 continue;
             }
             for p in &mut f.params {
-                if let Some((_, v)) = preset.params.iter().find(|(k, _)| k == p.spec.name) {
+                let named = |k: &str| param_name(f.name, k) == Some(p.spec.name);
+                if let Some((_, v)) = preset.params.iter().find(|(k, _)| named(k)) {
                     p.set(v);
                 }
             }
@@ -186,7 +188,7 @@ impl Forms {
                 .apps
                 .iter()
                 .filter(|f| f.enabled)
-                .any(|f| f.params.iter().any(|p| p.spec.name == k));
+                .any(|f| param_name(f.name, k).is_some());
             if !known {
                 problems.push(format!("no chosen app has a parameter `{k}`"));
             }
@@ -251,6 +253,12 @@ impl Forms {
     }
 }
 
+/// The parameter of app `app` that a preset's `name` sets (its own name or
+/// an alias, as the CLI resolves them: su3's `mapping` is its `variant`).
+fn param_name(app: &str, name: &str) -> Option<&'static str> {
+    registry::find(app).ok()?.param_name(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,5 +275,26 @@ mod tests {
         assert_eq!(p.request_value(), "copy,add");
         p.set("mul");
         assert_eq!(p.request_value(), "mul");
+    }
+
+    /// A link's `mapping` (su3's parameter's old name, kept as an alias)
+    /// sets its `variant`, as `--set mapping=` does in the CLI, and counts
+    /// as a known parameter.
+    #[test]
+    fn a_preset_names_parameters_by_their_aliases_too() {
+        let mut forms = Forms::default();
+        let preset = Preset {
+            apps: vec!["su3".into()],
+            params: vec![("mapping".into(), "element".into())],
+            ..Preset::default()
+        };
+        assert!(forms.apply(&preset).is_empty());
+        let su3 = forms.apps.iter().find(|f| f.name == "su3").expect("su3");
+        let variant = su3
+            .params
+            .iter()
+            .find(|p| p.spec.name == "variant")
+            .expect("variant");
+        assert_eq!(variant.request_value(), "element");
     }
 }
