@@ -28,6 +28,14 @@ pub const QUICK: RunOptions = RunOptions {
     budget_s: 0.0,
 };
 
+/// One run per case and no warm-up: for tests that check what runs and how
+/// it is labelled, not its timing.
+pub const ONCE: RunOptions = RunOptions {
+    warmup: 0,
+    samples: 1,
+    ..QUICK
+};
+
 /// Every precision the adapter runs.
 pub fn precisions(gpu: &Gpu) -> Vec<Precision> {
     Precision::ALL

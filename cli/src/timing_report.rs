@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use skylight_core::runner::Outcome;
-use skylight_core::timing::Phases;
+use skylight_core::timing::{Phases, Stats};
 
 /// One app's share of a run.
 pub struct AppTime<'a> {
@@ -17,17 +17,8 @@ pub struct AppTime<'a> {
 }
 
 /// Median of `v` (0 for none).
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    }
+fn median(v: Vec<f64>) -> f64 {
+    Stats::of(&v).median
 }
 
 /// The report's lines: per app its cases, wall time, the time in timed

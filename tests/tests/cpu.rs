@@ -9,12 +9,7 @@ use skylight_core::record::ResultFile;
 use skylight_core::registry;
 use skylight_core::runner::{CPU_REFERENCE, Outcome, Platform, RunOptions, Runner};
 
-const OPTS: RunOptions = RunOptions {
-    warmup: 0,
-    warmup_s: 0.0,
-    samples: 1,
-    budget_s: 0.0,
-};
+const OPTS: RunOptions = skylight_tests::ONCE;
 
 fn run_cpu(app: &str, req: &Request) -> Vec<Outcome> {
     let app = registry::find(app).expect("app");

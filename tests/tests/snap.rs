@@ -9,12 +9,7 @@ use skylight_core::runner::{Outcome, RunOptions};
 use skylight_core::{Error, Precision};
 use skylight_tests::precisions;
 
-const OPTS: RunOptions = RunOptions {
-    warmup: 0,
-    warmup_s: 0.0,
-    samples: 1,
-    budget_s: 0.0,
-};
+const OPTS: RunOptions = skylight_tests::ONCE;
 
 fn run(gpu: &Gpu, req: &Request) -> Vec<Outcome> {
     skylight_tests::run(gpu, &Snap, req, OPTS)

@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+mod cpu;
+
 use crate::app::{
     App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Timestamps, Validation,
     wg_param,
@@ -12,12 +14,12 @@ use crate::apps::common::{check_binding, fresh_rng, max_elements, parse_size, ra
 use crate::choice;
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Capabilities, Gpu, Pipeline, dispatch_shape};
-use crate::parallel::{self, par_map};
+use crate::parallel::par_map;
 use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 
-const SOURCE: &str = include_str!("../../../shaders/stream/stream.wgsl");
+const SOURCE: &str = include_str!("../../../../shaders/stream/stream.wgsl");
 
 /// BabelStream's scalar.
 const SCALAR: f64 = 0.4;
@@ -265,7 +267,7 @@ impl App for Stream {
     fn prepare_cpu(&self, case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
         match Params::try_from(case) {
             Ok(p) if p.kernel == KernelName::CopyBuffer => None,
-            Ok(p) => Some(Ok(Box::new(StreamCpu::new(&p)))),
+            Ok(p) => Some(Ok(Box::new(cpu::StreamCpu::new(&p)))),
             Err(e) => Some(Err(e)),
         }
     }
@@ -555,51 +557,5 @@ impl Kernel for StreamGpu {
 
     fn model(&self) -> Model {
         model(self.kernel, self.n, self.precision)
-    }
-}
-
-/// The same kernels on the CPU in f64 (rayon).
-struct StreamCpu {
-    kernel: KernelName,
-    inputs: Inputs,
-    out: Vec<f64>,
-    dot: f64,
-}
-
-impl StreamCpu {
-    fn new(params: &Params) -> StreamCpu {
-        let n = params.n as usize;
-        StreamCpu {
-            kernel: params.kernel,
-            inputs: Inputs::new(n, Precision::F64),
-            out: vec![f64::NAN; n],
-            dot: f64::NAN,
-        }
-    }
-}
-
-impl CpuKernel for StreamCpu {
-    fn run(&mut self) {
-        let (a, b, c) = (&self.inputs.a, &self.inputs.b, &self.inputs.c);
-        let s = SCALAR;
-        match self.kernel {
-            KernelName::Copy | KernelName::CopyBuffer => parallel::fill(&mut self.out, |i| a[i]),
-            KernelName::Mul => parallel::fill(&mut self.out, |i| s * c[i]),
-            KernelName::Add => parallel::fill(&mut self.out, |i| a[i] + b[i]),
-            KernelName::Triad => parallel::fill(&mut self.out, |i| b[i] + s * c[i]),
-            KernelName::Nstream => parallel::fill(&mut self.out, |i| a[i] + b[i] + s * c[i]),
-            KernelName::Dot => self.dot = parallel::sum(a.len(), |i| a[i] * b[i]),
-        }
-    }
-
-    fn validate(&self) -> Validation {
-        if self.kernel == KernelName::Dot {
-            return validate(KernelName::Dot, Precision::F64, &self.inputs, &[self.dot]);
-        }
-        validate(self.kernel, Precision::F64, &self.inputs, &self.out)
-    }
-
-    fn model(&self) -> Model {
-        model(self.kernel, self.inputs.a.len() as u64, Precision::F64)
     }
 }
