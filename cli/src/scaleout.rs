@@ -237,11 +237,17 @@ fn ranks_run(
         println!("{}", report::header());
         skipped.iter().for_each(|o| println!("{}", report::row(o)));
     }
-    // Every rank must make the same calls: the warm-up is a count of runs
-    // (see `dist::run`) and the samples an exact count, never chosen by time.
+    // Every rank must make the same calls: the warm-up's end is agreed over
+    // the ranks (see `dist::run`) and the samples are an exact count, never
+    // chosen by time.
+    let gpu_clock = gpu.info.device_type != "cpu";
     let opts = skylight_core::runner::RunOptions {
         warmup: args.common.warmup.unwrap_or(2),
-        warmup_s: 0.0,
+        warmup_s: (args.common.warmup_s).unwrap_or(if gpu_clock {
+            super::GPU_WARMUP_S
+        } else {
+            0.0
+        }),
         samples: args.common.samples.unwrap_or(20),
         budget_s: 0.0,
     };

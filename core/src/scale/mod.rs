@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 
 pub use plan::{DecompError, Decomposition, Scaling};
 
+use web_time::Instant;
+
 use crate::error::Result;
 
 /// What a rank needs from its communicator. Every method is collective:
@@ -76,6 +78,45 @@ impl Comm for SelfComm {
 
     fn sum(&self, values: &[f64]) -> Result<Vec<f64>> {
         Ok(values.to_vec())
+    }
+}
+
+/// A collective warm-up: at least `runs` runs, then more until every rank
+/// has warmed up for `seconds` (a GPU's clock governor needs about a second
+/// of load to reach full clocks; see BENCHMARKS.md). Each rank asks
+/// [`WarmUp::more`] before every run; past the fixed runs the answer is
+/// agreed through [`Comm::max`], so every rank makes the same runs and the
+/// same collective calls.
+#[derive(Debug)]
+pub struct WarmUp {
+    runs: usize,
+    seconds: f64,
+    made: usize,
+    start: Instant,
+}
+
+impl WarmUp {
+    /// Starts the warm-up clock now.
+    pub fn new(runs: usize, seconds: f64) -> WarmUp {
+        WarmUp {
+            runs,
+            seconds,
+            made: 0,
+            start: Instant::now(),
+        }
+    }
+
+    /// Whether to make another warm-up run. Collective once the fixed runs
+    /// are made.
+    pub fn more(&mut self, comm: &dyn Comm) -> Result<bool> {
+        let more = if self.made < self.runs {
+            true
+        } else {
+            let short = f64::from(u8::from(self.start.elapsed().as_secs_f64() < self.seconds));
+            comm.max(&[short])?[0] > 0.0
+        };
+        self.made += usize::from(more);
+        Ok(more)
     }
 }
 
@@ -153,6 +194,16 @@ mod tests {
             .expect("exchange");
         assert_eq!((lo, hi), ([3, 4], [1, 2]));
         assert_eq!(SelfComm.gather(&[5]).expect("gather"), Some(vec![5]));
+    }
+
+    #[test]
+    fn warm_up_makes_the_fixed_runs_then_waits_for_the_clock() {
+        let mut w = WarmUp::new(2, 0.0);
+        let runs = std::iter::from_fn(|| w.more(&SelfComm).expect("more").then_some(())).count();
+        assert_eq!(runs, 2);
+        let mut w = WarmUp::new(0, 0.05);
+        let runs = std::iter::from_fn(|| w.more(&SelfComm).expect("more").then_some(())).count();
+        assert!(runs > 0, "a timed warm-up makes runs until its time is up");
     }
 
     #[test]

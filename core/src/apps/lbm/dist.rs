@@ -23,7 +23,7 @@ use crate::gpu::Gpu;
 use crate::record::ResultRecord;
 use crate::runner::RunOptions;
 use crate::scale::halo::HaloPlanes;
-use crate::scale::{Comm, Decomposition, PhaseTimes, ScaleOut, Scaling};
+use crate::scale::{Comm, Decomposition, PhaseTimes, ScaleOut, Scaling, WarmUp};
 use crate::timing::TimingMethod;
 
 /// Seed of the random start: every rank draws the same global field and
@@ -133,8 +133,8 @@ impl<'a> Rank<'a> {
 
 /// Runs `case` split as `d` over the ranks of `comm`, one slab on `gpu`:
 /// validates the first run on rank 0 against the single-rank reference,
-/// warms up `opts.warmup` runs (a count, not a time: every rank must make
-/// the same collective calls), times `opts.samples` runs. Collective; rank
+/// warms up for `opts.warmup` runs and `opts.warmup_s` seconds (agreed
+/// over the ranks, see [`WarmUp`]), times `opts.samples` runs. Collective; rank
 /// 0 gets the record, the others `None`.
 pub async fn run(
     gpu: &Gpu,
@@ -152,7 +152,8 @@ pub async fn run(
     let mut rank = Rank::new(gpu, comm, d, &params, &setup).await?;
     rank.run(&mut PhaseTimes::default()).await?;
     let gathered = comm.gather(&rank.owned().await?)?;
-    for _ in 0..opts.warmup {
+    let mut warm = WarmUp::new(opts.warmup as usize, opts.warmup_s);
+    while warm.more(comm)? {
         rank.run(&mut PhaseTimes::default()).await?;
     }
     let mut t = PhaseTimes::default();
