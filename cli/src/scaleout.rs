@@ -24,6 +24,10 @@ use super::{RunArgs, report};
 /// Exit code of a rank that aborts the job.
 const ABORT_CODE: i32 = 3;
 
+/// The most bytes one gather collects on rank 0 (under MPI's 32-bit
+/// count).
+const GATHER_BYTES: usize = 1 << 30;
+
 /// Message tags: which way a halo travels, so that two messages between the
 /// same pair of ranks (two ranks, or one) cannot be confused.
 const TAG_DOWN: i32 = 1;
@@ -93,14 +97,25 @@ impl Comm for MpiComm {
 
     fn gather(&self, bytes: &[u8]) -> skylight_core::Result<Option<Vec<u8>>> {
         let root = self.world.process_at_rank(0);
-        if self.world.rank() == 0 {
-            let mut all = vec![0u8; bytes.len() * self.size()];
-            root.gather_into_root(bytes, &mut all[..]);
-            Ok(Some(all))
-        } else {
-            root.gather_into(bytes);
-            Ok(None)
+        let (ranks, len) = (self.size(), bytes.len());
+        // MPI counts are 32-bit: a whole field (2.5 GB at 256^3 in f64) goes
+        // in pieces whose gathered size stays under that limit.
+        let piece = (GATHER_BYTES / ranks).max(1);
+        let mut all = (self.world.rank() == 0).then(|| vec![0u8; len * ranks]);
+        let mut gathered = vec![0u8; piece.min(len) * ranks];
+        for start in (0..len.max(1)).step_by(piece) {
+            let part = &bytes[start..(start + piece).min(len)];
+            let Some(all) = all.as_mut() else {
+                root.gather_into(part);
+                continue;
+            };
+            let got = &mut gathered[..part.len() * ranks];
+            root.gather_into_root(part, &mut got[..]);
+            for (r, from) in got.chunks_exact(part.len().max(1)).enumerate() {
+                all[r * len + start..][..part.len()].copy_from_slice(from);
+            }
         }
+        Ok(all)
     }
 
     fn max(&self, values: &[f64]) -> skylight_core::Result<Vec<f64>> {
