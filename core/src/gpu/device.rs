@@ -292,6 +292,12 @@ impl Gpu {
         Ok(out)
     }
 
+    /// Maps the whole of `buffer` for `mode` once the queue is done with it.
+    pub async fn map(&self, buffer: &wgpu::Buffer, mode: wgpu::MapMode) -> Result<()> {
+        resources::map(&self.device, buffer, mode).await?;
+        self.check_lost()
+    }
+
     /// Resolves when the queue has finished everything submitted so far.
     pub async fn finish(&self) -> Result<()> {
         resources::finish(&self.device, &self.queue).await?;

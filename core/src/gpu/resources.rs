@@ -185,13 +185,7 @@ pub async fn read_buffers(
     queue.submit([enc.finish()]);
     let mut out = Vec::with_capacity(staging.len());
     for s in &staging {
-        let (tx, rx) = oneshot::channel();
-        s.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        Pump { device, rx }
-            .await?
-            .map_err(|e| Error::Device(format!("buffer map failed: {e}")))?;
+        map(device, s, wgpu::MapMode::Read).await?;
         let view = s
             .get_mapped_range(..)
             .map_err(|e| Error::Device(format!("mapped range: {e}")))?;
@@ -200,6 +194,18 @@ pub async fn read_buffers(
         s.unmap();
     }
     Ok(out)
+}
+
+/// Maps the whole of `buffer` (a MAP_READ or MAP_WRITE buffer) for `mode`
+/// and resolves once the mapping is ready.
+pub async fn map(device: &wgpu::Device, buffer: &wgpu::Buffer, mode: wgpu::MapMode) -> Result<()> {
+    let (tx, rx) = oneshot::channel();
+    buffer.map_async(mode, .., move |r| {
+        let _ = tx.send(r);
+    });
+    Pump { device, rx }
+        .await?
+        .map_err(|e| Error::Device(format!("buffer map failed: {e}")))
 }
 
 /// Resolves when `queue` has finished everything submitted so far.

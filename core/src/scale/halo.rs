@@ -2,6 +2,13 @@
 //! need into a contiguous buffer (`shaders/common/halo.wgsl`, through the
 //! field's own targetDP layout), read it back, swap it through a [`Comm`],
 //! upload what arrived and unpack it into the halo planes.
+//!
+//! The host side of a swap allocates nothing: a readback buffer and the
+//! receive buffer live as long as the planes. Fresh host memory every step
+//! cost more than the swap itself on the lent GPU machines, whose memory is
+//! faulted in from the hypervisor page by page.
+
+use std::cell::RefCell;
 
 use web_time::Instant;
 
@@ -37,6 +44,13 @@ pub struct HaloPlanes {
     unpack_groups: Vec<wgpu::BindGroup>,
     send: wgpu::Buffer,
     recv: wgpu::Buffer,
+    /// Where the packed planes are read back (mapped for the exchange).
+    readback: wgpu::Buffer,
+    /// What arrived, on its way up (a mapped write instead of
+    /// `Queue::write_buffer`, which stages through fresh memory each time).
+    upload: wgpu::Buffer,
+    /// Where the neighbours' planes arrive on the host.
+    arrived: RefCell<Vec<u8>>,
     /// Bytes of one side's planes.
     side_bytes: usize,
     dispatch: (u32, u32),
@@ -67,6 +81,18 @@ impl HaloPlanes {
         let unpack = gpu.pipeline(&module, "unpack", &binds)?;
         let send = gpu.storage("halo-send", bytes)?;
         let recv = gpu.storage("halo-recv", bytes)?;
+        let readback = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("halo-readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let upload = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("halo-upload"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
         let pack_groups = fields.iter().map(|f| gpu.bind(&pack, &[f, &send]));
         let unpack_groups = fields.iter().map(|f| gpu.bind(&unpack, &[f, &recv]));
         Ok(HaloPlanes {
@@ -77,6 +103,9 @@ impl HaloPlanes {
             unpack,
             send,
             recv,
+            readback,
+            upload,
+            arrived: RefCell::new(vec![0; bytes as usize]),
             side_bytes: bytes as usize / 2,
         })
     }
@@ -107,16 +136,33 @@ impl HaloPlanes {
         self.dispatch(gpu, &self.pack, &self.pack_groups[field])
             .await?;
         let t1 = Instant::now();
-        let sent = gpu.read_buffers(&[&self.send]).await?;
-        let (to_lo, to_hi) = sent[0].split_at(self.side_bytes);
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&self.send, 0, &self.readback, 0, self.readback.size());
+        gpu.queue.submit([enc.finish()]);
+        gpu.map(&self.readback, wgpu::MapMode::Read).await?;
         let t2 = Instant::now();
-        let mut got = vec![0u8; 2 * self.side_bytes];
-        let (from_lo, from_hi) = got.split_at_mut(self.side_bytes);
-        comm.exchange(to_lo, to_hi, from_lo, from_hi)?;
+        {
+            let mut arrived = self.arrived.borrow_mut();
+            let sent = self
+                .readback
+                .get_mapped_range(..)
+                .map_err(|e| Error::Device(format!("halo readback: {e}")))?;
+            let (to_lo, to_hi) = sent.split_at(self.side_bytes);
+            let (from_lo, from_hi) = arrived.split_at_mut(self.side_bytes);
+            comm.exchange(to_lo, to_hi, from_lo, from_hi)?;
+        }
+        self.readback.unmap();
         let t3 = Instant::now();
-        gpu.queue.write_buffer(&self.recv, 0, &got);
-        // An empty submission flushes the write, so the upload is timed here.
-        gpu.queue.submit([]);
+        gpu.map(&self.upload, wgpu::MapMode::Write).await?;
+        self.upload
+            .get_mapped_range_mut(..)
+            .map_err(|e| Error::Device(format!("halo upload: {e}")))?
+            .slice(..)
+            .copy_from_slice(&self.arrived.borrow());
+        self.upload.unmap();
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&self.upload, 0, &self.recv, 0, self.recv.size());
+        gpu.queue.submit([enc.finish()]);
         gpu.finish().await?;
         let t4 = Instant::now();
         self.dispatch(gpu, &self.unpack, &self.unpack_groups[field])
