@@ -98,6 +98,8 @@ pub struct ShaderSpec {
     pub consts: Vec<(&'static str, ConstValue)>,
     /// Whether the kernel uses subgroup operations (needs `SUBGROUP`).
     pub subgroups: bool,
+    /// Whether the kernel adds f32 atomically (needs `SHADER_FLOAT32_ATOMIC`).
+    pub float32_atomics: bool,
     /// Shared or generated WGSL placed between the preludes and the kernel.
     pub includes: Vec<std::borrow::Cow<'static, str>>,
 }
@@ -111,6 +113,7 @@ impl ShaderSpec {
             precision,
             consts: Vec::new(),
             subgroups: false,
+            float32_atomics: false,
             includes: Vec::new(),
         }
     }
@@ -135,6 +138,12 @@ impl ShaderSpec {
     /// Marks the kernel as using subgroup operations.
     pub fn with_subgroups(mut self, on: bool) -> Self {
         self.subgroups = on;
+        self
+    }
+
+    /// Marks the kernel as adding f32 atomically.
+    pub fn with_float32_atomics(mut self) -> Self {
+        self.float32_atomics = true;
         self
     }
 
@@ -197,6 +206,9 @@ impl ShaderSpec {
         }
         if self.subgroups {
             caps |= naga::valid::Capabilities::SUBGROUP;
+        }
+        if self.float32_atomics {
+            caps |= naga::valid::Capabilities::SHADER_FLOAT32_ATOMIC;
         }
         let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
             .subgroup_stages(naga::valid::ShaderStages::COMPUTE)

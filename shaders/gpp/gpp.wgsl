@@ -35,8 +35,8 @@ struct Dims {
 @group(0) @binding(5) var<uniform> dims: Dims;
 // Six reals (three complex sums) per pass-1 workgroup.
 @group(0) @binding(6) var<storage, read_write> partial: array<RealStore>;
-// achtemp[0..3] as six reals.
-@group(0) @binding(7) var<storage, read_write> achtemp: array<RealStore>;
+// Binding 7, achtemp[0..3] as six reals, and `achtemp_store` come from the
+// reduction's include: plain reals (achtemp.wgsl) or f32 atomics (atomic.wgsl).
 
 // Three reals, one per frequency: the frequencies wx_i, the reciprocals 1 / d_i.
 struct Real3 {
@@ -232,11 +232,11 @@ fn finish(@builtin(local_invocation_index) lid: u32) {
     let s1 = tree_sum(a.a1, lid);
     let s2 = tree_sum(a.a2, lid);
     if (lid == 0u) {
-        achtemp[0] = r_store(s0.re);
-        achtemp[1] = r_store(s0.im);
-        achtemp[2] = r_store(s1.re);
-        achtemp[3] = r_store(s1.im);
-        achtemp[4] = r_store(s2.re);
-        achtemp[5] = r_store(s2.im);
+        achtemp_store(0u, s0.re);
+        achtemp_store(1u, s0.im);
+        achtemp_store(2u, s1.re);
+        achtemp_store(3u, s1.im);
+        achtemp_store(4u, s2.re);
+        achtemp_store(5u, s2.im);
     }
 }

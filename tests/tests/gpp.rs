@@ -1,6 +1,7 @@
 //! `gpp` beyond the every-app smoke test: bit-identical sums run to run in
 //! every variant, arrays over the binding limit run in chunks (bit-identical
-//! to one binding), and clean errors where not even one row fits.
+//! to one binding), clean errors where not even one row fits, and the
+//! atomic reduction (f32 only, where the adapter adds f32 atomically).
 
 use skylight_core::app::{Request, Timestamps};
 use skylight_core::error::Error;
@@ -122,4 +123,56 @@ fn a_row_over_the_binding_limit_is_a_clean_error() {
         )),
         "{out:?}"
     );
+}
+
+/// `reduction=atomic`: validated in f32 where the adapter has
+/// SHADER_FLOAT32_ATOMIC (lavapipe has it) and reported unsupported (not
+/// failed) otherwise; f64 and df64 are unsupported everywhere, naming why.
+/// A run whose atomic adds never happened leaves the zeroed result, which
+/// must fail the check.
+#[test]
+fn atomic_sums_pass_in_f32_and_are_unsupported_in_64_bit() {
+    use skylight_core::runner::{Outcome, run_case};
+    let gpu = skylight_tests::gpu();
+    let app = registry::find("gpp").expect("gpp");
+    let req = Request::default()
+        .set("size", "8,16,1000")
+        .set("wg", "64")
+        .set("reduction", "atomic")
+        .set("order", "xn,nx")
+        .set("inputs", "random,reference")
+        .precisions(&skylight_tests::precisions(&gpu));
+    let cases = app.cases(&req, &gpu.caps).expect("cases");
+    let mut validated = 0;
+    for case in &cases {
+        let outcome = pollster::block_on(run_case(&gpu, app, case, skylight_tests::ONCE));
+        match (case.precision, gpu.caps.float32_atomics, &outcome) {
+            (skylight_core::Precision::F32, true, Outcome::Done(r)) => {
+                assert!(
+                    r.validation.passed,
+                    "{}: {}",
+                    case.label(),
+                    r.validation.detail
+                );
+                validated += 1;
+                let k = app.prepare(&gpu, case).expect("prepare");
+                let zeroed = vec![0u8; 6 * 4];
+                assert!(
+                    !k.validate(&[zeroed]).passed,
+                    "{}: zeros passed",
+                    case.label()
+                );
+            }
+            (skylight_core::Precision::F32, false, Outcome::Unsupported { reason, .. }) => {
+                assert!(reason.contains("SHADER_FLOAT32_ATOMIC"), "{reason}");
+            }
+            (_, _, Outcome::Unsupported { reason, .. })
+                if case.precision != skylight_core::Precision::F32 =>
+            {
+                assert!(reason.contains("64-bit float atomics"), "{reason}");
+            }
+            _ => panic!("{}: unexpected outcome {outcome:?}", case.label()),
+        }
+    }
+    assert_eq!(validated, if gpu.caps.float32_atomics { 4 } else { 0 });
 }

@@ -45,6 +45,9 @@ pub struct Capabilities {
     pub timestamps_in_passes: bool,
     /// `SUBGROUP`: subgroup operations in compute shaders.
     pub subgroups: bool,
+    /// `SHADER_FLOAT32_ATOMIC`: atomic add on f32 in storage buffers.
+    #[serde(default)]
+    pub float32_atomics: bool,
     /// Smallest and largest subgroup size the adapter reports.
     pub subgroup_size: (u32, u32),
     /// `max_storage_buffer_binding_size` in bytes.
@@ -75,6 +78,7 @@ impl Capabilities {
                 .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS),
             timestamps_in_passes: features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
             subgroups: features.contains(wgpu::Features::SUBGROUP),
+            float32_atomics: features.contains(wgpu::Features::SHADER_FLOAT32_ATOMIC),
             subgroup_size: (info.subgroup_min_size, info.subgroup_max_size),
             max_storage_binding: limits.max_storage_buffer_binding_size,
             max_buffer: limits.max_buffer_size,
@@ -97,6 +101,7 @@ impl Capabilities {
             ),
             (self.timestamps_in_passes, "TIMESTAMP_QUERY_INSIDE_PASSES"),
             (self.subgroups, "SUBGROUP"),
+            (self.float32_atomics, "SHADER_FLOAT32_ATOMIC"),
         ] {
             if on {
                 v.push(name);
@@ -122,6 +127,7 @@ pub(crate) fn wanted_features() -> wgpu::Features {
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
         | wgpu::Features::SHADER_F64
         | wgpu::Features::SUBGROUP
+        | wgpu::Features::SHADER_FLOAT32_ATOMIC
         | wgpu::Features::PASSTHROUGH_SHADERS
 }
 

@@ -48,6 +48,7 @@ impl Pipeline {
 pub struct Compiler {
     f64: bool,
     subgroups: bool,
+    float32_atomics: bool,
     /// SPIR-V passthrough on Vulkan (see [`crate::precise`]).
     precise: bool,
     /// Whether the device defines out-of-bounds buffer accesses (Vulkan's
@@ -69,6 +70,7 @@ impl Compiler {
         Compiler {
             f64: caps.f64,
             subgroups: caps.subgroups,
+            float32_atomics: caps.float32_atomics,
             precise,
             #[cfg(not(target_arch = "wasm32"))]
             robust_buffers: super::adapter::vulkan_robust_buffers(adapter),
@@ -98,6 +100,9 @@ impl Compiler {
         }
         if spec.subgroups && !self.subgroups {
             return Err(Error::MissingFeature("SUBGROUP"));
+        }
+        if spec.float32_atomics && !self.float32_atomics {
+            return Err(Error::MissingFeature("SHADER_FLOAT32_ATOMIC"));
         }
         let module = self.module(device, spec, df64)?;
         let entries: Vec<wgpu::BindGroupLayoutEntry> = binds

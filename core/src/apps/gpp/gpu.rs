@@ -1,6 +1,7 @@
 //! gpp on a GPU: the inputs uploaded whole, bound a chunk of rows per
 //! pass-1 dispatch as the plan says, and a second pass that adds the
-//! partial sums in a fixed order.
+//! partial sums in a fixed order (or, with `reduction=atomic`, f32 atomic
+//! adds into the zeroed result and no second pass).
 
 use std::collections::BTreeMap;
 
@@ -8,7 +9,7 @@ use super::plan::Plan;
 use super::reference::{Inputs, validate};
 use super::{Dims, InputSet, Order, Params, Reduction, model, spec, wx};
 use crate::app::{Kernel, Model, Timestamps, Validation};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu, Pipeline};
 use crate::precision::Precision;
 
@@ -21,7 +22,8 @@ pub(super) struct GppGpu {
     pass1: Pipeline,
     /// One pass-1 dispatch per chunk pair: its bindings and its grid.
     chunks: Vec<(wgpu::BindGroup, (u32, u32))>,
-    pass2: (Pipeline, wgpu::BindGroup),
+    /// The fixed-order second pass; `None` where pass 1 adds atomically.
+    pass2: Option<(Pipeline, wgpu::BindGroup)>,
     achtemp: wgpu::Buffer,
 }
 
@@ -90,6 +92,11 @@ impl GppGpu {
     /// Builds the pipelines of `params`, plans its chunks and uploads its inputs.
     pub(super) fn new(gpu: &Gpu, params: &Params) -> Result<GppGpu> {
         let (p, d) = (params.precision, params.dims);
+        if params.reduction == Reduction::Atomic && p != Precision::F32 {
+            return Err(Error::MissingFeature(
+                "f32 for atomic adds (WGSL has no 64-bit float atomics)",
+            ));
+        }
         // Fail before allocating gigabytes on the host.
         gpu.check_size(2 * d.ngpown.max(d.bands) * d.ncouls * p.real_bytes())?;
         let s = spec(
@@ -112,9 +119,9 @@ impl GppGpu {
         let entry = match params.reduction {
             Reduction::Subgroup => "main_sg",
             Reduction::Tree => "main",
+            Reduction::Atomic => "main_atomic",
         };
         let pipe1 = gpu.pipeline(&s, entry, &binds)?;
-        let pipe2 = gpu.pipeline(&s, "finish", &binds)?;
         let align = u64::from(gpu.limits.min_storage_buffer_offset_alignment);
         let plan = Plan::new(params, &gpu.caps, align)?;
         // Drawn and summed once per request: every reduction, loop order,
@@ -142,7 +149,14 @@ impl GppGpu {
             })
             .collect();
         // The finish pass reads only `partial` and the group count.
-        let bg2 = gpu.bind_resources(&pipe2, &bufs.bindings(&plan, 0, &dims[0]));
+        let pass2 = match params.reduction {
+            Reduction::Atomic => None,
+            _ => {
+                let pipe2 = gpu.pipeline(&s, "finish", &binds)?;
+                let bg2 = gpu.bind_resources(&pipe2, &bufs.bindings(&plan, 0, &dims[0]));
+                Some((pipe2, bg2))
+            }
+        };
         Ok(GppGpu {
             d,
             precision: p,
@@ -150,7 +164,7 @@ impl GppGpu {
             want,
             pass1: pipe1,
             chunks,
-            pass2: (pipe2, bg2),
+            pass2,
             achtemp: bufs.achtemp,
         })
     }
@@ -158,21 +172,29 @@ impl GppGpu {
 
 impl Kernel for GppGpu {
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
+        if self.pass2.is_none() {
+            // The atomic adds start from zero (an unwritten result then
+            // reads 0, which fails validation against the nonzero sums).
+            enc.clear_buffer(&self.achtemp, 0, None);
+        }
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("gpp"),
-                timestamp_writes: ts.pass(true, false),
+                timestamp_writes: ts.pass(true, self.pass2.is_none()),
             });
             for (group, grid) in &self.chunks {
                 self.pass1.set(&mut pass, group);
                 pass.dispatch_workgroups(grid.0, grid.1, 1);
             }
         }
+        let Some((pipe2, group2)) = &self.pass2 else {
+            return;
+        };
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("gpp/finish"),
             timestamp_writes: ts.pass(false, true),
         });
-        self.pass2.0.set(&mut pass, &self.pass2.1);
+        pipe2.set(&mut pass, group2);
         pass.dispatch_workgroups(1, 1, 1);
     }
 

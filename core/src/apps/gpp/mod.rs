@@ -30,8 +30,10 @@
 //! reals (16 B in f64 and df64, 8 B in f32). The per-workgroup partial sums
 //! (`6*X*N` reals written and read again) are not counted.
 //!
-//! Variants: `reduction` `tree` (workgroup shared-memory tree) or `subgroup`
-//! (a subgroup butterfly first, needs `SUBGROUP`); `order` `xn` (bands outer)
+//! Variants: `reduction` `tree` (workgroup shared-memory tree), `subgroup`
+//! (a subgroup butterfly first, needs `SUBGROUP`) or `atomic` (the tree,
+//! then f32 atomic adds into the result instead of a second pass: the
+//! seed's third strategy; f32 only, needs `SHADER_FLOAT32_ATOMIC`); `order` `xn` (bands outer)
 //! or `nx` (igp outer), which decides which pairs run side by side and so the
 //! cache reuse of the `I_eps`/`wtilde` rows; `unroll`, the plane waves one
 //! pass-1 loop step handles (written out, so their loads are issued
@@ -62,6 +64,8 @@ pub use reference::tolerance;
 
 const SOURCE: &str = include_str!("../../../../shaders/gpp/gpp.wgsl");
 const SUBGROUP_SOURCE: &str = include_str!("../../../../shaders/gpp/subgroup.wgsl");
+const ATOMIC_SOURCE: &str = include_str!("../../../../shaders/gpp/atomic.wgsl");
+const ACHTEMP_SOURCE: &str = include_str!("../../../../shaders/gpp/achtemp.wgsl");
 
 /// The reference's default problem: 512 bands, ngpown = 32768 / 20, 32768 plane waves.
 pub const DEFAULT_DIMS: Dims = Dims {
@@ -164,6 +168,9 @@ choice! {
         Tree = "tree",
         /// A subgroup butterfly first (needs `SUBGROUP`).
         Subgroup = "subgroup",
+        /// The tree, then f32 atomic adds across workgroups (needs
+        /// `SHADER_FLOAT32_ATOMIC`; f32 only).
+        Atomic = "atomic",
     }
 }
 
@@ -271,7 +278,7 @@ impl App for Gpp {
             },
             ParamSpec {
                 name: "reduction",
-                help: "workgroup step: tree (shared memory) or subgroup (subgroup butterfly first)",
+                help: "workgroup step: tree (shared memory), subgroup (subgroup butterfly first) or atomic (tree, then f32 atomic adds instead of a second pass; f32 with SHADER_FLOAT32_ATOMIC)",
                 kind: ParamKind::Choice(Reduction::NAMES),
                 default: "tree,subgroup",
             },
@@ -346,10 +353,14 @@ impl App for Gpp {
     }
 
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
-        vec![
+        let mut specs = vec![
             spec(p, Reduction::Tree, true, 256, 8),
             spec(p, Reduction::Subgroup, false, 256, 8),
-        ]
+        ];
+        if p == Precision::F32 {
+            specs.push(spec(p, Reduction::Atomic, true, 256, 8));
+        }
+        specs
     }
 
     fn prepare_cpu(&self, case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
@@ -413,7 +424,8 @@ fn check_wg(wg: u32, reductions: &[Reduction], caps: &Capabilities) -> Result<()
     Ok(())
 }
 
-/// The module for a reduction variant (the subgroup one adds its entry point to the tree module).
+/// The module for a reduction variant (the subgroup and atomic ones add
+/// their entry point to the tree module).
 fn spec(p: Precision, reduction: Reduction, xn: bool, wg: u32, unroll: u32) -> ShaderSpec {
     let base = |src: &'static str| {
         ShaderSpec::new(format!("gpp/{reduction}"), src, p)
@@ -421,14 +433,17 @@ fn spec(p: Precision, reduction: Reduction, xn: bool, wg: u32, unroll: u32) -> S
             .with_u32("UNROLL", unroll)
             .with("XN", ConstValue::Bool(xn))
     };
-    if reduction == Reduction::Subgroup {
-        base(SUBGROUP_SOURCE)
+    match reduction {
+        Reduction::Subgroup => base(SUBGROUP_SOURCE)
             .with_include(SOURCE)
-            .with_include(unrolled_block(unroll))
-            .with_subgroups(true)
-    } else {
-        base(SOURCE).with_include(unrolled_block(unroll))
+            .with_include(ACHTEMP_SOURCE)
+            .with_subgroups(true),
+        Reduction::Atomic => base(ATOMIC_SOURCE)
+            .with_include(SOURCE)
+            .with_float32_atomics(),
+        Reduction::Tree => base(SOURCE).with_include(ACHTEMP_SOURCE),
     }
+    .with_include(unrolled_block(unroll))
 }
 
 /// WGSL for `gpp_block`, the `unroll` plane waves of one pass-1 loop step
