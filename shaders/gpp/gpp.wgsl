@@ -33,10 +33,12 @@ struct Dims {
 // stays within the default limit of 8 storage buffers per stage.
 @group(0) @binding(4) var<storage, read> vcoul_wx: array<RealStore>;
 @group(0) @binding(5) var<uniform> dims: Dims;
-// Six reals (three complex sums) per pass-1 workgroup.
-@group(0) @binding(6) var<storage, read_write> partial: array<RealStore>;
-// Binding 7, achtemp[0..3] as six reals, and `achtemp_store` come from the
-// reduction's include: plain reals (achtemp.wgsl) or f32 atomics (atomic.wgsl).
+// Binding 6, the partial sums (six reals, three complex sums, each), binding
+// 7, achtemp[0..3] as six reals, and how partials are stored and loaded come
+// from the reduction's include: one partial per pass-1 workgroup
+// (partials.wgsl) or f32 atomic adds into a fixed number of slots
+// (atomic.wgsl).
+@group(0) @binding(7) var<storage, read_write> achtemp: array<RealStore>;
 
 // Three reals, one per frequency: the frequencies wx_i, the reciprocals 1 / d_i.
 struct Real3 {
@@ -157,15 +159,6 @@ fn gpp_pair(wid: vec3<u32>) -> vec2<u32> {
     return base + vec2<u32>(wid.x, wid.y);
 }
 
-fn gpp_store_partial(g: u32, s: Acc3) {
-    let b = 6u * g;
-    partial[b] = r_store(s.a0.re);
-    partial[b + 1u] = r_store(s.a0.im);
-    partial[b + 2u] = r_store(s.a1.re);
-    partial[b + 3u] = r_store(s.a1.im);
-    partial[b + 4u] = r_store(s.a2.re);
-    partial[b + 5u] = r_store(s.a2.im);
-}
 
 var<workgroup> red: array<Complex, WG>;
 
@@ -199,14 +192,6 @@ fn acc3_add(x: Acc3, y: Acc3) -> Acc3 {
     return Acc3(c_add(x.a0, y.a0), c_add(x.a1, y.a1), c_add(x.a2, y.a2));
 }
 
-fn load_partial(g: u32) -> Acc3 {
-    let b = 6u * g;
-    return Acc3(
-        c_load(partial[b], partial[b + 1u]),
-        c_load(partial[b + 2u], partial[b + 3u]),
-        c_load(partial[b + 4u], partial[b + 5u]),
-    );
-}
 
 // Partials one invocation of pass 2 adds in one chain before folding them
 // into its total. One chain over all of them (3276 at the default size)
@@ -220,8 +205,9 @@ const FINISH_BLOCK: u32 = 64u;
 @compute @workgroup_size(WG)
 fn finish(@builtin(local_invocation_index) lid: u32) {
     var a = Acc3(c_zero(), c_zero(), c_zero());
-    for (var start = lid; start < dims.groups; start += WG * FINISH_BLOCK) {
-        let end = min(dims.groups, start + WG * FINISH_BLOCK);
+    let groups = partial_count();
+    for (var start = lid; start < groups; start += WG * FINISH_BLOCK) {
+        let end = min(groups, start + WG * FINISH_BLOCK);
         var block = Acc3(c_zero(), c_zero(), c_zero());
         for (var g = start; g < end; g += WG) {
             block = acc3_add(block, load_partial(g));
@@ -232,11 +218,11 @@ fn finish(@builtin(local_invocation_index) lid: u32) {
     let s1 = tree_sum(a.a1, lid);
     let s2 = tree_sum(a.a2, lid);
     if (lid == 0u) {
-        achtemp_store(0u, s0.re);
-        achtemp_store(1u, s0.im);
-        achtemp_store(2u, s1.re);
-        achtemp_store(3u, s1.im);
-        achtemp_store(4u, s2.re);
-        achtemp_store(5u, s2.im);
+        achtemp[0] = r_store(s0.re);
+        achtemp[1] = r_store(s0.im);
+        achtemp[2] = r_store(s1.re);
+        achtemp[3] = r_store(s1.im);
+        achtemp[4] = r_store(s2.re);
+        achtemp[5] = r_store(s2.im);
     }
 }

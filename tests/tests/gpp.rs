@@ -128,15 +128,16 @@ fn a_row_over_the_binding_limit_is_a_clean_error() {
 /// `reduction=atomic`: validated in f32 where the adapter has
 /// SHADER_FLOAT32_ATOMIC (lavapipe has it) and reported unsupported (not
 /// failed) otherwise; f64 and df64 are unsupported everywhere, naming why.
-/// A run whose atomic adds never happened leaves the zeroed result, which
-/// must fail the check.
+/// 64 x 80 pairs are more workgroups than the atomic slots, so slots are
+/// shared. Zeros (what unwritten sums would give) must fail the check.
 #[test]
 fn atomic_sums_pass_in_f32_and_are_unsupported_in_64_bit() {
     use skylight_core::runner::{Outcome, run_case};
     let gpu = skylight_tests::gpu();
     let app = registry::find("gpp").expect("gpp");
+    assert!(64 * 80 > skylight_core::apps::gpp::ATOMIC_SLOTS);
     let req = Request::default()
-        .set("size", "8,16,1000")
+        .set("size", "64,80,128")
         .set("wg", "64")
         .set("reduction", "atomic")
         .set("order", "xn,nx")

@@ -1,13 +1,13 @@
 //! gpp on a GPU: the inputs uploaded whole, bound a chunk of rows per
 //! pass-1 dispatch as the plan says, and a second pass that adds the
-//! partial sums in a fixed order (or, with `reduction=atomic`, f32 atomic
-//! adds into the zeroed result and no second pass).
+//! partial sums in a fixed order (with `reduction=atomic`, pass 1 adds its
+//! sums atomically into zeroed slots, and the second pass adds those).
 
 use std::collections::BTreeMap;
 
 use super::plan::Plan;
 use super::reference::{Inputs, validate};
-use super::{Dims, InputSet, Order, Params, Reduction, model, spec, wx};
+use super::{ATOMIC_SLOTS, Dims, InputSet, Order, Params, Reduction, model, spec, wx};
 use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu, Pipeline};
@@ -22,9 +22,10 @@ pub(super) struct GppGpu {
     pass1: Pipeline,
     /// One pass-1 dispatch per chunk pair: its bindings and its grid.
     chunks: Vec<(wgpu::BindGroup, (u32, u32))>,
-    /// The fixed-order second pass; `None` where pass 1 adds atomically.
-    pass2: Option<(Pipeline, wgpu::BindGroup)>,
+    pass2: (Pipeline, wgpu::BindGroup),
     achtemp: wgpu::Buffer,
+    /// The atomic reduction's slots and their bytes, zeroed before each run.
+    slots: Option<(wgpu::Buffer, u64)>,
 }
 
 /// Rows `first..first + n` of `buf`, `row` bytes each, as a binding.
@@ -118,8 +119,7 @@ impl GppGpu {
         ];
         let entry = match params.reduction {
             Reduction::Subgroup => "main_sg",
-            Reduction::Tree => "main",
-            Reduction::Atomic => "main_atomic",
+            Reduction::Tree | Reduction::Atomic => "main",
         };
         let pipe1 = gpu.pipeline(&s, entry, &binds)?;
         let align = u64::from(gpu.limits.min_storage_buffer_offset_alignment);
@@ -149,14 +149,12 @@ impl GppGpu {
             })
             .collect();
         // The finish pass reads only `partial` and the group count.
-        let pass2 = match params.reduction {
-            Reduction::Atomic => None,
-            _ => {
-                let pipe2 = gpu.pipeline(&s, "finish", &binds)?;
-                let bg2 = gpu.bind_resources(&pipe2, &bufs.bindings(&plan, 0, &dims[0]));
-                Some((pipe2, bg2))
-            }
-        };
+        let pipe2 = gpu.pipeline(&s, "finish", &binds)?;
+        let bg2 = gpu.bind_resources(&pipe2, &bufs.bindings(&plan, 0, &dims[0]));
+        let slots = (params.reduction == Reduction::Atomic).then(|| {
+            let bytes = 6 * plan.groups.min(u64::from(ATOMIC_SLOTS)) * p.real_bytes();
+            (bufs.partial.clone(), bytes)
+        });
         Ok(GppGpu {
             d,
             precision: p,
@@ -164,7 +162,8 @@ impl GppGpu {
             want,
             pass1: pipe1,
             chunks,
-            pass2,
+            pass2: (pipe2, bg2),
+            slots,
             achtemp: bufs.achtemp,
         })
     }
@@ -172,29 +171,24 @@ impl GppGpu {
 
 impl Kernel for GppGpu {
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
-        if self.pass2.is_none() {
-            // The atomic adds start from zero (an unwritten result then
-            // reads 0, which fails validation against the nonzero sums).
-            enc.clear_buffer(&self.achtemp, 0, None);
+        if let Some((slots, bytes)) = &self.slots {
+            enc.clear_buffer(slots, 0, Some(*bytes));
         }
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("gpp"),
-                timestamp_writes: ts.pass(true, self.pass2.is_none()),
+                timestamp_writes: ts.pass(true, false),
             });
             for (group, grid) in &self.chunks {
                 self.pass1.set(&mut pass, group);
                 pass.dispatch_workgroups(grid.0, grid.1, 1);
             }
         }
-        let Some((pipe2, group2)) = &self.pass2 else {
-            return;
-        };
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("gpp/finish"),
             timestamp_writes: ts.pass(false, true),
         });
-        pipe2.set(&mut pass, group2);
+        self.pass2.0.set(&mut pass, &self.pass2.1);
         pass.dispatch_workgroups(1, 1, 1);
     }
 

@@ -32,9 +32,9 @@
 //!
 //! Variants: `reduction` `tree` (workgroup shared-memory tree), `subgroup`
 //! (a subgroup butterfly first, needs `SUBGROUP`) or `atomic` (the tree,
-//! then f32 atomic adds into the result instead of a second pass: the
-//! seed's third strategy; f32 only, needs `SHADER_FLOAT32_ATOMIC`); `order` `xn` (bands outer)
-//! or `nx` (igp outer), which decides which pairs run side by side and so the
+//! then f32 atomic adds of the workgroups' sums into [`ATOMIC_SLOTS`]
+//! slots, which the second pass adds: the seed's third strategy; f32 only,
+//! needs `SHADER_FLOAT32_ATOMIC`); `order` `xn` (bands outer) or `nx` (igp outer), which decides which pairs run side by side and so the
 //! cache reuse of the `I_eps`/`wtilde` rows; `unroll`, the plane waves one
 //! pass-1 loop step handles (written out, so their loads are issued
 //! together; df64 renormalises its accumulators once a step). A second pass
@@ -65,7 +65,11 @@ pub use reference::tolerance;
 const SOURCE: &str = include_str!("../../../../shaders/gpp/gpp.wgsl");
 const SUBGROUP_SOURCE: &str = include_str!("../../../../shaders/gpp/subgroup.wgsl");
 const ATOMIC_SOURCE: &str = include_str!("../../../../shaders/gpp/atomic.wgsl");
-const ACHTEMP_SOURCE: &str = include_str!("../../../../shaders/gpp/achtemp.wgsl");
+const PARTIALS_SOURCE: &str = include_str!("../../../../shaders/gpp/partials.wgsl");
+
+/// Slots the atomic reduction adds the workgroups' sums into (see
+/// `shaders/gpp/atomic.wgsl` for why not one).
+pub const ATOMIC_SLOTS: u32 = 4096;
 
 /// The reference's default problem: 512 bands, ngpown = 32768 / 20, 32768 plane waves.
 pub const DEFAULT_DIMS: Dims = Dims {
@@ -168,8 +172,8 @@ choice! {
         Tree = "tree",
         /// A subgroup butterfly first (needs `SUBGROUP`).
         Subgroup = "subgroup",
-        /// The tree, then f32 atomic adds across workgroups (needs
-        /// `SHADER_FLOAT32_ATOMIC`; f32 only).
+        /// The tree, then f32 atomic adds of the workgroups' sums into
+        /// slots (needs `SHADER_FLOAT32_ATOMIC`; f32 only).
         Atomic = "atomic",
     }
 }
@@ -278,7 +282,7 @@ impl App for Gpp {
             },
             ParamSpec {
                 name: "reduction",
-                help: "workgroup step: tree (shared memory), subgroup (subgroup butterfly first) or atomic (tree, then f32 atomic adds instead of a second pass; f32 with SHADER_FLOAT32_ATOMIC)",
+                help: "workgroup step: tree (shared memory), subgroup (subgroup butterfly first) or atomic (tree, then f32 atomic adds across workgroups; f32 with SHADER_FLOAT32_ATOMIC)",
                 kind: ParamKind::Choice(Reduction::NAMES),
                 default: "tree,subgroup",
             },
@@ -424,8 +428,8 @@ fn check_wg(wg: u32, reductions: &[Reduction], caps: &Capabilities) -> Result<()
     Ok(())
 }
 
-/// The module for a reduction variant (the subgroup and atomic ones add
-/// their entry point to the tree module).
+/// The module for a reduction variant (the subgroup one adds its entry
+/// point to the tree module; the atomic one stores partials differently).
 fn spec(p: Precision, reduction: Reduction, xn: bool, wg: u32, unroll: u32) -> ShaderSpec {
     let base = |src: &'static str| {
         ShaderSpec::new(format!("gpp/{reduction}"), src, p)
@@ -436,12 +440,13 @@ fn spec(p: Precision, reduction: Reduction, xn: bool, wg: u32, unroll: u32) -> S
     match reduction {
         Reduction::Subgroup => base(SUBGROUP_SOURCE)
             .with_include(SOURCE)
-            .with_include(ACHTEMP_SOURCE)
+            .with_include(PARTIALS_SOURCE)
             .with_subgroups(true),
-        Reduction::Atomic => base(ATOMIC_SOURCE)
-            .with_include(SOURCE)
+        Reduction::Atomic => base(SOURCE)
+            .with_include(ATOMIC_SOURCE)
+            .with_u32("ATOMIC_SLOTS", ATOMIC_SLOTS)
             .with_float32_atomics(),
-        Reduction::Tree => base(SOURCE).with_include(ACHTEMP_SOURCE),
+        Reduction::Tree => base(SOURCE).with_include(PARTIALS_SOURCE),
     }
     .with_include(unrolled_block(unroll))
 }
