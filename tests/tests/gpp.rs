@@ -135,7 +135,7 @@ fn atomic_sums_pass_in_f32_and_are_unsupported_in_64_bit() {
     use skylight_core::runner::{Outcome, run_case};
     let gpu = skylight_tests::gpu();
     let app = registry::find("gpp").expect("gpp");
-    assert!(64 * 80 > skylight_core::apps::gpp::ATOMIC_SLOTS);
+    const { assert!(64 * 80 > skylight_core::apps::gpp::ATOMIC_SLOTS) };
     let req = Request::default()
         .set("size", "64,80,128")
         .set("wg", "64")
