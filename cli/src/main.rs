@@ -10,6 +10,7 @@ mod report;
 #[cfg(feature = "mpi")]
 mod scaleout;
 mod scaling;
+mod stats;
 mod table;
 mod timing_report;
 
@@ -74,6 +75,10 @@ enum Command {
     /// Strong and weak scaling of scale-out result files (`mpirun -np N
     /// skylight run ...`): a table, and a chart with --plot.
     Scaling(scaling::ScalingArgs),
+    /// Print what the driver compiled each kernel of an app to (registers,
+    /// instructions: Vulkan's pipeline executable statistics) for the cases
+    /// the same flags would run.
+    Stats(RunArgs),
     /// Print the efficiency table of result files: each problem's best
     /// Skylight variant beside its native baseline on the same device.
     Table(table::TableArgs),
@@ -251,6 +256,7 @@ fn real_main() -> Result<bool> {
         Command::Table(args) => table::run(&args),
         Command::Pp(args) => pp::run(&args),
         Command::Scaling(args) => scaling::run(&args),
+        Command::Stats(args) => stats::run(&args),
         Command::Case { common, case_json } => {
             // The parent passes every option resolved.
             let opts = RunOptions {

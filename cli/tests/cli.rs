@@ -292,3 +292,37 @@ fn native_output_errors_name_the_file_and_line() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("babelstream"), "{}", stderr(&o));
 }
+
+/// `stats` prints each kernel's statistics where the Vulkan driver offers
+/// them (NVIDIA's does); where it does not (lavapipe), it names the missing
+/// extension and exits non-zero, never panicking.
+#[test]
+fn stats_prints_driver_figures_or_names_the_missing_extension() {
+    let o = skylight(&[
+        "stats",
+        "gpp",
+        "--size",
+        "small",
+        "--precision",
+        "f32",
+        "--set",
+        "reduction=tree",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    if o.status.success() {
+        assert!(out.contains("gpp/tree [main] f32"), "{out}");
+        assert!(out.contains("gpp/tree [finish] f32"), "{out}");
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("    ") && l.contains('=')),
+            "{out}"
+        );
+    } else {
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("VK_KHR_pipeline_executable_properties"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}

@@ -84,6 +84,17 @@ pub fn precise_spirv(
     df64: Df64Mode,
     robust_buffers: bool,
 ) -> Result<PreciseModule> {
+    let plain = spirv(spec, df64, robust_buffers)?;
+    Ok(PreciseModule {
+        words: decorate_no_contraction(&plain.words)?,
+        ..plain
+    })
+}
+
+/// `spec` compiled to SPIR-V as [`precise_spirv`] does, without the
+/// `NoContraction` decorations: what wgpu hands a Vulkan driver for the WGSL
+/// (close to it: wgpu picks its own SPIR-V version and capabilities).
+pub fn spirv(spec: &ShaderSpec, df64: Df64Mode, robust_buffers: bool) -> Result<PreciseModule> {
     let (module, info) = spec.naga_module(df64)?;
     let options = spv::Options {
         lang_version: (1, 3),
@@ -104,7 +115,7 @@ pub fn precise_spirv(
         message: format!("SPIR-V output failed: {e}"),
     })?;
     Ok(PreciseModule {
-        words: decorate_no_contraction(&words)?,
+        words,
         entry_points: module
             .entry_points
             .iter()

@@ -13,7 +13,7 @@ use web_time::Instant;
 use super::adapter::{self, Capabilities, PlatformInfo, Selector};
 use super::df64::{self, Df64Status};
 use super::heater::Busy;
-use super::pipeline::{Bind, Compiler, Pipeline};
+use super::pipeline::{Bind, Compiler, Pipeline, PipelineSource};
 use super::resources;
 use crate::error::{Error, Result};
 use crate::memo::Memo;
@@ -44,7 +44,11 @@ pub struct Gpu {
     /// Pipelines compiled so far, by [`pipeline_key`]: the cases of a
     /// sweep that differ only in their inputs or in a host-side choice
     /// reuse one compiled kernel.
-    pipelines: Mutex<HashMap<u64, Pipeline>>,
+    pipelines: Mutex<HashMap<u64, (Pipeline, PipelineSource)>>,
+    /// The adapter the device was opened on (for driver queries that wgpu
+    /// does not make, see [`super::stats`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) adapter: wgpu::Adapter,
     /// The keep-warm kernel, made on first use (`None` where it cannot run).
     #[cfg(not(target_arch = "wasm32"))]
     heater: std::sync::OnceLock<Option<super::heater::Heater>>,
@@ -118,6 +122,8 @@ impl Gpu {
             compiler,
             compile_ns: AtomicU64::new(0),
             pipelines: Mutex::new(HashMap::new()),
+            #[cfg(not(target_arch = "wasm32"))]
+            adapter: adapter.clone(),
             #[cfg(not(target_arch = "wasm32"))]
             heater: std::sync::OnceLock::new(),
             lost,
@@ -212,7 +218,7 @@ impl Gpu {
             .pipelines
             .lock()
             .ok()
-            .and_then(|c| c.get(&key).cloned());
+            .and_then(|c| c.get(&key).map(|(p, _)| p.clone()));
         let out = match cached {
             Some(p) => Ok(p),
             None => self
@@ -220,13 +226,26 @@ impl Gpu {
                 .pipeline(&self.device, spec, entry, binds, mode)
                 .inspect(|p| {
                     if let Ok(mut c) = self.pipelines.lock() {
-                        c.insert(key, p.clone());
+                        let source = PipelineSource {
+                            spec: spec.clone(),
+                            entry: entry.to_string(),
+                            binds: binds.to_vec(),
+                        };
+                        c.insert(key, (p.clone(), source));
                     }
                 }),
         };
         let ns = t0.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64;
         self.compile_ns.fetch_add(ns, Ordering::Relaxed);
         out
+    }
+
+    /// What every pipeline compiled so far was made from, in no order.
+    pub fn compiled(&self) -> Vec<PipelineSource> {
+        self.pipelines
+            .lock()
+            .map(|c| c.values().map(|(_, s)| s.clone()).collect())
+            .unwrap_or_default()
     }
 
     /// Seconds spent compiling pipelines since the device was opened.

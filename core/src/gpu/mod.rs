@@ -4,7 +4,8 @@
 //! tests which df64 formulation a device computes exactly; [`device`] holds
 //! an open device as a [`Gpu`] (opened here, or brought by a front end);
 //! [`timer`] times runs with GPU timestamps; [`heater`] keeps the GPU's
-//! clocks up between cases.
+//! clocks up between cases; [`stats`] asks a Vulkan driver what it compiled
+//! each kernel to (registers, instructions).
 
 pub mod adapter;
 pub mod device;
@@ -12,6 +13,8 @@ pub mod df64;
 pub mod heater;
 pub mod pipeline;
 pub mod resources;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod stats;
 pub mod timer;
 
 pub use adapter::{
@@ -21,5 +24,5 @@ pub use adapter::{
 pub use device::Gpu;
 pub use df64::Df64Status;
 pub use heater::Busy;
-pub use pipeline::{Bind, Pipeline, dispatch_shape};
+pub use pipeline::{Bind, Pipeline, PipelineSource, dispatch_shape};
 pub use timer::{Timer, Timestamps};

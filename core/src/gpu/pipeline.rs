@@ -20,6 +20,17 @@ pub enum Bind {
     Uniform,
 }
 
+/// What a pipeline was compiled from.
+#[derive(Clone, Debug)]
+pub struct PipelineSource {
+    /// The module.
+    pub spec: ShaderSpec,
+    /// Its entry point.
+    pub entry: String,
+    /// Group 0's bindings.
+    pub binds: Vec<Bind>,
+}
+
 /// A compute pipeline with its explicit bind group layout (group 0).
 #[derive(Clone)]
 pub struct Pipeline {
