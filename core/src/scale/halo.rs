@@ -22,14 +22,60 @@ use crate::shader::{ShaderSpec, sources};
 /// Workgroup size of the pack and unpack kernels (a copy: any size does).
 const WG: u32 = 64;
 
-/// The halo module for a field of `layout` split as `d` describes.
-pub fn spec(p: Precision, layout: &Layout, d: &Decomposition) -> ShaderSpec {
+/// The components of a site each side's planes carry: what the neighbour
+/// on that side reads of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Send {
+    /// Of the lowest own planes, for the rank below.
+    pub down: Vec<u32>,
+    /// Of the highest own planes, for the rank above.
+    pub up: Vec<u32>,
+}
+
+impl Send {
+    /// Every component both ways (a kernel that reads whole neighbour sites).
+    pub fn all(ncomp: u32) -> Send {
+        Send {
+            down: (0..ncomp).collect(),
+            up: (0..ncomp).collect(),
+        }
+    }
+
+    /// Components per side; both sides carry as many, so that a rank's send
+    /// and receive buffers have one size.
+    fn per_side(&self, ncomp: u32) -> Result<u32> {
+        let valid = |v: &[u32]| !v.is_empty() && v.iter().all(|&c| c < ncomp);
+        if self.down.len() != self.up.len() || !valid(&self.down) || !valid(&self.up) {
+            return Err(Error::Device(format!(
+                "halo: send lists {self:?} are not two equal, non-empty lists of components below {ncomp}"
+            )));
+        }
+        Ok(self.down.len() as u32)
+    }
+}
+
+/// WGSL `const NAME = array<u32, N>(...)`.
+fn const_list(name: &str, v: &[u32]) -> String {
+    let items: Vec<String> = v.iter().map(|c| format!("{c}u")).collect();
+    format!(
+        "const {name} = array<u32, {}>({});\n",
+        v.len(),
+        items.join(", ")
+    )
+}
+
+/// The halo module for a field of `layout` split as `d` describes, each
+/// side carrying the components `send` lists (checked by
+/// [`HaloPlanes::sending`]).
+pub fn spec(p: Precision, layout: &Layout, d: &Decomposition, send: &Send) -> ShaderSpec {
     let spec = ShaderSpec::new("halo", sources::HALO, p)
         .with_u32("WG", WG)
         .with_u32("NCOMP", layout.ncomp)
         .with_u32("PLANE", d.plane_sites() as u32)
         .with_u32("PLANES", d.local as u32)
         .with_u32("HALO", d.halo as u32)
+        .with_u32("NSEND", send.down.len() as u32)
+        .with_include(const_list("SEND0", &send.down) + &const_list("SEND1", &send.up))
         .with_include(sources::GRID);
     layout.apply(spec)
 }
@@ -58,13 +104,26 @@ pub struct HaloPlanes {
 
 impl HaloPlanes {
     /// Builds the pipelines for `fields` (buffers of `layout`, any of which
-    /// a step may leave the current field in).
+    /// a step may leave the current field in), every component sent.
     pub fn new(
         gpu: &Gpu,
         p: Precision,
         layout: &Layout,
         d: &Decomposition,
         fields: &[&wgpu::Buffer],
+    ) -> Result<HaloPlanes> {
+        HaloPlanes::sending(gpu, p, layout, d, fields, &Send::all(layout.ncomp))
+    }
+
+    /// As [`HaloPlanes::new`], each side carrying only the components
+    /// `send` lists (the others' halo values stay as they were).
+    pub fn sending(
+        gpu: &Gpu,
+        p: Precision,
+        layout: &Layout,
+        d: &Decomposition,
+        fields: &[&wgpu::Buffer],
+        send: &Send,
     ) -> Result<HaloPlanes> {
         if layout.sites as usize != d.plane_sites() * (d.local + 2 * d.halo) {
             return Err(Error::Device(format!(
@@ -73,9 +132,10 @@ impl HaloPlanes {
                 d.padded()
             )));
         }
-        let reals = 2 * d.halo * d.plane_sites() * layout.ncomp as usize;
+        send.per_side(layout.ncomp)?;
+        let module = spec(p, layout, d, send);
+        let reals = 2 * d.halo * d.plane_sites() * send.down.len();
         let bytes = reals as u64 * p.real_bytes();
-        let module = spec(p, layout, d);
         let binds = [Bind::ReadWrite, Bind::ReadWrite];
         let pack = gpu.pipeline(&module, "pack", &binds)?;
         let unpack = gpu.pipeline(&module, "unpack", &binds)?;
@@ -173,5 +233,42 @@ impl HaloPlanes {
         t.transfer_s += s(t1, t2) + s(t3, t4);
         t.exchange_s += s(t2, t3);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn send_lists_must_be_equal_nonempty_and_in_range() {
+        assert_eq!(Send::all(19).per_side(19).expect("all"), 19);
+        let lbm = crate::apps::lbm::dist::halo_send();
+        assert_eq!(lbm.per_side(19).expect("lbm"), 5);
+        let bad = [
+            Send {
+                down: vec![0, 1],
+                up: vec![2],
+            },
+            Send {
+                down: vec![],
+                up: vec![],
+            },
+            Send {
+                down: vec![19],
+                up: vec![0],
+            },
+        ];
+        for s in bad {
+            assert!(s.per_side(19).is_err(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn the_lists_become_wgsl_constants() {
+        assert_eq!(
+            const_list("SEND0", &[3, 7]),
+            "const SEND0 = array<u32, 2>(3u, 7u);\n"
+        );
     }
 }

@@ -22,13 +22,28 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::record::ResultRecord;
 use crate::runner::RunOptions;
-use crate::scale::halo::HaloPlanes;
+use crate::scale::halo::{HaloPlanes, Send};
 use crate::scale::{Comm, Decomposition, PhaseTimes, ScaleOut, Scaling, WarmUp};
 use crate::timing::TimingMethod;
 
 /// Seed of the random start: every rank draws the same global field and
 /// keeps its slab (a single-rank case seeds from the clock instead).
 const SEED: u64 = 0x5ca1_e0a7;
+
+/// What the neighbours read of a rank's edge planes: pull propagation
+/// reads, from the plane beyond its slab, only the populations moving into
+/// it (5 of D3Q19's 19 each way).
+pub fn halo_send() -> Send {
+    let moving = |dz: i32| -> Vec<u32> {
+        (0..NVEL as u32)
+            .filter(|&q| d3q19::C[q as usize][2] == dz)
+            .collect()
+    };
+    Send {
+        down: moving(-1),
+        up: moving(1),
+    }
+}
 
 /// How `case` splits over `ranks` ranks: along z, one halo plane per side.
 /// Pure, so every rank plans the same and rank 0 can refuse a bad split
@@ -80,7 +95,7 @@ impl<'a> Rank<'a> {
             .scoped(|| {
                 let lattice = Lattice::new(gpu, params, &padded, &f0)?;
                 let fields = [&lattice.buffers[0], &lattice.buffers[1]];
-                let halo = HaloPlanes::new(gpu, p, &lattice.layout, d, &fields)?;
+                let halo = HaloPlanes::sending(gpu, p, &lattice.layout, d, &fields, &halo_send())?;
                 Ok((lattice, halo))
             })
             .await?;

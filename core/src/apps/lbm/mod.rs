@@ -232,7 +232,7 @@ impl App for Lbm {
         if let Ok(d) = crate::scale::Decomposition::plan("z", &[8, 8, 8], 2, 1) {
             for name in layouts {
                 let layout = Layout::new(name, 384, NVEL as u32);
-                specs.push(crate::scale::halo::spec(p, &layout, &d));
+                specs.push(crate::scale::halo::spec(p, &layout, &d, &dist::halo_send()));
             }
         }
         specs
