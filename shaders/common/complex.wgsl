@@ -4,6 +4,7 @@ struct Complex { re: Real, im: Real }
 fn c_new(re: Real, im: Real) -> Complex { return Complex(re, im); }
 fn c_zero() -> Complex { return Complex(r_zero(), r_zero()); }
 fn c_load(re: RealStore, im: RealStore) -> Complex { return Complex(r_load(re), r_load(im)); }
+fn c_pack(v: Complex) -> ComplexStore { return ComplexStore(r_store(v.re), r_store(v.im)); }
 fn c_add(a: Complex, b: Complex) -> Complex { return Complex(r_add(a.re, b.re), r_add(a.im, b.im)); }
 fn c_sub(a: Complex, b: Complex) -> Complex { return Complex(r_sub(a.re, b.re), r_sub(a.im, b.im)); }
 fn c_neg(a: Complex) -> Complex { return Complex(r_neg(a.re), r_neg(a.im)); }

@@ -24,6 +24,10 @@ mod gpu;
 mod tests;
 
 const SOURCE: &str = include_str!("../../../../shaders/su3/su3.wgsl");
+/// A and C of the array-of-structs layouts, one vector per complex element.
+const PAIRS: &str = include_str!("../../../../shaders/su3/pairs.wgsl");
+/// A and C of the soa layout, two reals per complex element.
+const SPLIT: &str = include_str!("../../../../shaders/su3/split.wgsl");
 
 choice! {
     /// Thread mappings, named as the entry points of `shaders/su3/su3.wgsl`
@@ -327,6 +331,11 @@ fn spec(p: Precision, wg: u32, strides: &Strides) -> ShaderSpec {
         .with_u32("LAYOUT", id as u32)
         .with_u32("SITE_STRIDE", strides.site_stride as u32)
         .with_u32("COMP_STRIDE", strides.comp_stride as u32)
+        .with_include(if strides.comp_stride == 1 {
+            PAIRS
+        } else {
+            SPLIT
+        })
         .with_include(sources::GRID)
 }
 
