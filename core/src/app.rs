@@ -299,6 +299,12 @@ pub trait Kernel {
     fn metrics(&self, _outputs: &[Vec<u8>]) -> BTreeMap<String, f64> {
         BTreeMap::new()
     }
+    /// [`Kernel::validate`] and [`Kernel::metrics`] of one readback (what the
+    /// runner calls); a kernel whose two decode the same large output
+    /// overrides it to decode once.
+    fn check(&self, outputs: &[Vec<u8>]) -> (Validation, BTreeMap<String, f64>) {
+        (self.validate(outputs), self.metrics(outputs))
+    }
 }
 
 /// A case prepared on the CPU reference platform (f64, rayon).

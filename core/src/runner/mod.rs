@@ -293,8 +293,7 @@ async fn try_run_case(
             })
             .await?;
             let bytes = gpu.read_buffers(&kernel.outputs()).await?;
-            let validation = kernel.validate(&bytes);
-            let metrics = kernel.metrics(&bytes);
+            let (validation, metrics) = kernel.check(&bytes);
             let validate_s = prepared.elapsed().as_secs_f64();
             let prepare_s = prepared.duration_since(start).as_secs_f64();
             Ok::<_, Error>((kernel, validation, metrics, prepare_s, validate_s))

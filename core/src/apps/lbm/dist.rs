@@ -243,7 +243,7 @@ fn check(setup: &Setup, params: &Params, got: &[f64]) -> (Validation, BTreeMap<S
             ),
         });
     }
-    let (m0, _) = d3q19::totals(&setup.f0);
+    let (m0, _) = setup.f0_totals;
     let (m1, _) = d3q19::totals(got);
     let metrics = BTreeMap::from([
         ("mass_relative_change".to_string(), (m1 - m0) / m0),
