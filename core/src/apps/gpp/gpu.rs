@@ -49,20 +49,34 @@ struct Buffers {
     achtemp: wgpu::Buffer,
 }
 
+/// The inputs in a precision's bytes: aqsm, aqsn, I_eps, wtilde, vcoul
+/// then wx.
+type Encoded = [Vec<u8>; 5];
+
+/// `inputs` in `p`'s bytes.
+fn encode(inputs: &Inputs, p: Precision) -> Encoded {
+    let d = inputs.d;
+    let mut vw = inputs.vcoul.clone();
+    vw.extend_from_slice(&wx());
+    [
+        inputs.encode(&inputs.aqsm, d.bands, p),
+        inputs.encode(&inputs.aqsn, d.bands, p),
+        inputs.encode(&inputs.eps, d.ngpown, p),
+        inputs.encode(&inputs.wtilde, d.ngpown, p),
+        p.encode(&vw),
+    ]
+}
+
 impl Buffers {
-    /// `inputs` uploaded, the outputs poisoned; `groups` partial sums.
-    fn new(gpu: &Gpu, inputs: &Inputs, groups: u64, p: Precision) -> Result<Buffers> {
-        let d = inputs.d;
-        let mut vw = inputs.vcoul.clone();
-        vw.extend_from_slice(&wx());
+    /// `bytes` uploaded, the outputs poisoned; `groups` partial sums.
+    fn new(gpu: &Gpu, bytes: &Encoded, groups: u64, p: Precision) -> Result<Buffers> {
         let poison = p.poison_pattern();
         Ok(Buffers {
-            aqsm: gpu.storage_init("aqsmtemp", &inputs.encode(&inputs.aqsm, d.bands, p))?,
-            aqsn: gpu.storage_init("aqsntemp", &inputs.encode(&inputs.aqsn, d.bands, p))?,
-            eps: gpu.storage_init("I_eps_array", &inputs.encode(&inputs.eps, d.ngpown, p))?,
-            wtilde: gpu
-                .storage_init("wtilde_array", &inputs.encode(&inputs.wtilde, d.ngpown, p))?,
-            vcoul_wx: gpu.storage_init("vcoul_wx", &p.encode(&vw))?,
+            aqsm: gpu.storage_init("aqsmtemp", &bytes[0])?,
+            aqsn: gpu.storage_init("aqsntemp", &bytes[1])?,
+            eps: gpu.storage_init("I_eps_array", &bytes[2])?,
+            wtilde: gpu.storage_init("wtilde_array", &bytes[3])?,
+            vcoul_wx: gpu.storage_init("vcoul_wx", &bytes[4])?,
             partial: gpu.storage_poisoned("partial", 6 * groups * p.real_bytes(), &poison)?,
             achtemp: gpu.storage_poisoned("achtemp", 6 * p.real_bytes(), &poison)?,
         })
@@ -124,16 +138,17 @@ impl GppGpu {
         let pipe1 = gpu.pipeline(&s, entry, &binds)?;
         let align = u64::from(gpu.limits.min_storage_buffer_offset_alignment);
         let plan = Plan::new(params, &gpu.caps, align)?;
-        // Drawn and summed once per request: every reduction, loop order,
-        // workgroup size and unroll of a sweep uses the same inputs.
+        // Drawn, summed and encoded once per request: every reduction, loop
+        // order, workgroup size and unroll of a sweep uses the same inputs
+        // (gigabytes at the default size; the f64 draw is dropped once
+        // encoded).
         let key = format!("gpp/{d:?}/{:?}/{p}", params.inputs);
         let shared = gpu.memo.get_or_make(&key, || {
             let inputs = Inputs::new(d, params.inputs, p);
-            let want = inputs.expected();
-            (inputs, want)
+            (encode(&inputs, p), inputs.expected())
         });
-        let (inputs, want) = (&shared.0, shared.1);
-        let bufs = Buffers::new(gpu, inputs, plan.groups, p)?;
+        let (encoded, want) = (&shared.0, shared.1);
+        let bufs = Buffers::new(gpu, encoded, plan.groups, p)?;
         let dims: Vec<wgpu::Buffer> = plan
             .pairs
             .iter()
