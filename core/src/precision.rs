@@ -61,29 +61,66 @@ impl Precision {
     /// Packs `values` the way the precision's prelude stores reals (in
     /// parallel: inputs run to gigabytes).
     pub fn encode(self, values: &[f64]) -> Vec<u8> {
+        self.encode_with(values.len(), |i| values[i])
+    }
+
+    /// `n` reals, slot `j` holding `value(j)`, packed as [`Precision::encode`]
+    /// packs them: a layout's gather and the encoding in one pass, without
+    /// an intermediate array of f64.
+    pub fn encode_with(self, n: usize, value: impl Fn(usize) -> f64 + Sync + Send) -> Vec<u8> {
         let width = self.real_bytes() as usize;
-        let mut out = vec![0u8; values.len() * width];
-        crate::parallel::for_byte_chunks(&mut out, width, |i, c| match self {
-            Precision::F32 => c.copy_from_slice(&(values[i] as f32).to_le_bytes()),
-            Precision::F64 => c.copy_from_slice(&values[i].to_le_bytes()),
-            Precision::Df64 => {
-                let [hi, lo] = split_df64(values[i]);
-                c[..4].copy_from_slice(&hi.to_le_bytes());
-                c[4..].copy_from_slice(&lo.to_le_bytes());
-            }
-        });
+        let mut out = vec![0u8; n * width];
+        crate::parallel::for_byte_chunks(&mut out, width, |i, c| self.put(c, value(i)));
         out
+    }
+
+    /// Writes `x` into the bytes of one real (`real_bytes` long).
+    pub fn put(self, out: &mut [u8], x: f64) {
+        match self {
+            Precision::F32 => out.copy_from_slice(&(x as f32).to_le_bytes()),
+            Precision::F64 => out.copy_from_slice(&x.to_le_bytes()),
+            Precision::Df64 => {
+                let [hi, lo] = split_df64(x);
+                out[..4].copy_from_slice(&hi.to_le_bytes());
+                out[4..].copy_from_slice(&lo.to_le_bytes());
+            }
+        }
+    }
+
+    /// The real stored in the bytes of one real (`real_bytes` long).
+    pub fn get(self, c: &[u8]) -> f64 {
+        let word = |c: &[u8]| f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        match self {
+            Precision::F32 => f64::from(word(c)),
+            Precision::F64 => f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
+            Precision::Df64 => f64::from(word(c)) + f64::from(word(&c[4..])),
+        }
+    }
+
+    /// Real `i` of a buffer's bytes: a check reads what it compares in
+    /// place instead of decoding the whole buffer first.
+    pub fn read(self, bytes: &[u8], i: usize) -> f64 {
+        let width = self.real_bytes() as usize;
+        self.get(&bytes[i * width..(i + 1) * width])
+    }
+
+    /// `x` rounded to the nearest number the precision stores: what
+    /// encoding and decoding it gives.
+    pub fn round(self, x: f64) -> f64 {
+        match self {
+            Precision::F32 => f64::from(x as f32),
+            Precision::F64 => x,
+            Precision::Df64 => {
+                let [hi, lo] = split_df64(x);
+                f64::from(hi) + f64::from(lo)
+            }
+        }
     }
 
     /// Unpacks reals written by a kernel of this precision.
     pub fn decode(self, bytes: &[u8]) -> Vec<f64> {
-        let word = |c: &[u8]| f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         let width = self.real_bytes() as usize;
-        crate::parallel::map_byte_chunks(bytes, width, |c| match self {
-            Precision::F32 => f64::from(word(c)),
-            Precision::F64 => f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
-            Precision::Df64 => f64::from(word(c)) + f64::from(word(&c[4..])),
-        })
+        crate::parallel::map_byte_chunks(bytes, width, |c| self.get(c))
     }
 
     /// The bytes of one real set to a quiet NaN, to poison outputs before a run.
@@ -148,6 +185,20 @@ mod tests {
                     "{p}: {a} vs {b}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn one_real_at_a_time_agrees_with_whole_buffers() {
+        let v = [0.1, -3.75, 1e10, 1.0 / 3.0];
+        for p in Precision::ALL {
+            let bytes = p.encode(&v);
+            let whole = p.decode(&bytes);
+            for (i, x) in v.iter().enumerate() {
+                assert_eq!(p.read(&bytes, i).to_bits(), whole[i].to_bits(), "{p}");
+                assert_eq!(p.round(*x).to_bits(), whole[i].to_bits(), "{p}");
+            }
+            assert_eq!(p.encode_with(v.len(), |i| v[i]), bytes);
         }
     }
 

@@ -28,15 +28,15 @@ pub fn random_reals(rng: &mut impl Rng, n: usize, lo: f64, hi: f64, p: Precision
             seed ^ (first as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
         );
         for x in chunk.iter_mut() {
-            *x = r.random_range(lo..hi);
+            *x = p.round(r.random_range(lo..hi));
         }
     });
-    quantize(p, &v)
+    v
 }
 
 /// Rounds `values` to the nearest numbers `p` stores.
 pub fn quantize(p: Precision, values: &[f64]) -> Vec<f64> {
-    p.decode(&p.encode(values))
+    crate::parallel::par_map(values.len(), |i| p.round(values[i]))
 }
 
 /// Parses a size parameter: a preset name from `presets` or a whole number.
