@@ -15,6 +15,12 @@ pub fn gpu() -> Gpu {
     }
 }
 
+/// Borrowed views of owned readbacks, as [`skylight_core::app::Kernel`]'s
+/// checks take them.
+pub fn parts(out: &[Vec<u8>]) -> Vec<&[u8]> {
+    out.iter().map(Vec::as_slice).collect()
+}
+
 use skylight_core::Precision;
 use skylight_core::app::{App, Request};
 use skylight_core::record::ResultRecord;

@@ -291,18 +291,19 @@ pub trait Kernel {
     }
     /// Buffers the runner reads back after the first run, for [`Kernel::validate`].
     fn outputs(&self) -> Vec<&wgpu::Buffer>;
-    /// Checks the outputs of exactly one run after poisoning.
-    fn validate(&self, outputs: &[Vec<u8>]) -> Validation;
+    /// Checks the outputs of exactly one run after poisoning (the bytes of
+    /// each of [`Kernel::outputs`], in order).
+    fn validate(&self, outputs: &[&[u8]]) -> Validation;
     /// Work and traffic of one run.
     fn model(&self) -> Model;
     /// App-specific figures for the record (for example `rms_force_deviation`).
-    fn metrics(&self, _outputs: &[Vec<u8>]) -> BTreeMap<String, f64> {
+    fn metrics(&self, _outputs: &[&[u8]]) -> BTreeMap<String, f64> {
         BTreeMap::new()
     }
     /// [`Kernel::validate`] and [`Kernel::metrics`] of one readback (what the
     /// runner calls); a kernel whose two decode the same large output
     /// overrides it to decode once.
-    fn check(&self, outputs: &[Vec<u8>]) -> (Validation, BTreeMap<String, f64>) {
+    fn check(&self, outputs: &[&[u8]]) -> (Validation, BTreeMap<String, f64>) {
         (self.validate(outputs), self.metrics(outputs))
     }
 }

@@ -36,7 +36,7 @@ fn sums_are_bit_identical_run_to_run() {
             runs.push(out);
         }
         assert_eq!(runs[0], runs[1], "{}: sums differ run to run", case.label());
-        let v = k.validate(&runs[1]);
+        let v = k.validate(&skylight_tests::parts(&runs[1]));
         assert!(v.passed, "{}: {}", case.label(), v.detail);
     }
 }
@@ -50,9 +50,10 @@ fn sums(gpu: &skylight_core::gpu::Gpu, case: &skylight_core::app::Case) -> (Vec<
     k.encode(&mut enc, Timestamps::None);
     gpu.queue.submit([enc.finish()]);
     let out = pollster::block_on(gpu.read_buffers(&k.outputs())).expect("read");
-    let v = k.validate(&out);
+    let parts = skylight_tests::parts(&out);
+    let v = k.validate(&parts);
     assert!(v.passed, "{}: {}", case.label(), v.detail);
-    let chunks = k.metrics(&out)["binding_chunks"];
+    let chunks = k.metrics(&parts)["binding_chunks"];
     (out.into_iter().next().expect("achtemp"), chunks)
 }
 
@@ -157,9 +158,9 @@ fn atomic_sums_pass_in_f32_and_are_unsupported_in_64_bit() {
                 );
                 validated += 1;
                 let k = app.prepare(&gpu, case).expect("prepare");
-                let zeroed = vec![0u8; 6 * 4];
+                let zeroed = [0u8; 6 * 4];
                 assert!(
-                    !k.validate(&[zeroed]).passed,
+                    !k.validate(&[&zeroed]).passed,
                     "{}: zeros passed",
                     case.label()
                 );

@@ -375,7 +375,7 @@ impl Kernel for PeakGpu {
         vec![&self.out]
     }
 
-    fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
+    fn validate(&self, outputs: &[&[u8]]) -> Validation {
         let got = self.precision.decode(&outputs[0]);
         let want = self.shape.expected(&self.x0);
         Validation::compare(

@@ -14,6 +14,7 @@ use super::adapter::{self, Capabilities, PlatformInfo, Selector};
 use super::df64::{self, Df64Status};
 use super::heater::Busy;
 use super::pipeline::{Bind, Compiler, Pipeline, PipelineSource};
+use super::readback::{self, Staging};
 use super::resources;
 use crate::error::{Error, Result};
 use crate::memo::Memo;
@@ -38,6 +39,8 @@ pub struct Gpu {
     pub busy: Busy,
     /// Host inputs and references shared by the cases of a request.
     pub memo: Memo,
+    /// The readback staging buffer, kept between the cases of a request.
+    staging: Staging,
     compiler: Compiler,
     /// Nanoseconds spent compiling pipelines so far.
     compile_ns: AtomicU64,
@@ -119,6 +122,7 @@ impl Gpu {
             df64,
             busy: Busy::default(),
             memo: Memo::default(),
+            staging: Staging::default(),
             compiler,
             compile_ns: AtomicU64::new(0),
             pipelines: Mutex::new(HashMap::new()),
@@ -306,9 +310,28 @@ impl Gpu {
 
     /// Copies `buffers` to the host and returns their bytes.
     pub async fn read_buffers(&self, buffers: &[&wgpu::Buffer]) -> Result<Vec<Vec<u8>>> {
-        let out = resources::read_buffers(&self.device, &self.queue, buffers).await?;
+        self.read_with(buffers, readback::owned).await
+    }
+
+    /// Copies `buffers` to the host and returns `f` of their bytes, read
+    /// where they are mapped (no copy of them is made). The staging buffer
+    /// is kept for the next read until [`Gpu::end_request`].
+    pub async fn read_with<T>(
+        &self,
+        buffers: &[&wgpu::Buffer],
+        f: impl FnOnce(&[&[u8]]) -> T,
+    ) -> Result<T> {
+        let out =
+            readback::read_with(&self.device, &self.queue, Some(&self.staging), buffers, f).await;
         self.check_lost()?;
-        Ok(out)
+        out
+    }
+
+    /// Drops what the cases of a request shared (host inputs and
+    /// references, the readback staging buffer), freeing their memory.
+    pub fn end_request(&self) {
+        self.memo.clear();
+        self.staging.clear();
     }
 
     /// Maps the whole of `buffer` for `mode` once the queue is done with it.

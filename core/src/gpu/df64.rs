@@ -118,7 +118,7 @@ async fn run(
         pass.dispatch_workgroups((inp.len() as u32).div_ceil(64), 1, 1);
     }
     queue.submit([enc.finish()]);
-    let bytes = resources::read_buffers(device, queue, &[&output]).await?;
+    let bytes = super::readback::read_buffers(device, queue, &[&output]).await?;
     let out: &[[f32; 4]] = bytemuck::cast_slice(&bytes[0]);
     Ok(mismatches(inp, out))
 }

@@ -1,17 +1,19 @@
 //! The device layer, one job per file, bottom-up: [`adapter`] finds adapters
 //! and says what each can do; [`resources`] makes buffers and bind groups and
-//! reads buffers back; [`pipeline`] compiles kernels into pipelines; [`df64`]
-//! tests which df64 formulation a device computes exactly; [`device`] holds
-//! an open device as a [`Gpu`] (opened here, or brought by a front end);
-//! [`timer`] times runs with GPU timestamps; [`heater`] keeps the GPU's
-//! clocks up between cases; [`stats`] asks a Vulkan driver what it compiled
-//! each kernel to (registers, instructions).
+//! maps buffers; [`readback`] reads buffers back through one kept staging
+//! buffer; [`pipeline`] compiles kernels into pipelines; [`df64`] tests which df64
+//! formulation a device computes exactly; [`device`] holds an open device as
+//! a [`Gpu`] (opened here, or brought by a front end); [`timer`] times runs
+//! with GPU timestamps; [`heater`] keeps the GPU's clocks up between cases;
+//! [`stats`] asks a Vulkan driver what it compiled each kernel to
+//! (registers, instructions).
 
 pub mod adapter;
 pub mod device;
 pub mod df64;
 pub mod heater;
 pub mod pipeline;
+pub mod readback;
 pub mod resources;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod stats;

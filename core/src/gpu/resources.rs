@@ -1,4 +1,5 @@
-//! Buffers, bind groups and asynchronous readback on a wgpu device.
+//! Buffers, bind groups and asynchronous mapping on a wgpu device (reading
+//! buffers back is [`super::readback`]).
 //!
 //! Nothing here blocks: results come back through futures. In the browser the
 //! event loop fires wgpu's callbacks; natively [`Pump`] polls the device while
@@ -162,45 +163,21 @@ pub fn check_size(caps: &Capabilities, bytes: u64) -> Result<()> {
     Ok(())
 }
 
-/// Copies `buffers` to the host and returns their bytes.
-pub async fn read_buffers(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    buffers: &[&wgpu::Buffer],
-) -> Result<Vec<Vec<u8>>> {
-    let mut enc = device.create_command_encoder(&Default::default());
-    let staging: Vec<wgpu::Buffer> = buffers
-        .iter()
-        .map(|b| {
-            let s = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("readback"),
-                size: b.size(),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            enc.copy_buffer_to_buffer(b, 0, &s, 0, b.size());
-            s
-        })
-        .collect();
-    queue.submit([enc.finish()]);
-    let mut out = Vec::with_capacity(staging.len());
-    for s in &staging {
-        map(device, s, wgpu::MapMode::Read).await?;
-        let view = s
-            .get_mapped_range(..)
-            .map_err(|e| Error::Device(format!("mapped range: {e}")))?;
-        out.push(view.to_vec());
-        drop(view);
-        s.unmap();
-    }
-    Ok(out)
-}
-
 /// Maps the whole of `buffer` (a MAP_READ or MAP_WRITE buffer) for `mode`
 /// and resolves once the mapping is ready.
 pub async fn map(device: &wgpu::Device, buffer: &wgpu::Buffer, mode: wgpu::MapMode) -> Result<()> {
+    map_range(device, buffer, mode, 0..buffer.size()).await
+}
+
+/// Maps `range` of `buffer` for `mode` and resolves once the mapping is ready.
+pub async fn map_range(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    mode: wgpu::MapMode,
+    range: std::ops::Range<u64>,
+) -> Result<()> {
     let (tx, rx) = oneshot::channel();
-    buffer.map_async(mode, .., move |r| {
+    buffer.map_async(mode, range, move |r| {
         let _ = tx.send(r);
     });
     Pump { device, rx }

@@ -249,7 +249,7 @@ impl<'a> Runner<'a> {
             }
         }
         if let Platform::Gpu(gpu) = &self.platform {
-            gpu.memo.clear();
+            gpu.end_request();
         }
         Ok(skipped)
     }
@@ -292,8 +292,9 @@ async fn try_run_case(
                 Ok(())
             })
             .await?;
-            let bytes = gpu.read_buffers(&kernel.outputs()).await?;
-            let (validation, metrics) = kernel.check(&bytes);
+            let (validation, metrics) = gpu
+                .read_with(&kernel.outputs(), |bytes| kernel.check(bytes))
+                .await?;
             let validate_s = prepared.elapsed().as_secs_f64();
             let prepare_s = prepared.duration_since(start).as_secs_f64();
             Ok::<_, Error>((kernel, validation, metrics, prepare_s, validate_s))

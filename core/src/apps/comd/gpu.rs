@@ -340,7 +340,7 @@ impl Kernel for ComdGpu {
         }
     }
 
-    fn validate(&self, out: &[Vec<u8>]) -> Validation {
+    fn validate(&self, out: &[&[u8]]) -> Validation {
         let p = self.precision;
         let (tol, drift_tol) = tolerance(p);
         let want = &self.want;
@@ -445,7 +445,7 @@ impl Kernel for ComdGpu {
         )
     }
 
-    fn metrics(&self, out: &[Vec<u8>]) -> BTreeMap<String, f64> {
+    fn metrics(&self, out: &[&[u8]]) -> BTreeMap<String, f64> {
         let n = self.start.atoms() as f64;
         let (p0, k0) = self.start.energies();
         let mut m = BTreeMap::from([

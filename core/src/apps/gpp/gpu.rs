@@ -211,7 +211,7 @@ impl Kernel for GppGpu {
         vec![&self.achtemp]
     }
 
-    fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
+    fn validate(&self, outputs: &[&[u8]]) -> Validation {
         let got = self.precision.decode(&outputs[0]);
         validate(&got, &self.want, self.d, self.inputs, self.precision)
     }
@@ -220,7 +220,7 @@ impl Kernel for GppGpu {
         model(self.d, self.precision)
     }
 
-    fn metrics(&self, outputs: &[Vec<u8>]) -> BTreeMap<String, f64> {
+    fn metrics(&self, outputs: &[&[u8]]) -> BTreeMap<String, f64> {
         let got = self.precision.decode(&outputs[0]);
         let mut m = BTreeMap::new();
         if got.len() == 6 {

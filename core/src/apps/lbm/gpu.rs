@@ -151,7 +151,7 @@ impl Kernel for LbmGpu {
         vec![&self.lattice.buffers[self.result_index()]]
     }
 
-    fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
+    fn validate(&self, outputs: &[&[u8]]) -> Validation {
         self.check(outputs).0
     }
 
@@ -164,13 +164,13 @@ impl Kernel for LbmGpu {
         )
     }
 
-    fn metrics(&self, outputs: &[Vec<u8>]) -> BTreeMap<String, f64> {
+    fn metrics(&self, outputs: &[&[u8]]) -> BTreeMap<String, f64> {
         self.check(outputs).1
     }
 
     /// Decodes the field once (40 million reals at the default size) for
     /// both the check and the figures.
-    fn check(&self, outputs: &[Vec<u8>]) -> (Validation, BTreeMap<String, f64>) {
+    fn check(&self, outputs: &[&[u8]]) -> (Validation, BTreeMap<String, f64>) {
         let raw = self.precision.decode(&outputs[0]);
         if raw.len() as u64 != self.lattice.layout.reals() {
             let v = Validation::fail(format!(

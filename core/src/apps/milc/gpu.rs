@@ -310,7 +310,7 @@ impl MilcGpu {
     }
 
     /// (x, iterations, |r| / |r0|, converged) of a solve.
-    fn solve(&self, outputs: &[Vec<u8>]) -> (Vec<f64>, f64, f64, bool) {
+    fn solve(&self, outputs: &[&[u8]]) -> (Vec<f64>, f64, f64, bool) {
         let x = self.unpack(&outputs[0], Field::Spinor);
         let s = self.precision.decode(&outputs[1]);
         let at = |i: u32| s.get(i as usize).copied().unwrap_or(f64::NAN);
@@ -464,7 +464,7 @@ impl Kernel for MilcGpu {
         self.outputs.iter().map(|(b, _)| b).collect()
     }
 
-    fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
+    fn validate(&self, outputs: &[&[u8]]) -> Validation {
         match self.setup.kernel {
             KernelName::Cg => {
                 let (x, iters, res, conv) = self.solve(outputs);
@@ -496,7 +496,7 @@ impl Kernel for MilcGpu {
         )
     }
 
-    fn metrics(&self, outputs: &[Vec<u8>]) -> BTreeMap<String, f64> {
+    fn metrics(&self, outputs: &[&[u8]]) -> BTreeMap<String, f64> {
         if self.setup.kernel != KernelName::Cg {
             return BTreeMap::new();
         }

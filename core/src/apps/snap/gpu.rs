@@ -410,7 +410,7 @@ impl Kernel for SnapGpu {
         }
     }
 
-    fn validate(&self, out: &[Vec<u8>]) -> Validation {
+    fn validate(&self, out: &[&[u8]]) -> Validation {
         let ny = self.ny;
         let (atoms, pairs) = (self.config.nlocal, self.config.pairs());
         let l = self.layout;
@@ -446,7 +446,7 @@ impl Kernel for SnapGpu {
         self.model
     }
 
-    fn metrics(&self, out: &[Vec<u8>]) -> BTreeMap<String, f64> {
+    fn metrics(&self, out: &[&[u8]]) -> BTreeMap<String, f64> {
         let mut m = BTreeMap::from([
             ("atoms".to_string(), self.config.nlocal as f64),
             ("pairs".to_string(), self.config.pairs() as f64),

@@ -546,7 +546,7 @@ impl Kernel for StreamGpu {
         }
     }
 
-    fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
+    fn validate(&self, outputs: &[&[u8]]) -> Validation {
         let bytes = match output_array(self.kernel) {
             usize::MAX => &outputs[0][..],
             i => self.arrays.slice(i, &outputs[0]),

@@ -105,7 +105,7 @@ impl Kernel for Su3Gpu {
         vec![&self.c]
     }
 
-    fn validate(&self, outputs: &[Vec<u8>]) -> Validation {
+    fn validate(&self, outputs: &[&[u8]]) -> Validation {
         let p = self.precision;
         let raw = p.decode(&outputs[0]);
         if raw.len() as u64 != self.layout.reals {
@@ -145,7 +145,7 @@ impl Kernel for Su3Gpu {
         model(self.sites, &self.layout, self.precision)
     }
 
-    fn metrics(&self, outputs: &[Vec<u8>]) -> BTreeMap<String, f64> {
+    fn metrics(&self, outputs: &[&[u8]]) -> BTreeMap<String, f64> {
         // Site 0 alone: decoding the whole output (75 million reals at the
         // default size) for 72 of them cost a fresh 600 MB a case.
         let rb = self.precision.real_bytes() as usize;
