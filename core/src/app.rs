@@ -338,7 +338,8 @@ pub trait App: Send + Sync {
     /// Expands a request into cases; errors on bad values.
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>>;
     /// Allocates, uploads and poisons on `gpu` and builds the pipelines.
-    /// Called inside the runner's error scopes; must not submit work.
+    /// Called inside the runner's error scopes; submits no work but the
+    /// uploads and poisoning (no run of the kernel).
     fn prepare(&self, gpu: &Gpu, case: &Case) -> Result<Box<dyn Kernel>>;
     /// Every kernel module the app builds in precision `p` (with default
     /// constants), for the naga validation test of all kernel x prelude pairs.

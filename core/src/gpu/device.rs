@@ -14,6 +14,7 @@ use super::adapter::{self, Capabilities, PlatformInfo, Selector};
 use super::df64::{self, Df64Status};
 use super::heater::Busy;
 use super::pipeline::{Bind, Compiler, Pipeline, PipelineSource};
+use super::poison::Poisons;
 use super::readback::{self, Staging};
 use super::resources;
 use crate::error::{Error, Result};
@@ -41,6 +42,8 @@ pub struct Gpu {
     pub memo: Memo,
     /// The readback staging buffer, kept between the cases of a request.
     staging: Staging,
+    /// Pattern sources for poisoning outputs on the device.
+    poisons: Poisons,
     compiler: Compiler,
     /// Nanoseconds spent compiling pipelines so far.
     compile_ns: AtomicU64,
@@ -123,6 +126,7 @@ impl Gpu {
             busy: Busy::default(),
             memo: Memo::default(),
             staging: Staging::default(),
+            poisons: Poisons::default(),
             compiler,
             compile_ns: AtomicU64::new(0),
             pipelines: Mutex::new(HashMap::new()),
@@ -186,13 +190,9 @@ impl Gpu {
     /// (the poison that makes an unwritten output element fail validation).
     pub fn storage_poisoned(&self, label: &str, len: u64, pattern: &[u8]) -> Result<wgpu::Buffer> {
         self.check_size(len)?;
-        Ok(resources::storage_poisoned(
-            &self.device,
-            &self.queue,
-            label,
-            len,
-            pattern,
-        ))
+        let buf = resources::storage(&self.device, label, len);
+        self.poison_range(&buf, 0, len, pattern);
+        Ok(buf)
     }
 
     /// Overwrites `buf` with repetitions of `pattern`, in bounded chunks.
@@ -200,9 +200,12 @@ impl Gpu {
         self.poison_range(buf, 0, buf.size(), pattern);
     }
 
-    /// Overwrites `len` bytes of `buf` from `offset` with repetitions of `pattern`.
+    /// Overwrites `len` bytes of `buf` from `offset` with repetitions of
+    /// `pattern`: large ranges by copies on the device, submitted at once
+    /// (in order with the writes queued before and after).
     pub fn poison_range(&self, buf: &wgpu::Buffer, offset: u64, len: u64, pattern: &[u8]) {
-        resources::poison_range(&self.queue, buf, offset, len, pattern);
+        self.poisons
+            .fill(&self.device, &self.queue, buf, offset, len, pattern);
     }
 
     /// A uniform buffer holding `bytes`.

@@ -1,7 +1,8 @@
 //! The device layer, one job per file, bottom-up: [`adapter`] finds adapters
 //! and says what each can do; [`resources`] makes buffers and bind groups and
 //! maps buffers; [`readback`] reads buffers back through one kept staging
-//! buffer; [`pipeline`] compiles kernels into pipelines; [`df64`] tests which df64
+//! buffer; [`poison`] fills outputs with a pattern on the device;
+//! [`pipeline`] compiles kernels into pipelines; [`df64`] tests which df64
 //! formulation a device computes exactly; [`device`] holds an open device as
 //! a [`Gpu`] (opened here, or brought by a front end); [`timer`] times runs
 //! with GPU timestamps; [`heater`] keeps the GPU's clocks up between cases;
@@ -13,6 +14,7 @@ pub mod device;
 pub mod df64;
 pub mod heater;
 pub mod pipeline;
+pub mod poison;
 pub mod readback;
 pub mod resources;
 #[cfg(not(target_arch = "wasm32"))]
