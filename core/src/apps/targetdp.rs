@@ -7,6 +7,7 @@
 use crate::app::{ParamKind, ParamSpec};
 use crate::choice;
 use crate::params::Choice;
+use crate::precision::Precision;
 use crate::shader::ShaderSpec;
 
 /// Every layout as one comma list: the layout sweep.
@@ -109,20 +110,28 @@ impl Layout {
         ((s / sal) * nc + comp as usize) * sal + s % sal
     }
 
+    /// The logical-order position (site-major, `ncomp` per site) of buffer
+    /// slot `j`, `None` for padding: the inverse of [`Layout::index`], so
+    /// a field is laid out by gathering, in parallel.
+    fn source(&self, j: usize) -> Option<usize> {
+        let (sal, nc) = (self.sal as usize, self.ncomp as usize);
+        let (block, rest) = (j / (nc * sal), j % (nc * sal));
+        let site = block * sal + rest % sal;
+        (site < self.sites as usize).then(|| site * nc + rest / sal)
+    }
+
     /// A field in logical order (site-major, `ncomp` per site) laid out for
     /// upload; padding holds `fill`.
     pub fn pack(&self, logical: &[f64], fill: f64) -> Vec<f64> {
-        let (sal, nc) = (self.sal as usize, self.ncomp as usize);
-        // Gathered: each slot finds its site and component (the inverse of
-        // `index`), so the copy runs in parallel.
         crate::parallel::par_map(self.reals() as usize, |j| {
-            let (block, rest) = (j / (nc * sal), j % (nc * sal));
-            let site = block * sal + rest % sal;
-            if site < self.sites as usize {
-                logical[site * nc + rest / sal]
-            } else {
-                fill
-            }
+            self.source(j).map_or(fill, |i| logical[i])
+        })
+    }
+
+    /// [`Layout::pack`] and [`Precision::encode`] in one pass: the buffer's bytes.
+    pub fn encode(&self, p: Precision, logical: &[f64], fill: f64) -> Vec<u8> {
+        p.encode_with(self.reals() as usize, |j| {
+            self.source(j).map_or(fill, |i| logical[i])
         })
     }
 
@@ -131,6 +140,18 @@ impl Layout {
         let nc = self.ncomp as usize;
         crate::parallel::par_map(self.sites as usize * nc, |i| {
             raw[self.index((i / nc) as u32, (i % nc) as u32)]
+        })
+    }
+
+    /// [`Precision::decode`] and [`Layout::unpack`] in one pass: the
+    /// logical-order field from a buffer's bytes (a buffer too short for
+    /// the layout reads as NaN where it ends).
+    pub fn decode(&self, p: Precision, bytes: &[u8]) -> Vec<f64> {
+        let nc = self.ncomp as usize;
+        let width = p.real_bytes() as usize;
+        crate::parallel::par_map(self.sites as usize * nc, |i| {
+            let at = self.index((i / nc) as u32, (i % nc) as u32) * width;
+            bytes.get(at..at + width).map_or(f64::NAN, |c| p.get(c))
         })
     }
 
@@ -177,6 +198,9 @@ mod tests {
             assert_eq!(l.unpack(&raw), logical, "{name}");
             let written = raw.iter().filter(|v| **v >= 0.0).count();
             assert_eq!(written, logical.len(), "{name}: two sites share a slot");
+            let bytes = l.encode(Precision::F64, &logical, -1.0);
+            assert_eq!(bytes, Precision::F64.encode(&raw), "{name}");
+            assert_eq!(l.decode(Precision::F64, &bytes), logical, "{name}");
         }
     }
 }

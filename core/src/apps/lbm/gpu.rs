@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use super::d3q19::{self, Box3, NVEL};
-use super::{KernelName, Params, Setup, model, spec};
+use super::{KernelName, Params, Setup, Start, model, spec};
 use crate::app::{Kernel, Model, Timestamps, Validation};
+use crate::apps::common::fresh_rng;
 use crate::apps::targetdp::Layout;
 use crate::error::Result;
 use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
@@ -28,13 +29,18 @@ pub(super) struct Lattice {
 }
 
 impl Lattice {
-    /// Uploads `f0` (logical order, a field of box `b3`) and builds the
-    /// pipelines of `params`' kernel for that box.
-    pub(super) fn new(gpu: &Gpu, params: &Params, b3: &Box3, f0: &[f64]) -> Result<Lattice> {
+    /// The field layout of `params` over `sites` sites.
+    pub(super) fn layout(params: &Params, sites: usize) -> Layout {
+        Layout::new(params.layout, sites as u32, NVEL as u32)
+    }
+
+    /// Uploads `f0` (a field of box `b3` in [`Lattice::layout`], encoded)
+    /// and builds the pipelines of `params`' kernel for that box.
+    pub(super) fn new(gpu: &Gpu, params: &Params, b3: &Box3, f0: &[u8]) -> Result<Lattice> {
         let p = params.precision;
         let sites = b3.sites() as u32;
         let (vvl, wg) = (params.vvl, params.wg);
-        let layout = Layout::new(params.layout, sites, NVEL as u32);
+        let layout = Lattice::layout(params, b3.sites());
         let bytes = layout.reals() * p.real_bytes();
         gpu.check_size(bytes)?;
         let dispatch = dispatch_shape(
@@ -52,7 +58,7 @@ impl Lattice {
             .iter()
             .map(|e| gpu.pipeline(&module, e, &binds))
             .collect::<Result<Vec<_>>>()?;
-        let a = gpu.storage_init("lbm-f0", &p.encode(&layout.pack(f0, 0.0)))?;
+        let a = gpu.storage_init("lbm-f0", f0)?;
         let b = gpu.storage_poisoned("lbm-f1", bytes, &p.poison_pattern())?;
         let coef = [
             1.0 / b3.tau,
@@ -94,26 +100,40 @@ pub(super) struct LbmGpu {
 }
 
 /// A case's start and f64 reference, shared by every layout, vector length
-/// and workgroup size of a request (a fresh random start per request).
+/// and workgroup size of a request (a fresh random start per request; the
+/// start itself is shared by every kernel too).
 struct Shared {
     setup: Setup,
-    want: OnceLock<Vec<f64>>,
+    want: OnceLock<Arc<Vec<f64>>>,
 }
 
 impl LbmGpu {
     /// Uploads the start of `params` and builds its pipelines.
     pub(super) fn new(gpu: &Gpu, params: &Params) -> Result<LbmGpu> {
         let p = params.precision;
-        let key = format!(
-            "lbm/{}/{:?}/{:?}/{}/{p}",
-            params.l, params.init, params.kernel, params.steps
-        );
+        let layout = Lattice::layout(params, params.sites as usize);
+        // Before drawing: the field must fit one binding.
+        gpu.check_size(layout.reals() * p.real_bytes())?;
+        let problem = format!("lbm/{}/{:?}/{p}", params.l, params.init);
+        let draw = || {
+            let n = [params.l as usize; 3];
+            gpu.memo
+                .get_or_make(&problem, || Start::on(n, params, p, &mut fresh_rng()))
+        };
+        let key = format!("{problem}/{:?}/{}", params.kernel, params.steps);
         let shared = gpu.memo.get_or_make(&key, || Shared {
-            setup: Setup::new(params, p),
+            setup: Setup::from_start(params, draw()),
             want: OnceLock::new(),
         });
-        let setup = &shared.setup;
-        let lattice = Lattice::new(gpu, params, &setup.lattice, &setup.f0)?;
+        // Encoded once per draw and layout: the kernels, vector lengths and
+        // workgroup sizes of a sweep upload the same bytes.
+        let start = &shared.setup.start;
+        let encoded = gpu
+            .memo
+            .get_or_make(&format!("{problem}/{}/{layout:?}", start.id), || {
+                layout.encode(p, &start.f0, 0.0)
+            });
+        let lattice = Lattice::new(gpu, params, &start.lattice, &encoded)?;
         Ok(LbmGpu {
             shared,
             precision: params.precision,
@@ -168,36 +188,36 @@ impl Kernel for LbmGpu {
         self.check(outputs).1
     }
 
-    /// Decodes the field once (40 million reals at the default size) for
-    /// both the check and the figures.
+    /// Decodes the field once (40 million reals at the default size), in
+    /// logical order, for both the check and the figures.
     fn check(&self, outputs: &[&[u8]]) -> (Validation, BTreeMap<String, f64>) {
-        let raw = self.precision.decode(&outputs[0]);
-        if raw.len() as u64 != self.lattice.layout.reals() {
+        let (p, layout) = (self.precision, &self.lattice.layout);
+        let read = outputs[0].len() as u64;
+        if read != layout.reals() * p.real_bytes() {
             let v = Validation::fail(format!(
-                "{} reals read back, {} expected",
-                raw.len(),
-                self.lattice.layout.reals()
+                "{read} bytes read back, {} reals expected",
+                layout.reals()
             ));
             return (v, BTreeMap::new());
         }
-        let got = self.lattice.layout.unpack(&raw);
-        drop(raw);
+        let got = layout.decode(p, outputs[0]);
         let setup = &self.shared.setup;
         let want = self.shared.want.get_or_init(|| setup.expected());
-        (setup.check(&got, want, self.precision), self.figures(&got))
+        let totals = d3q19::totals(&got);
+        let v = setup.check_totals(&got, want, p, totals);
+        (v, self.figures(&got, totals.0))
     }
 }
 
 impl LbmGpu {
-    /// The record's figures of a field read back (logical order).
-    fn figures(&self, got: &[f64]) -> BTreeMap<String, f64> {
-        let (m0, _) = self.shared.setup.f0_totals;
-        let (m1, _) = d3q19::totals(got);
+    /// The record's figures of a field read back (logical order) of mass `m1`.
+    fn figures(&self, got: &[f64], m1: f64) -> BTreeMap<String, f64> {
+        let start = &self.shared.setup.start;
+        let (m0, _) = start.f0_totals;
         let mut m = BTreeMap::from([("mass_relative_change".to_string(), (m1 - m0) / m0)]);
-        if self.shared.setup.shear {
-            let b = &self.shared.setup.lattice;
-            let a =
-                d3q19::shear_amplitude(b, got) / d3q19::shear_amplitude(b, &self.shared.setup.f0);
+        if start.shear {
+            let b = &start.lattice;
+            let a = d3q19::shear_amplitude(b, got) / d3q19::shear_amplitude(b, &start.f0);
             m.insert("shear_amplitude_ratio".into(), a);
         }
         m

@@ -13,6 +13,8 @@ mod gpu;
 mod tests;
 
 use std::f64::consts::PI;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use crate::app::{
     App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Validation, wg_param,
@@ -258,27 +260,28 @@ fn spec(p: Precision, wg: u32, n: [u32; 3], layout: &Layout, vvl: u32) -> Shader
     layout.apply(spec)
 }
 
-/// What one case sets up: the box, its initial field and how long it runs.
-struct Setup {
-    kernel: KernelName,
+/// A box and its initial field: what every kernel of a request on the same
+/// box, start and precision shares (one draw, one set of totals).
+struct Start {
+    /// Tells this draw from any other of the process, so what is made from
+    /// it (its encodings) is never taken for another draw's.
+    id: u64,
     lattice: Box3,
-    steps: u64,
     shear: bool,
     /// Initial distributions, logical order, rounded to the case's precision.
     f0: Vec<f64>,
     /// Mass and momentum of `f0` (every check compares with them).
     f0_totals: (f64, [f64; 3]),
+    /// One collision and one propagation of `f0`, made on first use: the
+    /// first step of every kernel is one of them or starts from one.
+    collided: OnceLock<Arc<Vec<f64>>>,
+    propagated: OnceLock<Arc<Vec<f64>>>,
 }
 
-impl Setup {
-    fn new(params: &Params, p: Precision) -> Setup {
-        let l = params.l as usize;
-        Setup::on([l, l, l], params, p, &mut fresh_rng())
-    }
-
-    /// The case on a box of extents `n` (a scale-out run's global lattice),
-    /// its random start drawn from `rng`.
-    fn on(n: [usize; 3], params: &Params, p: Precision, rng: &mut rand_pcg::Pcg64) -> Setup {
+impl Start {
+    /// The start of `params`' init on a box of extents `n` (a scale-out
+    /// run's global lattice), its random field drawn from `rng`.
+    fn on(n: [usize; 3], params: &Params, p: Precision, rng: &mut rand_pcg::Pcg64) -> Start {
         let shear = params.init == Init::Shear;
         let lattice = Box3 {
             n,
@@ -290,22 +293,74 @@ impl Setup {
         } else {
             random_field(&lattice, p, rng)
         };
-        Setup {
-            kernel: params.kernel,
+        static DRAWS: AtomicU64 = AtomicU64::new(0);
+        Start {
+            id: DRAWS.fetch_add(1, Ordering::Relaxed),
             lattice,
-            steps: params.steps,
             shear,
             f0_totals: d3q19::totals(&f0),
             f0,
+            collided: OnceLock::new(),
+            propagated: OnceLock::new(),
+        }
+    }
+
+    /// One step of `kernel` from `f0`, in f64, through the shared stages.
+    fn first_step(&self, kernel: KernelName) -> Arc<Vec<f64>> {
+        let b = &self.lattice;
+        let collided = || {
+            self.collided
+                .get_or_init(|| Arc::new(d3q19::collide(b, &self.f0)))
+                .clone()
+        };
+        let propagated = || {
+            self.propagated
+                .get_or_init(|| Arc::new(d3q19::propagate(b, &self.f0)))
+                .clone()
+        };
+        match kernel {
+            KernelName::Collide => collided(),
+            KernelName::Propagate => propagated(),
+            KernelName::Fused => Arc::new(d3q19::collide(b, &propagated())),
+            KernelName::Step => Arc::new(d3q19::propagate(b, &collided())),
+        }
+    }
+}
+
+/// What one case sets up: its start, kernel and how long it runs.
+struct Setup {
+    kernel: KernelName,
+    steps: u64,
+    start: Arc<Start>,
+}
+
+impl Setup {
+    fn new(params: &Params, p: Precision) -> Setup {
+        let l = params.l as usize;
+        Setup::on([l, l, l], params, p, &mut fresh_rng())
+    }
+
+    /// The case on a box of extents `n` (a scale-out run's global lattice),
+    /// its random start drawn from `rng`.
+    fn on(n: [usize; 3], params: &Params, p: Precision, rng: &mut rand_pcg::Pcg64) -> Setup {
+        Setup::from_start(params, Arc::new(Start::on(n, params, p, rng)))
+    }
+
+    /// The case of `params` from a shared start.
+    fn from_start(params: &Params, start: Arc<Start>) -> Setup {
+        Setup {
+            kernel: params.kernel,
+            steps: params.steps,
+            start,
         }
     }
 
     /// The f64 reference after `steps` steps of the case's kernel.
-    fn expected(&self) -> Vec<f64> {
-        let b = &self.lattice;
-        let mut f = self.f0.clone();
-        for _ in 0..self.steps {
-            f = step(self.kernel, b, &f);
+    fn expected(&self) -> Arc<Vec<f64>> {
+        let b = &self.start.lattice;
+        let mut f = self.start.first_step(self.kernel);
+        for _ in 1..self.steps {
+            f = Arc::new(step(self.kernel, b, &f));
         }
         f
     }
@@ -332,7 +387,19 @@ impl Setup {
     /// against the conservation laws, and a long enough shear wave against
     /// its viscous decay.
     fn check(&self, got: &[f64], want: &[f64], p: Precision) -> Validation {
-        let b = &self.lattice;
+        self.check_totals(got, want, p, d3q19::totals(got))
+    }
+
+    /// [`Setup::check`] given `got`'s mass and momentum (a caller that
+    /// needs them too computes them once).
+    fn check_totals(
+        &self,
+        got: &[f64],
+        want: &[f64],
+        p: Precision,
+        totals: (f64, [f64; 3]),
+    ) -> Validation {
+        let b = &self.start.lattice;
         let mut v = Validation::compare(
             got,
             want,
@@ -343,8 +410,8 @@ impl Setup {
         if !v.passed {
             return v;
         }
-        let (m0, j0) = self.f0_totals;
-        let (m1, j1) = d3q19::totals(got);
+        let (m0, j0) = self.start.f0_totals;
+        let (m1, j1) = totals;
         let kicks = if self.collides() {
             (self.steps * b.sites() as u64) as f64
         } else {
@@ -364,7 +431,7 @@ impl Setup {
                 "mass change {mass_err:.1e}, momentum off the force's {mom_err:.1e} (per unit mass)"
             ),
         });
-        if self.shear && self.collides() && self.kernel != KernelName::Collide {
+        if self.start.shear && self.collides() && self.kernel != KernelName::Collide {
             v = v.and(self.decay(got));
         }
         v
@@ -379,8 +446,8 @@ impl Setup {
                 self.steps
             ));
         }
-        let b = &self.lattice;
-        let a0 = d3q19::shear_amplitude(b, &self.f0);
+        let b = &self.start.lattice;
+        let a0 = d3q19::shear_amplitude(b, &self.start.f0);
         let a1 = d3q19::shear_amplitude(b, got);
         let k = 2.0 * PI / b.n[1] as f64;
         let rate = -(a1 / a0).ln() / self.steps as f64;
@@ -413,14 +480,15 @@ fn random_field(b: &Box3, p: Precision, rng: &mut rand_pcg::Pcg64) -> Vec<f64> {
     let rho = random_reals(rng, n, 0.95, 1.05, Precision::F64);
     let u = random_reals(rng, 3 * n, -0.05, 0.05, Precision::F64);
     let noise = random_reals(rng, n * NVEL, -1e-3, 1e-3, Precision::F64);
-    let mut f = Vec::with_capacity(n * NVEL);
-    for s in 0..n {
+    let mut f = vec![0.0; n * NVEL];
+    crate::parallel::for_chunks(&mut f, NVEL, |first, site_f| {
+        let s = first / NVEL;
         let feq = d3q19::equilibrium(rho[s], [u[3 * s], u[3 * s + 1], u[3 * s + 2]]);
-        for q in 0..NVEL {
-            f.push(feq[q] * (1.0 + noise[s * NVEL + q]));
+        for (q, v) in site_f.iter_mut().enumerate() {
+            *v = p.round(feq[q] * (1.0 + noise[first + q]));
         }
-    }
-    quantize(p, &f)
+    });
+    f
 }
 
 /// Work and traffic of one run: every kernel reads and writes all 19
@@ -450,7 +518,7 @@ impl LbmCpu {
     fn new(params: &Params) -> LbmCpu {
         let setup = Setup::new(params, Precision::F64);
         LbmCpu {
-            f: setup.f0.clone(),
+            f: setup.start.f0.clone(),
             setup,
             checked: None,
         }
@@ -459,7 +527,7 @@ impl LbmCpu {
 
 impl CpuKernel for LbmCpu {
     fn run(&mut self) {
-        let b = &self.setup.lattice;
+        let b = &self.setup.start.lattice;
         for _ in 0..self.setup.steps {
             self.f = step(self.setup.kernel, b, &self.f);
         }
@@ -480,7 +548,7 @@ impl CpuKernel for LbmCpu {
     fn model(&self) -> Model {
         model(
             self.setup.kernel,
-            self.setup.lattice.sites() as u64,
+            self.setup.start.lattice.sites() as u64,
             self.setup.steps,
             Precision::F64,
         )
