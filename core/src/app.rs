@@ -217,8 +217,23 @@ impl Validation {
                 want.len()
             ));
         }
-        let (worst, worst_at, unwritten) = crate::parallel::worst(got.len(), |i| {
-            let (g, w) = (got[i], want[i]);
+        Validation::compare_by(got.len(), |i| got[i], |i| want[i], tolerance, floor, what)
+    }
+
+    /// [`Validation::compare`] of `n` elements given by index: a check
+    /// reads each element where it lies (in a mapped readback, through a
+    /// layout) and computes what it wants on the fly, without an array of
+    /// either.
+    pub fn compare_by(
+        n: usize,
+        got: impl Fn(usize) -> f64 + Sync + Send,
+        want: impl Fn(usize) -> f64 + Sync + Send,
+        tolerance: f64,
+        floor: f64,
+        what: &str,
+    ) -> Validation {
+        let (worst, worst_at, unwritten) = crate::parallel::worst(n, |i| {
+            let (g, w) = (got(i), want(i));
             g.is_finite().then(|| (g - w).abs() / w.abs().max(floor))
         });
         if unwritten > 0 {
@@ -227,10 +242,7 @@ impl Validation {
                 max_error: f64::INFINITY,
                 tolerance,
                 passed: false,
-                detail: format!(
-                    "{what}: {unwritten} of {} elements unwritten or not finite",
-                    got.len()
-                ),
+                detail: format!("{what}: {unwritten} of {n} elements unwritten or not finite"),
             };
         }
         Validation {
@@ -239,8 +251,7 @@ impl Validation {
             tolerance,
             passed: worst <= tolerance,
             detail: format!(
-                "{what}: {} elements, max rel. error {worst:.3e} at {worst_at} (tol {tolerance:.1e})",
-                got.len()
+                "{what}: {n} elements, max rel. error {worst:.3e} at {worst_at} (tol {tolerance:.1e})"
             ),
         }
     }

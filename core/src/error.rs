@@ -96,6 +96,9 @@ fn limit_unit(limit: &str) -> &'static str {
 /// Result type of the core library.
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// How a [`Error::Device`] for exhausted device memory starts.
+const OUT_OF_MEMORY: &str = "out of device memory: ";
+
 impl Error {
     /// Shorthand for a [`Error::BadParameter`].
     pub fn bad_param(name: impl Into<String>, reason: impl Into<String>) -> Self {
@@ -103,6 +106,16 @@ impl Error {
             name: name.into(),
             reason: reason.into(),
         }
+    }
+
+    /// The device ran out of memory (wgpu's account of it).
+    pub fn out_of_memory(detail: impl std::fmt::Display) -> Self {
+        Error::Device(format!("{OUT_OF_MEMORY}{detail}"))
+    }
+
+    /// Whether this is [`Error::out_of_memory`].
+    pub fn is_out_of_memory(&self) -> bool {
+        matches!(self, Error::Device(m) if m.starts_with(OUT_OF_MEMORY))
     }
 }
 

@@ -27,6 +27,14 @@ pub fn sum(n: usize, f: impl Fn(usize) -> f64 + Sync + Send) -> f64 {
     return (0..n).map(f).sum();
 }
 
+/// How many `i` in `0..n` satisfy `f(i)`.
+pub fn count(n: usize, f: impl Fn(usize) -> bool + Sync + Send) -> usize {
+    #[cfg(not(target_arch = "wasm32"))]
+    return (0..n).into_par_iter().filter(|&i| f(i)).count();
+    #[cfg(target_arch = "wasm32")]
+    return (0..n).filter(|&i| f(i)).count();
+}
+
 /// Calls `f(first_index, chunk)` on consecutive chunks of `out` of `len` elements.
 pub fn for_chunks(out: &mut [f64], len: usize, f: impl Fn(usize, &mut [f64]) + Sync + Send) {
     #[cfg(not(target_arch = "wasm32"))]
@@ -58,6 +66,15 @@ pub fn for_byte_chunks(out: &mut [u8], width: usize, f: impl Fn(usize, &mut [u8]
     out.chunks_exact_mut(width)
         .enumerate()
         .for_each(|(i, c)| f(i, c));
+}
+
+/// Calls `f` on every item (items need to be sendable only where there
+/// are threads: a mapped view of a buffer is not in the browser).
+pub fn each<T: wgpu::WasmNotSend>(items: Vec<T>, f: impl Fn(T) + Sync + Send) {
+    #[cfg(not(target_arch = "wasm32"))]
+    items.into_par_iter().for_each(f);
+    #[cfg(target_arch = "wasm32")]
+    items.into_iter().for_each(f);
 }
 
 /// `f` of every `width`-byte chunk of `bytes`, in order (decoding a

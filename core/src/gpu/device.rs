@@ -17,6 +17,7 @@ use super::pipeline::{Bind, Compiler, Pipeline, PipelineSource};
 use super::poison::Poisons;
 use super::readback::{self, Staging};
 use super::resources;
+use super::uploads::Uploads;
 use crate::error::{Error, Result};
 use crate::memo::Memo;
 use crate::precision::Precision;
@@ -40,6 +41,8 @@ pub struct Gpu {
     pub busy: Busy,
     /// Host inputs and references shared by the cases of a request.
     pub memo: Memo,
+    /// Read-only input buffers shared by the cases of one problem.
+    pub uploads: Uploads,
     /// The readback staging buffer, kept between the cases of a request.
     staging: Staging,
     /// Pattern sources for poisoning outputs on the device.
@@ -125,6 +128,7 @@ impl Gpu {
             df64,
             busy: Busy::default(),
             memo: Memo::default(),
+            uploads: Uploads::default(),
             staging: Staging::default(),
             poisons: Poisons::default(),
             compiler,
@@ -170,7 +174,13 @@ impl Gpu {
     /// A storage buffer holding `bytes` (also a copy source and destination).
     pub fn storage_init(&self, label: &str, bytes: &[u8]) -> Result<wgpu::Buffer> {
         self.check_size(bytes.len() as u64)?;
-        Ok(resources::storage_init(&self.device, label, bytes))
+        resources::storage_init(&self.device, label, bytes)
+    }
+
+    /// Writes `bytes` into `buf` at `offset` (large writes in parallel,
+    /// submitted at once: in order with the writes queued before and after).
+    pub fn write(&self, buf: &wgpu::Buffer, offset: u64, bytes: &[u8]) -> Result<()> {
+        resources::write(&self.device, &self.queue, buf, offset, bytes)
     }
 
     /// An uninitialised storage buffer of `len` bytes (which need not fit
@@ -331,9 +341,11 @@ impl Gpu {
     }
 
     /// Drops what the cases of a request shared (host inputs and
-    /// references, the readback staging buffer), freeing their memory.
+    /// references, uploaded inputs, the readback staging buffer), freeing
+    /// their memory.
     pub fn end_request(&self) {
         self.memo.clear();
+        self.uploads.clear();
         self.staging.clear();
     }
 

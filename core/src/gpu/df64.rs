@@ -94,7 +94,7 @@ async fn run(
     inp: &[[f32; 2]],
 ) -> Result<usize> {
     let spec = ShaderSpec::new("df64-selftest", SOURCE, Precision::Df64);
-    let input = resources::storage_init(device, "df64-in", bytemuck::cast_slice(inp));
+    let input = resources::storage_init(device, "df64-in", bytemuck::cast_slice(inp))?;
     let output = resources::storage_poisoned(
         device,
         queue,

@@ -2,6 +2,7 @@
 //! and says what each can do; [`resources`] makes buffers and bind groups and
 //! maps buffers; [`readback`] reads buffers back through one kept staging
 //! buffer; [`poison`] fills outputs with a pattern on the device;
+//! [`uploads`] keeps read-only inputs on the device for a problem's cases;
 //! [`pipeline`] compiles kernels into pipelines; [`df64`] tests which df64
 //! formulation a device computes exactly; [`device`] holds an open device as
 //! a [`Gpu`] (opened here, or brought by a front end); [`timer`] times runs
@@ -20,6 +21,7 @@ pub mod resources;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod stats;
 pub mod timer;
+pub mod uploads;
 
 pub use adapter::{
     AdapterEntry, Capabilities, PlatformInfo, Selector, adapters, instance, list_adapters,

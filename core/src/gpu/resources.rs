@@ -57,13 +57,82 @@ const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_SRC)
     .union(wgpu::BufferUsages::COPY_DST);
 
+/// Uploads up to this many bytes are copied by wgpu itself; larger ones
+/// in parallel.
+const SERIAL_UPLOAD: usize = 1 << 20;
+
 /// A storage buffer holding `bytes` (also a copy source and destination).
-pub fn storage_init(device: &wgpu::Device, label: &str, bytes: &[u8]) -> wgpu::Buffer {
-    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+/// Large contents are copied into the buffer's mapped staging memory on
+/// every core: one thread copies a few gigabytes a second, and inputs run
+/// to gigabytes.
+pub fn storage_init(device: &wgpu::Device, label: &str, bytes: &[u8]) -> Result<wgpu::Buffer> {
+    if bytes.len() <= SERIAL_UPLOAD {
+        return Ok(
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytes,
+                usage: STORAGE,
+            }),
+        );
+    }
+    filled(device, label, bytes, STORAGE)
+}
+
+/// Writes `bytes` into `buf` at `offset`, as `queue.write_buffer` does,
+/// but large writes through a staging buffer filled on every core (and
+/// submitted at once, so in order with the writes queued before and after).
+pub fn write(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buf: &wgpu::Buffer,
+    offset: u64,
+    bytes: &[u8],
+) -> Result<()> {
+    if bytes.len() <= SERIAL_UPLOAD || bytes.len() as u64 % wgpu::COPY_BUFFER_ALIGNMENT != 0 {
+        queue.write_buffer(buf, offset, bytes);
+        return Ok(());
+    }
+    let usage = wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC;
+    let staging = filled(device, "upload", bytes, usage)?;
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&staging, 0, buf, offset, bytes.len() as u64);
+    queue.submit([enc.finish()]);
+    Ok(())
+}
+
+/// A buffer of `usage` holding `bytes` (padded to a multiple of 4 bytes, as
+/// wgpu pads its own uploads), filled while mapped at creation, a piece per
+/// core: views of disjoint ranges may coexist.
+fn filled(
+    device: &wgpu::Device,
+    label: &str,
+    bytes: &[u8],
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer> {
+    const PIECE: usize = 4 << 20;
+    let size = (bytes.len() as u64).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+    let buf = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
-        contents: bytes,
-        usage: STORAGE,
-    })
+        size,
+        usage,
+        mapped_at_creation: true,
+    });
+    let pieces = bytes
+        .chunks(PIECE)
+        .enumerate()
+        .map(|(k, src)| {
+            let at = (k * PIECE) as u64;
+            let end = (at + src.len() as u64).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+            let view = buf.get_mapped_range_mut(at..end);
+            view.map(|v| (v, src))
+                .map_err(|e| Error::Device(format!("mapped range: {e}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    crate::parallel::each(pieces, |(mut dst, src)| {
+        dst.slice(..src.len()).copy_from_slice(src)
+    });
+    buf.unmap();
+    Ok(buf)
 }
 
 /// An uninitialised storage buffer of `len` bytes.
@@ -205,7 +274,7 @@ pub async fn scoped<T>(device: &wgpu::Device, f: impl FnOnce() -> Result<T>) -> 
     let oom_err = oom.pop().await;
     let out = out?;
     if let Some(e) = oom_err {
-        return Err(Error::Device(format!("out of device memory: {e}")));
+        return Err(Error::out_of_memory(e));
     }
     if let Some(e) = val_err {
         return Err(Error::Device(e.to_string()));

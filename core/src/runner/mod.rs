@@ -284,7 +284,15 @@ async fn try_run_case(
     // left them and the warm-up below is short.
     let (kernel, validation, metrics, prepare_s, validate_s) = gpu
         .keep_warm(async {
-            let kernel = gpu.scoped(|| app.prepare(gpu, case)).await?;
+            let kernel = match gpu.scoped(|| app.prepare(gpu, case)).await {
+                // Inputs kept on the device for other variants may be what
+                // filled it: drop them, let wgpu free them, and try again.
+                Err(e) if e.is_out_of_memory() && gpu.uploads.clear() => {
+                    gpu.finish().await?;
+                    gpu.scoped(|| app.prepare(gpu, case)).await?
+                }
+                prepared => prepared?,
+            };
             let prepared = Instant::now();
             // Validation run: exactly one run over poisoned outputs.
             gpu.scoped(|| {

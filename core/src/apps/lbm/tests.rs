@@ -85,7 +85,12 @@ fn sizes_and_layouts_are_checked() {
 #[test]
 fn shared_stages_give_each_kernel_its_own_reference() {
     let random = params(KernelName::Collide, 4, 1, Init::Random);
-    let start = Arc::new(Start::on([4, 4, 4], &random, Precision::F32, &mut fresh_rng()));
+    let start = Arc::new(Start::on(
+        [4, 4, 4],
+        &random,
+        Precision::F32,
+        &mut fresh_rng(),
+    ));
     for steps in [1, 2] {
         for &kernel in KernelName::ALL {
             let setup = Setup::from_start(&params(kernel, 4, steps, Init::Random), start.clone());
