@@ -11,6 +11,7 @@ use super::{ATOMIC_SLOTS, Dims, InputSet, Order, Params, Reduction, model, spec,
 use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu, Pipeline};
+use crate::params::Choice;
 use crate::precision::Precision;
 
 /// A case prepared on a GPU.
@@ -37,8 +38,8 @@ fn rows_of(buf: &wgpu::Buffer, (first, n): (u64, u64), row: u64) -> wgpu::Bindin
     })
 }
 
-/// Every buffer of a case: the inputs whole, the scalars, and the
-/// poisoned partial sums and result.
+/// Every buffer of a case: the inputs whole (shared by the variants of a
+/// problem), the scalars, and the poisoned partial sums and result.
 struct Buffers {
     aqsm: wgpu::Buffer,
     aqsn: wgpu::Buffer,
@@ -67,16 +68,35 @@ fn encode(inputs: &Inputs, p: Precision) -> Encoded {
     ]
 }
 
+/// The input buffers of `bytes` (aqsm, aqsn, I_eps, wtilde, vcoul_wx).
+fn upload(gpu: &Gpu, bytes: &Encoded) -> Result<Vec<wgpu::Buffer>> {
+    let labels = [
+        "aqsmtemp",
+        "aqsntemp",
+        "I_eps_array",
+        "wtilde_array",
+        "vcoul_wx",
+    ];
+    labels
+        .iter()
+        .zip(bytes)
+        .map(|(label, b)| gpu.storage_init(label, b))
+        .collect()
+}
+
 impl Buffers {
-    /// `bytes` uploaded, the outputs poisoned; `groups` partial sums.
-    fn new(gpu: &Gpu, bytes: &Encoded, groups: u64, p: Precision) -> Result<Buffers> {
+    /// The uploaded `inputs`, and the outputs poisoned; `groups` partial sums.
+    fn new(gpu: &Gpu, inputs: Vec<wgpu::Buffer>, groups: u64, p: Precision) -> Result<Buffers> {
         let poison = p.poison_pattern();
+        let [aqsm, aqsn, eps, wtilde, vcoul_wx]: [wgpu::Buffer; 5] = inputs
+            .try_into()
+            .map_err(|_| Error::Device("gpp: five input buffers expected".into()))?;
         Ok(Buffers {
-            aqsm: gpu.storage_init("aqsmtemp", &bytes[0])?,
-            aqsn: gpu.storage_init("aqsntemp", &bytes[1])?,
-            eps: gpu.storage_init("I_eps_array", &bytes[2])?,
-            wtilde: gpu.storage_init("wtilde_array", &bytes[3])?,
-            vcoul_wx: gpu.storage_init("vcoul_wx", &bytes[4])?,
+            aqsm,
+            aqsn,
+            eps,
+            wtilde,
+            vcoul_wx,
             partial: gpu.storage_poisoned("partial", 6 * groups * p.real_bytes(), &poison)?,
             achtemp: gpu.storage_poisoned("achtemp", 6 * p.real_bytes(), &poison)?,
         })
@@ -147,8 +167,15 @@ impl GppGpu {
             let inputs = Inputs::new(d, params.inputs, p);
             (encode(&inputs, p), inputs.expected())
         });
-        let (encoded, want) = (&shared.0, shared.1);
-        let bufs = Buffers::new(gpu, encoded, plan.groups, p)?;
+        // Uploaded once too: the kernels only read them.
+        let inputs = gpu.uploads.get_or_upload(
+            &format!("gpp/{d:?}/{p}"),
+            params.inputs.name(),
+            &shared,
+            |(encoded, _)| upload(gpu, encoded),
+        )?;
+        let want = shared.1;
+        let bufs = Buffers::new(gpu, inputs, plan.groups, p)?;
         let dims: Vec<wgpu::Buffer> = plan
             .pairs
             .iter()
