@@ -51,13 +51,20 @@ impl Su3Gpu {
             mapping.name(),
             &[Bind::Read, Bind::Read, Bind::ReadWrite],
         )?;
-        let a = gpu.storage_init("su3-a", &p.encode(&pack(&layout, &inputs.a)))?;
-        let b = gpu.storage_init("su3-b", &p.encode(&inputs.b))?;
+        // Uploaded once per layout: the kernels only read A and B.
+        let ab = gpu
+            .uploads
+            .get_or_upload(&key, params.layout.name(), &inputs, |inputs| {
+                Ok(vec![
+                    gpu.storage_init("su3-a", &encode(&layout, &inputs.a, p))?,
+                    gpu.storage_init("su3-b", &p.encode(&inputs.b))?,
+                ])
+            })?;
         // Poisoned: an element the kernel misses reads back as NaN and fails;
         // the MILC padding must still hold the poison afterwards.
         let c =
             gpu.storage_poisoned("su3-c", layout.reals * p.real_bytes(), &p.poison_pattern())?;
-        let bg = gpu.bind(&pipe, &[&a, &b, &c]);
+        let bg = gpu.bind(&pipe, &[&ab[0], &ab[1], &c]);
         Ok(Su3Gpu {
             mapping,
             precision: p,
@@ -73,21 +80,14 @@ impl Su3Gpu {
     }
 }
 
-/// Logical-order values (72 per site) laid out in a buffer of `layout`;
-/// MILC's padding (coordinates, index, parity) is zero.
-pub(super) fn pack(layout: &Strides, logical: &[f64]) -> Vec<f64> {
+/// Logical-order values (72 per site) laid out in a buffer of `layout`, in
+/// `p`'s bytes; MILC's padding (coordinates, index, parity) is zero.
+pub(super) fn encode(layout: &Strides, logical: &[f64], p: Precision) -> Vec<u8> {
     // Gathered (each output slot looks up its source), so it runs in parallel.
-    parallel::par_map(layout.reals as usize, |j| {
+    p.encode_with(layout.reals as usize, |j| {
         layout
             .slot(j)
             .map_or(0.0, |(s, comp)| logical[s * SITE_REALS + comp])
-    })
-}
-
-/// The 72 link reals of every site, in logical order, from a buffer of `layout`.
-pub(super) fn unpack(layout: &Strides, raw: &[f64], sites: usize) -> Vec<f64> {
-    parallel::par_map(sites * SITE_REALS, |i| {
-        raw[layout.index(i / SITE_REALS, i % SITE_REALS)]
     })
 }
 
@@ -106,30 +106,28 @@ impl Kernel for Su3Gpu {
     }
 
     fn validate(&self, outputs: &[&[u8]]) -> Validation {
-        let p = self.precision;
-        let raw = p.decode(&outputs[0]);
-        if raw.len() as u64 != self.layout.reals {
+        let (p, out) = (self.precision, outputs[0]);
+        let read = out.len() as u64;
+        if read != self.layout.reals * p.real_bytes() {
             return Validation::fail(format!(
-                "{}: {} reals read back, {} expected",
-                self.mapping,
-                raw.len(),
-                self.layout.reals
+                "{}: {read} bytes read back, {} reals expected",
+                self.mapping, self.layout.reals
             ));
         }
-        let got = unpack(&self.layout, &raw, self.sites as usize);
-        let mut v = check(&self.inputs, &got, p, self.init);
-        if self.layout.site_stride == MILC_SITE_REALS as u64 {
+        // Each element read where the layout puts it: no decoded copy.
+        let layout = &self.layout;
+        let got = |i: usize| p.read(out, layout.index(i / SITE_REALS, i % SITE_REALS));
+        let mut v = check(&self.inputs, got, p, self.init);
+        if layout.site_stride == MILC_SITE_REALS as u64 {
             // The kernel must leave the rest of the MILC struct alone.
             let rb = p.real_bytes() as usize;
             let poison = p.poison_pattern();
-            let touched = outputs[0]
-                .chunks_exact(MILC_SITE_REALS * rb)
-                .filter(|site| {
-                    site[SITE_REALS * rb..]
-                        .chunks_exact(rb)
-                        .any(|x| x != poison.as_slice())
-                })
-                .count();
+            let site = MILC_SITE_REALS * rb;
+            let touched = parallel::count(self.sites as usize, |s| {
+                out[s * site + SITE_REALS * rb..(s + 1) * site]
+                    .chunks_exact(rb)
+                    .any(|x| x != poison.as_slice())
+            });
             if touched > 0 {
                 v.passed = false;
                 v.detail
@@ -152,10 +150,9 @@ impl Kernel for Su3Gpu {
         let site0: Vec<f64> = (0..SITE_REALS)
             .map(|comp| {
                 let at = self.layout.index(0, comp) * rb;
-                match outputs[0].get(at..at + rb) {
-                    Some(bytes) => self.precision.decode(bytes)[0],
-                    None => f64::NAN,
-                }
+                outputs[0]
+                    .get(at..at + rb)
+                    .map_or(f64::NAN, |bytes| self.precision.get(bytes))
             })
             .collect();
         BTreeMap::from([("checksum".to_string(), checksum(&site0))])
