@@ -41,9 +41,14 @@ impl CpuKernel for StreamCpu {
 
     fn validate(&self) -> Validation {
         if self.kernel == KernelName::Dot {
-            return validate(KernelName::Dot, Precision::F64, &self.inputs, &[self.dot]);
+            return validate(KernelName::Dot, Precision::F64, &self.inputs, 1, |_| {
+                self.dot
+            });
         }
-        validate(self.kernel, Precision::F64, &self.inputs, &self.out)
+        let out = &self.out;
+        validate(self.kernel, Precision::F64, &self.inputs, out.len(), |i| {
+            out[i]
+        })
     }
 
     fn model(&self) -> Model {
