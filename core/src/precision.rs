@@ -75,6 +75,7 @@ impl Precision {
     }
 
     /// Writes `x` into the bytes of one real (`real_bytes` long).
+    #[inline]
     pub fn put(self, out: &mut [u8], x: f64) {
         match self {
             Precision::F32 => out.copy_from_slice(&(x as f32).to_le_bytes()),
@@ -88,6 +89,7 @@ impl Precision {
     }
 
     /// The real stored in the bytes of one real (`real_bytes` long).
+    #[inline]
     pub fn get(self, c: &[u8]) -> f64 {
         let word = |c: &[u8]| f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         match self {
@@ -99,6 +101,7 @@ impl Precision {
 
     /// Real `i` of a buffer's bytes: a check reads what it compares in
     /// place instead of decoding the whole buffer first.
+    #[inline]
     pub fn read(self, bytes: &[u8], i: usize) -> f64 {
         let width = self.real_bytes() as usize;
         self.get(&bytes[i * width..(i + 1) * width])
@@ -106,6 +109,7 @@ impl Precision {
 
     /// `x` rounded to the nearest number the precision stores: what
     /// encoding and decoding it gives.
+    #[inline]
     pub fn round(self, x: f64) -> f64 {
         match self {
             Precision::F32 => f64::from(x as f32),
