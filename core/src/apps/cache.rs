@@ -215,7 +215,7 @@ impl Kernel for CacheGpu {
 
     /// Element j of the buffer holds (4j, 4j+1, 4j+2, 4j+3), so each read adds 16j + 6 (mod 2^32).
     fn validate(&self, outputs: &[&[u8]]) -> Validation {
-        let got: &[u32] = bytemuck::cast_slice(&outputs[0]);
+        let got: &[u32] = bytemuck::cast_slice(outputs[0]);
         let mask = self.m - 1;
         let wrong = got
             .iter()

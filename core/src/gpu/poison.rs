@@ -35,8 +35,8 @@ impl Poisons {
         len: u64,
         pattern: &[u8],
     ) {
-        let aligned = (offset | len) % wgpu::COPY_BUFFER_ALIGNMENT == 0;
-        let repeats = !pattern.is_empty() && SOURCE % pattern.len() as u64 == 0;
+        let aligned = (offset | len).is_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        let repeats = !pattern.is_empty() && SOURCE.is_multiple_of(pattern.len() as u64);
         if len <= SMALL || !aligned || !repeats {
             resources::poison_range(queue, buf, offset, len, pattern);
             return;

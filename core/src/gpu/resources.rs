@@ -88,7 +88,9 @@ pub fn write(
     offset: u64,
     bytes: &[u8],
 ) -> Result<()> {
-    if bytes.len() <= SERIAL_UPLOAD || bytes.len() as u64 % wgpu::COPY_BUFFER_ALIGNMENT != 0 {
+    if bytes.len() <= SERIAL_UPLOAD
+        || !(bytes.len() as u64).is_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT)
+    {
         queue.write_buffer(buf, offset, bytes);
         return Ok(());
     }

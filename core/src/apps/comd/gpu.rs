@@ -346,30 +346,30 @@ impl Kernel for ComdGpu {
         let want = &self.want;
         match self.kernel {
             KernelName::AdvanceVelocity => Validation::compare(
-                &self.vectors(&out[0]),
+                &self.vectors(out[0]),
                 &want.vel,
                 tol,
                 1e-3,
                 "velocities after a half kick",
             ),
             KernelName::AdvancePosition => Validation::compare(
-                &self.periodic(&out[0], want),
+                &self.periodic(out[0], want),
                 &want.pos,
                 tol,
                 1.0,
                 "positions after a drift",
             ),
             KernelName::Redistribute => {
-                let counts: Vec<u32> = bytemuck::pod_collect_to_vec(&out[0]);
-                let slots: Vec<u32> = bytemuck::pod_collect_to_vec(&out[1]);
-                let status: Vec<u32> = bytemuck::pod_collect_to_vec(&out[2]);
+                let counts: Vec<u32> = bytemuck::pod_collect_to_vec(out[0]);
+                let slots: Vec<u32> = bytemuck::pod_collect_to_vec(out[1]);
+                let status: Vec<u32> = bytemuck::pod_collect_to_vec(out[2]);
                 self.check_cells(&self.start, &counts, &slots, status[0])
-                    .and(self.check_gathered(&counts, &slots, &out[3]))
+                    .and(self.check_gathered(&counts, &slots, out[3]))
             }
             KernelName::Force => {
-                let epot = p.decode(&out[1]);
+                let epot = p.decode(out[1]);
                 let mut v = Validation::compare(
-                    &self.vectors(&out[0]),
+                    &self.vectors(out[0]),
                     &want.frc,
                     self.force_tolerance(),
                     0.05,
@@ -396,7 +396,7 @@ impl Kernel for ComdGpu {
                 v
             }
             KernelName::Step => {
-                let status: Vec<u32> = bytemuck::pod_collect_to_vec(&out[3]);
+                let status: Vec<u32> = bytemuck::pod_collect_to_vec(out[3]);
                 if status[0] > self.cap {
                     return Validation::fail(format!(
                         "a link cell overflowed ({} > {})",
@@ -404,9 +404,9 @@ impl Kernel for ComdGpu {
                     ));
                 }
                 let steps = self.steps as f64;
-                let vel = self.vectors(&out[1]);
+                let vel = self.vectors(out[1]);
                 let v = Validation::compare(
-                    &self.periodic(&out[0], want),
+                    &self.periodic(out[0], want),
                     &want.pos,
                     tol * steps,
                     1.0,
@@ -419,7 +419,7 @@ impl Kernel for ComdGpu {
                     1e-3,
                     "velocities",
                 ));
-                let (e0, e1, drift) = self.energy_drift(&p.decode(&out[2]), &vel);
+                let (e0, e1, drift) = self.energy_drift(&p.decode(out[2]), &vel);
                 v.and(Validation {
                     reference: false,
                     max_error: drift,
@@ -460,8 +460,8 @@ impl Kernel for ComdGpu {
             ),
         ]);
         if self.kernel == KernelName::Step {
-            let vel = self.vectors(&out[1]);
-            let (e0, e1, _) = self.energy_drift(&self.precision.decode(&out[2]), &vel);
+            let vel = self.vectors(out[1]);
+            let (e0, e1, _) = self.energy_drift(&self.precision.decode(out[2]), &vel);
             m.insert("energy_ratio".into(), e1 / e0);
         }
         m

@@ -239,7 +239,7 @@ impl Kernel for GppGpu {
     }
 
     fn validate(&self, outputs: &[&[u8]]) -> Validation {
-        let got = self.precision.decode(&outputs[0]);
+        let got = self.precision.decode(outputs[0]);
         validate(&got, &self.want, self.d, self.inputs, self.precision)
     }
 
@@ -248,7 +248,7 @@ impl Kernel for GppGpu {
     }
 
     fn metrics(&self, outputs: &[&[u8]]) -> BTreeMap<String, f64> {
-        let got = self.precision.decode(&outputs[0]);
+        let got = self.precision.decode(outputs[0]);
         let mut m = BTreeMap::new();
         if got.len() == 6 {
             m.insert("achtemp0_re".to_string(), got[0]);

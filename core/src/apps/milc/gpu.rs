@@ -311,8 +311,8 @@ impl MilcGpu {
 
     /// (x, iterations, |r| / |r0|, converged) of a solve.
     fn solve(&self, outputs: &[&[u8]]) -> (Vec<f64>, f64, f64, bool) {
-        let x = self.unpack(&outputs[0], Field::Spinor);
-        let s = self.precision.decode(&outputs[1]);
+        let x = self.unpack(outputs[0], Field::Spinor);
+        let s = self.precision.decode(outputs[1]);
         let at = |i: u32| s.get(i as usize).copied().unwrap_or(f64::NAN);
         let residual = (at(slot::RR) / at(slot::RR0)).sqrt();
         (x, at(slot::ITERS), residual, at(slot::CONVERGED) == 1.0)
@@ -471,7 +471,7 @@ impl Kernel for MilcGpu {
                 self.setup.check_solve(&x, iters, res, conv)
             }
             KernelName::Dot => {
-                let s = self.precision.decode(&outputs[0]);
+                let s = self.precision.decode(outputs[0]);
                 let v = s.get(slot::RR as usize).copied().unwrap_or(f64::NAN);
                 self.setup.check_fields(&[vec![v]], self.precision)
             }

@@ -416,29 +416,29 @@ impl Kernel for SnapGpu {
         let l = self.layout;
         match &self.expected {
             Expected::U(utot, ulist) => self
-                .compare_c(&l.unpack(&self.reals(&out[0]), atoms, ny), utot, "total U")
+                .compare_c(&l.unpack(&self.reals(out[0]), atoms, ny), utot, "total U")
                 .and(self.compare_c(
-                    &l.unpack(&self.reals(&out[1]), pairs, ny),
+                    &l.unpack(&self.reals(out[1]), pairs, ny),
                     ulist,
                     "U of every pair",
                 )),
-            Expected::Y(y) => self.compare_c(&l.unpack(&self.reals(&out[0]), atoms, ny), y, "Y"),
+            Expected::Y(y) => self.compare_c(&l.unpack(&self.reals(out[0]), atoms, ny), y, "Y"),
             Expected::Du(du) => self.compare_c(
-                &l.unpack(&self.reals(&out[0]), pairs, 3 * ny),
+                &l.unpack(&self.reals(out[0]), pairs, 3 * ny),
                 du,
                 "dU of every pair",
             ),
             Expected::Fij(f) => {
                 let scale = f.iter().fold(0.0f64, |m, x| m.max(x.abs())).max(1e-300);
                 Validation::compare(
-                    &self.reals(&out[0]),
+                    &self.reals(out[0]),
                     f,
                     tolerance(self.precision).0,
                     scale,
                     "dE/dr of every pair",
                 )
             }
-            Expected::Forces(f, file) => self.forces_check(&self.reals(&out[0]), f, *file),
+            Expected::Forces(f, file) => self.forces_check(&self.reals(out[0]), f, *file),
         }
     }
 

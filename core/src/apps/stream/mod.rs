@@ -578,8 +578,8 @@ impl Kernel for StreamGpu {
 
     fn validate(&self, outputs: &[&[u8]]) -> Validation {
         let bytes = match output_array(self.kernel) {
-            usize::MAX => &outputs[0][..],
-            i => self.arrays.slice(i, &outputs[0]),
+            usize::MAX => outputs[0],
+            i => self.arrays.slice(i, outputs[0]),
         };
         let p = self.precision;
         let n = bytes.len() / p.real_bytes() as usize;
