@@ -15,14 +15,8 @@ use crate::precision::Precision;
 
 /// What the outputs of one run must match.
 enum Expected {
-    /// compute_U: total U of every atom and U of every pair.
-    U(Vec<C>, Vec<C>),
-    /// compute_Y: Y of every atom.
-    Y(Vec<C>),
-    /// compute_dU: dU of every pair (3 x NY each).
-    Du(Vec<C>),
-    /// compute_dE: fij of every pair.
-    Fij(Vec<f64>),
+    /// A kernel timed alone: the problem's stage references.
+    Stage(Arc<StageRefs>),
     /// force: forces on every atom, from the reference file (true) or the CPU.
     Forces(Vec<f64>, bool),
 }
@@ -38,6 +32,7 @@ const FORCE: usize = 7;
 /// A case prepared on the GPU.
 pub(super) struct SnapGpu {
     precision: Precision,
+    kernel: KernelName,
     /// Half elements per U-like array.
     ny: usize,
     layout: Layout,
@@ -56,55 +51,77 @@ pub(super) struct SnapGpu {
     model: Model,
 }
 
-/// A kernel timed alone: uploads its inputs from the CPU reference (so it
-/// runs without the kernels before it) and returns what it must produce.
+/// The CPU f64 reference of the kernels timed alone, made once per problem
+/// and shared by every precision, variant and workgroup size: at 2J = 14
+/// the atom states take a second and the dU of every pair seconds more.
+struct StageRefs {
+    states: Vec<sna::AtomState>,
+    /// dU of every pair (3 x NY each), made for the first compute_dU or
+    /// compute_dE case.
+    du: OnceLock<Vec<Vec<C>>>,
+    /// fij of every pair (3 each), made for the first compute_dE case.
+    fij: OnceLock<Vec<f64>>,
+}
+
+impl StageRefs {
+    /// U of pair `q` (atom-major, `nnbr` pairs an atom).
+    fn ulist(&self, q: usize, nnbr: usize) -> &[C] {
+        &self.states[q / nnbr].ulist[q % nnbr]
+    }
+
+    fn du(&self, config: &Config, t: &sna::Tables, geo: &[[f64; 8]]) -> &[Vec<C>] {
+        self.du.get_or_init(|| {
+            crate::parallel::collect(config.pairs(), |q| {
+                Config::pair_du(t, &geo[q], self.ulist(q, config.nnbr)).concat()
+            })
+        })
+    }
+
+    fn fij(&self, config: &Config, t: &sna::Tables, geo: &[[f64; 8]]) -> &[f64] {
+        self.fij.get_or_init(|| {
+            let du = self.du(config, t, geo);
+            let ny = t.ny();
+            let per_pair = crate::parallel::collect(config.pairs(), |q| {
+                let y = &self.states[q / config.nnbr].y;
+                du[q]
+                    .chunks_exact(ny)
+                    .map(|dk| t.de(dk, y))
+                    .collect::<Vec<_>>()
+            });
+            per_pair.concat()
+        })
+    }
+}
+
+/// A kernel timed alone: uploads the inputs the CPU reference gives it, so
+/// it runs without the kernels before it (each slot filled straight from
+/// the reference's arrays in the case's layout and precision).
 fn stage_inputs(
     gpu: &Gpu,
     params: &Params,
-    config: &Config,
-    t: &sna::Tables,
-    geo: &[[f64; 8]],
+    (config, t, geo): (&Config, &sna::Tables, &[[f64; 8]]),
+    refs: &StageRefs,
     layout: Layout,
     buffers: &[wgpu::Buffer],
-) -> Expected {
-    let (p, kernel) = (params.precision, params.kernel);
-    let ny = t.ny();
-    let states = config.states(t, geo);
-    let ulists: Vec<&[C]> = states
-        .iter()
-        .flat_map(|s| s.ulist.iter().map(Vec::as_slice))
-        .collect();
-    let upload = |buf: usize, items: &[&[C]], ne: usize| {
-        gpu.queue
-            .write_buffer(&buffers[buf], 0, &p.encode(&layout.pack(items, ne)));
+) -> Result<()> {
+    let (p, ny, nnbr) = (params.precision, t.ny(), config.nnbr);
+    let upload = |buf: usize, n: usize, ne: usize, value: &(dyn Fn(usize, usize) -> C + Sync)| {
+        let bytes = p.encode_with(2 * n * ne, |j| {
+            let (item, e) = layout.item(j / 2, n, ne);
+            let c = value(item, e);
+            [c.re, c.im][j % 2]
+        });
+        gpu.write(&buffers[buf], 0, &bytes)
     };
-    let per_atom = |f: fn(&sna::AtomState) -> &[C]| -> Vec<&[C]> { states.iter().map(f).collect() };
-    match kernel {
-        KernelName::ComputeU => Expected::U(per_atom(|s| &s.utot).concat(), ulists.concat()),
-        KernelName::ComputeY => {
-            upload(UTOT, &per_atom(|s| &s.utot), ny);
-            Expected::Y(per_atom(|s| &s.y).concat())
-        }
-        _ => {
-            let du: Vec<Vec<C>> = crate::parallel::collect(config.pairs(), |q| {
-                Config::pair_du(t, &geo[q], ulists[q]).concat()
-            });
-            if kernel == KernelName::ComputeDu {
-                upload(ULIST, &ulists, ny);
-                return Expected::Du(du.concat());
-            }
-            let items: Vec<&[C]> = du.iter().map(Vec::as_slice).collect();
-            upload(DULIST, &items, 3 * ny);
-            upload(YLIST, &per_atom(|s| &s.y), ny);
-            let fij = du
-                .iter()
-                .enumerate()
-                .flat_map(|(q, d)| {
-                    let y = &states[q / config.nnbr].y;
-                    d.chunks_exact(ny).map(|dk| t.de(dk, y)).collect::<Vec<_>>()
-                })
-                .collect();
-            Expected::Fij(fij)
+    let (atoms, pairs) = (config.nlocal, config.pairs());
+    match params.kernel {
+        KernelName::ComputeU | KernelName::Force => Ok(()),
+        KernelName::ComputeY => upload(UTOT, atoms, ny, &|a, e| refs.states[a].utot[e]),
+        KernelName::ComputeDu => upload(ULIST, pairs, ny, &|q, e| refs.ulist(q, nnbr)[e]),
+        KernelName::ComputeDe => {
+            let du = refs.du(config, t, geo);
+            upload(DULIST, pairs, 3 * ny, &|q, e| du[q][e])?;
+            upload(YLIST, atoms, ny, &|a, e| refs.states[a].y[e])
         }
     }
 }
@@ -142,6 +159,7 @@ struct Shared {
     config: Arc<Config>,
     file_forces: Option<Vec<f64>>,
     forces: OnceLock<Vec<f64>>,
+    stages: OnceLock<Arc<StageRefs>>,
 }
 
 impl Shared {
@@ -157,6 +175,7 @@ impl Shared {
                         config: Arc::new(config),
                         file_forces,
                         forces: OnceLock::new(),
+                        stages: OnceLock::new(),
                     })
                 })
             })
@@ -167,6 +186,19 @@ impl Shared {
     /// The CPU reference forces.
     fn forces(&self) -> Vec<f64> {
         self.forces.get_or_init(|| self.config.forces()).clone()
+    }
+
+    /// The CPU reference of the kernels timed alone.
+    fn stages(&self, t: &sna::Tables, geo: &[[f64; 8]]) -> Arc<StageRefs> {
+        self.stages
+            .get_or_init(|| {
+                Arc::new(StageRefs {
+                    states: self.config.states(t, geo),
+                    du: OnceLock::new(),
+                    fij: OnceLock::new(),
+                })
+            })
+            .clone()
     }
 }
 
@@ -210,7 +242,23 @@ impl SnapGpu {
         let expected = match &shared.file_forces {
             Some(f) if params.kernel == KernelName::Force => Expected::Forces(f.clone(), true),
             _ if params.kernel == KernelName::Force => Expected::Forces(shared.forces(), false),
-            _ => stage_inputs(gpu, params, &config, &t, &geo, layout, &buffers),
+            _ => {
+                let refs = shared.stages(&t, &geo);
+                let problem = (config.as_ref(), &t, geo.as_slice());
+                stage_inputs(gpu, params, problem, &refs, layout, &buffers)?;
+                // Made here, not in the check, so the prepare phase holds
+                // the reference's cost.
+                match params.kernel {
+                    KernelName::ComputeDu => {
+                        refs.du(problem.0, &t, &geo);
+                    }
+                    KernelName::ComputeDe => {
+                        refs.fij(problem.0, &t, &geo);
+                    }
+                    _ => {}
+                }
+                Expected::Stage(refs)
+            }
         };
         let first = &stages
             .first()
@@ -238,6 +286,7 @@ impl SnapGpu {
             model: model(params.kernel, &t, &config, steps, p),
             ny,
             precision: p,
+            kernel: params.kernel,
             layout,
             config,
             batch,
@@ -255,12 +304,37 @@ impl SnapGpu {
         self.precision.decode(raw)
     }
 
-    /// Complex arrays compared with error relative to their largest element.
-    fn compare_c(&self, got: &[C], want: &[C], what: &str) -> Validation {
-        let flat = |v: &[C]| -> Vec<f64> { v.iter().flat_map(|c| [c.re, c.im]).collect() };
-        let w = flat(want);
-        let scale = w.iter().fold(0.0f64, |m, x| m.max(x.abs())).max(1e-300);
-        Validation::compare(&flat(got), &w, tolerance(self.precision).0, scale, what)
+    /// `n` items of `ne` complex values, read where the case's layout put
+    /// them, against the reference's `want(item, element)`, with error
+    /// relative to the reference's largest element.
+    fn compare_items(
+        &self,
+        raw: &[u8],
+        (n, ne): (usize, usize),
+        want: impl Fn(usize, usize) -> C + Sync + Send,
+        what: &str,
+    ) -> Validation {
+        let reals = 2 * n * ne;
+        if raw.len() < reals * self.precision.real_bytes() as usize {
+            return Validation::fail(format!(
+                "{what}: {} bytes read, {reals} reals expected",
+                raw.len()
+            ));
+        }
+        let want_real = |i: usize| {
+            let c = want(i / 2 / ne, i / 2 % ne);
+            [c.re, c.im][i % 2]
+        };
+        let scale = crate::parallel::worst(reals, |i| Some(want_real(i).abs())).0;
+        let (p, l) = (self.precision, self.layout);
+        Validation::compare_by(
+            reals,
+            |i| p.read(raw, 2 * l.cix(i / 2 / ne, i / 2 % ne, n, ne) + i % 2),
+            want_real,
+            tolerance(p).0,
+            scale.max(1e-300),
+            what,
+        )
     }
 
     fn forces_check(&self, got: &[f64], want: &[f64], file: bool) -> Validation {
@@ -397,12 +471,12 @@ impl Kernel for SnapGpu {
 
     fn outputs(&self) -> Vec<&wgpu::Buffer> {
         let b = &self.buffers;
-        match self.expected {
-            Expected::U(..) => vec![&b[UTOT], &b[ULIST]],
-            Expected::Y(_) => vec![&b[YLIST]],
-            Expected::Du(_) => vec![&b[DULIST]],
-            Expected::Fij(_) => vec![&b[FIJ]],
-            Expected::Forces(..) => {
+        match self.kernel {
+            KernelName::ComputeU => vec![&b[UTOT], &b[ULIST]],
+            KernelName::ComputeY => vec![&b[YLIST]],
+            KernelName::ComputeDu => vec![&b[DULIST]],
+            KernelName::ComputeDe => vec![&b[FIJ]],
+            KernelName::Force => {
                 let mut v = vec![&b[FORCE]];
                 v.extend(self.profile.as_ref().map(|p| p.timer.buffer()));
                 v
@@ -411,34 +485,49 @@ impl Kernel for SnapGpu {
     }
 
     fn validate(&self, out: &[&[u8]]) -> Validation {
-        let ny = self.ny;
+        let refs = match &self.expected {
+            Expected::Forces(f, file) => return self.forces_check(&self.reals(out[0]), f, *file),
+            Expected::Stage(refs) => refs,
+        };
+        let (ny, nnbr) = (self.ny, self.config.nnbr);
         let (atoms, pairs) = (self.config.nlocal, self.config.pairs());
-        let l = self.layout;
-        match &self.expected {
-            Expected::U(utot, ulist) => self
-                .compare_c(&l.unpack(&self.reals(out[0]), atoms, ny), utot, "total U")
-                .and(self.compare_c(
-                    &l.unpack(&self.reals(out[1]), pairs, ny),
-                    ulist,
+        let states = &refs.states;
+        match self.kernel {
+            KernelName::ComputeU => self
+                .compare_items(out[0], (atoms, ny), |a, e| states[a].utot[e], "total U")
+                .and(self.compare_items(
+                    out[1],
+                    (pairs, ny),
+                    |q, e| refs.ulist(q, nnbr)[e],
                     "U of every pair",
                 )),
-            Expected::Y(y) => self.compare_c(&l.unpack(&self.reals(out[0]), atoms, ny), y, "Y"),
-            Expected::Du(du) => self.compare_c(
-                &l.unpack(&self.reals(out[0]), pairs, 3 * ny),
-                du,
-                "dU of every pair",
-            ),
-            Expected::Fij(f) => {
-                let scale = f.iter().fold(0.0f64, |m, x| m.max(x.abs())).max(1e-300);
-                Validation::compare(
-                    &self.reals(out[0]),
-                    f,
-                    tolerance(self.precision).0,
-                    scale,
-                    "dE/dr of every pair",
-                )
+            KernelName::ComputeY => {
+                self.compare_items(out[0], (atoms, ny), |a, e| states[a].y[e], "Y")
             }
-            Expected::Forces(f, file) => self.forces_check(&self.reals(out[0]), f, *file),
+            KernelName::ComputeDu => match refs.du.get() {
+                Some(du) => {
+                    self.compare_items(out[0], (pairs, 3 * ny), |q, e| du[q][e], "dU of every pair")
+                }
+                None => Validation::fail("dU reference not made".into()),
+            },
+            KernelName::ComputeDe | KernelName::Force => match refs.fij.get() {
+                Some(f) => {
+                    let scale = crate::parallel::worst(f.len(), |i| Some(f[i].abs())).0;
+                    let p = self.precision;
+                    if out[0].len() < f.len() * p.real_bytes() as usize {
+                        return Validation::fail("dE/dr: fewer values read than pairs".into());
+                    }
+                    Validation::compare_by(
+                        f.len(),
+                        |i| p.read(out[0], i),
+                        |i| f[i],
+                        tolerance(p).0,
+                        scale.max(1e-300),
+                        "dE/dr of every pair",
+                    )
+                }
+                None => Validation::fail("dE/dr reference not made".into()),
+            },
         }
     }
 

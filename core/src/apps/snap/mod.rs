@@ -36,7 +36,7 @@ use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 use cpu::SnapCpu;
 use gpu::SnapGpu;
-use sna::{C, Config, Tables};
+use sna::{Config, Tables};
 
 const SOURCE: &str = include_str!("../../../../shaders/snap/snap.wgsl");
 
@@ -336,29 +336,15 @@ impl Layout {
         if self.colmajor { e * n + p } else { p * ne + e }
     }
 
-    /// `items` (each `ne` complex values) in this layout, 2 reals per value.
-    fn pack(&self, items: &[&[C]], ne: usize) -> Vec<f64> {
-        let mut out = vec![0.0; 2 * items.len() * ne];
-        for (p, v) in items.iter().enumerate() {
-            for (e, c) in v.iter().enumerate() {
-                let i = 2 * self.cix(p, e, items.len(), ne);
-                out[i] = c.re;
-                out[i + 1] = c.im;
-            }
+    /// The (item, element) stored at complex slot `s`: the inverse of
+    /// [`Layout::cix`], so an upload fills each slot straight from the
+    /// logical arrays (gigabytes at 2J = 14, without a packed copy).
+    fn item(&self, s: usize, n: usize, ne: usize) -> (usize, usize) {
+        if self.colmajor {
+            (s % n, s / n)
+        } else {
+            (s / ne, s % ne)
         }
-        out
-    }
-
-    /// The inverse of [`Layout::pack`], item by item.
-    fn unpack(&self, raw: &[f64], n: usize, ne: usize) -> Vec<C> {
-        let mut out = Vec::with_capacity(n * ne);
-        for p in 0..n {
-            for e in 0..ne {
-                let i = 2 * self.cix(p, e, n, ne);
-                out.push(C::new(raw[i], raw[i + 1]));
-            }
-        }
-        out
     }
 }
 
