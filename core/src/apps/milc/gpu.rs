@@ -4,10 +4,9 @@
 //! GPU, so nothing is read back until the end.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use super::codegen::{self, Build, Field, slot};
-use super::reference::Setup;
+use super::reference::{Inputs, Setup, lattice};
 use super::{KernelName, Params, case_model, solve_metrics};
 use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::apps::targetdp::Layout;
@@ -249,7 +248,7 @@ impl<'g> Program<'g> {
 
 /// A prepared case.
 pub(super) struct MilcGpu {
-    setup: Arc<Setup>,
+    setup: Setup,
     precision: Precision,
     sites: u32,
     sal: u32,
@@ -265,20 +264,13 @@ impl MilcGpu {
         let p = params.precision;
         let plan = Plan::new(params, &gpu.caps)?;
         let layout = plan.build.layout;
-        // Every layout, vector length and workgroup size of a request uses
-        // the same random fields (fresh per request).
-        let key = format!(
-            "milc/{}/{}/{:?}/{:?}/{:?}/{}/{}/{}/{p}",
-            params.l,
-            params.t,
-            params.kernel,
-            params.operator,
-            params.sign,
-            params.kappa,
-            params.tol,
-            params.iterations
-        );
-        let setup = gpu.memo.get_or_make(&key, || Setup::new(params, p));
+        // Every kernel, layout, vector length and workgroup size of a
+        // request uses the same random fields (fresh per request).
+        let key = format!("milc/{}x{}/{p}", params.l, params.t);
+        let inputs = gpu
+            .memo
+            .get_or_make(&key, || Inputs::new(lattice(params), p));
+        let setup = Setup::with(params, &inputs);
         let mut prog = Program::new(gpu, plan);
         let outputs = record(&mut prog, &setup)?;
         Ok(MilcGpu {
@@ -326,7 +318,20 @@ fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)
     let x = &setup.inputs;
     let input =
         |prog: &Program, i: usize, f: Field| prog.field("milc-in", f, Some(x[i].as_slice()));
-    let links = |prog: &Program| prog.field("milc-links", Field::Links, Some(setup.u.as_slice()));
+    // The links are the largest input and no kernel writes them: uploaded
+    // once per lattice, precision and layout.
+    let links = |prog: &Program| -> Result<wgpu::Buffer> {
+        let b = &prog.build;
+        let group = format!("milc/{}x{}/{}/sal{}", b.l, b.t, b.precision, b.layout.sal);
+        let mut up = prog
+            .gpu
+            .uploads
+            .get_or_upload(&group, "links", &setup.u, |u| {
+                Ok(vec![prog.field("milc-links", Field::Links, Some(u))?])
+            })?;
+        up.pop()
+            .ok_or_else(|| Error::bad_param("kernel", "no links uploaded"))
+    };
     Ok(match setup.kernel {
         KernelName::Extract => {
             let psi = input(prog, 0, Field::Spinor)?;
@@ -501,8 +506,17 @@ impl Kernel for MilcGpu {
             return BTreeMap::new();
         }
         let (x, iters, res, _) = self.solve(outputs);
-        let s = &self.setup;
-        let true_res = super::wilson::true_residual(&s.lat, &s.u, &x, &s.inputs[0], s.kappa);
-        solve_metrics(iters, res, true_res)
+        solve_metrics(iters, res, self.setup.true_residual(&x))
+    }
+
+    fn check(&self, outputs: &[&[u8]]) -> (Validation, BTreeMap<String, f64>) {
+        if self.setup.kernel != KernelName::Cg {
+            return (self.validate(outputs), BTreeMap::new());
+        }
+        // The true residual (a Dslash over the lattice in f64) once for both.
+        let (x, iters, res, conv) = self.solve(outputs);
+        let true_res = self.setup.true_residual(&x);
+        let v = self.setup.judge_solve(true_res, iters, res, conv);
+        (v, solve_metrics(iters, res, true_res))
     }
 }

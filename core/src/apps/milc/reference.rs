@@ -2,6 +2,8 @@
 //! solve parameters), the f64 reference of every kernel, the checks, and
 //! the kernels on the CPU reference platform.
 
+use std::sync::{Arc, OnceLock};
+
 use super::wilson::{self, HALF, Lattice, SPINOR};
 use super::{KernelName, Operator, Params, Sign, case_model};
 use crate::app::{CpuKernel, Model, Validation};
@@ -25,6 +27,63 @@ pub(super) fn tolerance(kernel: KernelName, p: Precision) -> f64 {
     }
 }
 
+/// Random inputs of one lattice in one precision, each drawn when a kernel
+/// first asks for it and shared by every kernel, layout and workgroup size
+/// of a request: drawn per case, the links (8 million SU(3) matrices at the
+/// default size) were most of a case's preparation.
+pub(super) struct Inputs {
+    lat: Lattice,
+    p: Precision,
+    links: OnceLock<Arc<Vec<f64>>>,
+    /// Spinors a and b, then half spinors a and b.
+    fields: [OnceLock<Arc<Vec<f64>>>; 4],
+}
+
+/// Indices of [`Inputs`]' fields.
+const SPINOR_A: usize = 0;
+const SPINOR_B: usize = 1;
+const HALF_A: usize = 2;
+const HALF_B: usize = 3;
+
+impl Inputs {
+    /// Nothing drawn yet for lattice `lat` in precision `p`.
+    pub(super) fn new(lat: Lattice, p: Precision) -> Inputs {
+        Inputs {
+            lat,
+            p,
+            links: OnceLock::new(),
+            fields: Default::default(),
+        }
+    }
+
+    /// The links, random SU(3) rounded to the precision.
+    pub(super) fn links(&self) -> Arc<Vec<f64>> {
+        let draw = || {
+            quantize(
+                self.p,
+                &wilson::random_links(&mut fresh_rng(), self.lat.sites()),
+            )
+        };
+        self.links.get_or_init(|| Arc::new(draw())).clone()
+    }
+
+    /// Field `i`, uniform in [-1, 1) and rounded to the precision.
+    fn field(&self, i: usize) -> Arc<Vec<f64>> {
+        let reals = if i < HALF_A { SPINOR } else { HALF };
+        let n = self.lat.sites() * reals;
+        let draw = || random_reals(&mut fresh_rng(), n, -1.0, 1.0, self.p);
+        self.fields[i].get_or_init(|| Arc::new(draw())).clone()
+    }
+}
+
+/// The lattice of `params`.
+pub(super) fn lattice(params: &Params) -> Lattice {
+    Lattice {
+        l: params.l as usize,
+        t: params.t as usize,
+    }
+}
+
 /// What one case sets up: the lattice, its random inputs (rounded to the
 /// case's precision) and the parameters of the solve.
 pub(super) struct Setup {
@@ -38,37 +97,29 @@ pub(super) struct Setup {
     pub(super) tol: f64,
     pub(super) iterations: u64,
     /// Links (empty for kernels that do not read them).
-    pub(super) u: Vec<f64>,
+    pub(super) u: Arc<Vec<f64>>,
     /// The kernel's input fields, logical order, in binding order.
-    pub(super) inputs: Vec<Vec<f64>>,
+    pub(super) inputs: Vec<Arc<Vec<f64>>>,
 }
 
 impl Setup {
-    /// The lattice of `params` and its inputs, rounded to precision `p`.
+    /// The lattice of `params` and fresh inputs, rounded to precision `p`.
     pub(super) fn new(params: &Params, p: Precision) -> Setup {
-        let lat = Lattice {
-            l: params.l as usize,
-            t: params.t as usize,
-        };
-        let n = lat.sites();
-        let mut rng = fresh_rng();
-        let mut field = |reals: usize| random_reals(&mut rng, n * reals, -1.0, 1.0, p);
-        let (needs_links, shapes): (bool, &[usize]) = match params.kernel {
-            KernelName::Extract => (false, &[SPINOR]),
+        Setup::with(params, &Inputs::new(lattice(params), p))
+    }
+
+    /// The case of `params` on the shared `inputs` (of its lattice).
+    pub(super) fn with(params: &Params, inputs: &Inputs) -> Setup {
+        let (needs_links, fields): (bool, &[usize]) = match params.kernel {
+            KernelName::Extract => (false, &[SPINOR_A]),
             KernelName::ExtractMul
             | KernelName::Dslash
             | KernelName::DslashFused
-            | KernelName::Cg => (true, &[SPINOR]),
-            KernelName::Shift => (false, &[HALF, HALF]),
-            KernelName::InsertMul => (true, &[HALF]),
-            KernelName::Insert => (false, &[HALF, SPINOR]),
-            KernelName::Axpy | KernelName::Dot => (false, &[SPINOR, SPINOR]),
-        };
-        let inputs = shapes.iter().map(|&reals| field(reals)).collect();
-        let u = if needs_links {
-            quantize(p, &wilson::random_links(&mut fresh_rng(), n))
-        } else {
-            Vec::new()
+            | KernelName::Cg => (true, &[SPINOR_A]),
+            KernelName::Shift => (false, &[HALF_A, HALF_B]),
+            KernelName::InsertMul => (true, &[HALF_A]),
+            KernelName::Insert => (false, &[HALF_A, SPINOR_A]),
+            KernelName::Axpy | KernelName::Dot => (false, &[SPINOR_A, SPINOR_B]),
         };
         Setup {
             kernel: params.kernel,
@@ -77,12 +128,16 @@ impl Setup {
                 Sign::Minus => -1.0,
                 Sign::Plus => 1.0,
             },
-            lat,
+            lat: inputs.lat,
             kappa: params.kappa,
             tol: params.tol,
             iterations: params.iterations,
-            u,
-            inputs,
+            u: if needs_links {
+                inputs.links()
+            } else {
+                Arc::default()
+            },
+            inputs: fields.iter().map(|&i| inputs.field(i)).collect(),
         }
     }
 
@@ -149,7 +204,22 @@ impl Setup {
         residual: f64,
         converged: bool,
     ) -> Validation {
-        let true_res = wilson::true_residual(&self.lat, &self.u, x, &self.inputs[0], self.kappa);
+        self.judge_solve(self.true_residual(x), iterations, residual, converged)
+    }
+
+    /// `|M x - b| / |b|` of a solution `x`, in f64.
+    pub(super) fn true_residual(&self, x: &[f64]) -> f64 {
+        wilson::true_residual(&self.lat, &self.u, x, &self.inputs[0], self.kappa)
+    }
+
+    /// [`Setup::check_solve`] given the solution's true residual.
+    pub(super) fn judge_solve(
+        &self,
+        true_res: f64,
+        iterations: f64,
+        residual: f64,
+        converged: bool,
+    ) -> Validation {
         let bound = 10.0 * self.tol;
         let conv = Validation {
             reference: false,
