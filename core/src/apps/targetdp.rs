@@ -120,32 +120,17 @@ impl Layout {
         (site < self.sites as usize).then(|| site * nc + rest / sal)
     }
 
-    /// A field in logical order (site-major, `ncomp` per site) laid out for
-    /// upload; padding holds `fill`.
-    pub fn pack(&self, logical: &[f64], fill: f64) -> Vec<f64> {
-        crate::parallel::par_map(self.reals() as usize, |j| {
-            self.source(j).map_or(fill, |i| logical[i])
-        })
-    }
-
-    /// [`Layout::pack`] and [`Precision::encode`] in one pass: the buffer's bytes.
+    /// A field in logical order (site-major, `ncomp` per site) laid out
+    /// and encoded for upload in one pass; padding holds `fill`.
     pub fn encode(&self, p: Precision, logical: &[f64], fill: f64) -> Vec<u8> {
         p.encode_with(self.reals() as usize, |j| {
             self.source(j).map_or(fill, |i| logical[i])
         })
     }
 
-    /// The logical-order field from a buffer of this layout.
-    pub fn unpack(&self, raw: &[f64]) -> Vec<f64> {
-        let nc = self.ncomp as usize;
-        crate::parallel::par_map(self.sites as usize * nc, |i| {
-            raw[self.index((i / nc) as u32, (i % nc) as u32)]
-        })
-    }
-
-    /// [`Precision::decode`] and [`Layout::unpack`] in one pass: the
-    /// logical-order field from a buffer's bytes (a buffer too short for
-    /// the layout reads as NaN where it ends).
+    /// The logical-order field from a buffer's bytes, decoded and gathered
+    /// in one pass (a buffer too short for the layout reads as NaN where
+    /// it ends).
     pub fn decode(&self, p: Precision, bytes: &[u8]) -> Vec<f64> {
         let nc = self.ncomp as usize;
         let width = p.real_bytes() as usize;
@@ -190,16 +175,14 @@ mod tests {
     }
 
     #[test]
-    fn pack_and_unpack_are_inverse_and_every_slot_is_distinct() {
+    fn encode_and_decode_are_inverse_and_every_slot_is_distinct() {
         let logical: Vec<f64> = (0..13 * 19).map(f64::from).collect();
         for &name in LayoutName::ALL {
             let l = Layout::new(name, 13, 19);
-            let raw = l.pack(&logical, -1.0);
-            assert_eq!(l.unpack(&raw), logical, "{name}");
+            let bytes = l.encode(Precision::F64, &logical, -1.0);
+            let raw = Precision::F64.decode(&bytes);
             let written = raw.iter().filter(|v| **v >= 0.0).count();
             assert_eq!(written, logical.len(), "{name}: two sites share a slot");
-            let bytes = l.encode(Precision::F64, &logical, -1.0);
-            assert_eq!(bytes, Precision::F64.encode(&raw), "{name}");
             assert_eq!(l.decode(Precision::F64, &bytes), logical, "{name}");
         }
     }

@@ -4,6 +4,7 @@
 //! GPU, so nothing is read back until the end.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::codegen::{self, Build, Field, slot};
 use super::reference::{Inputs, Setup, lattice};
@@ -110,7 +111,7 @@ impl<'g> Program<'g> {
     fn field(&self, label: &str, field: Field, init: Option<&[f64]>) -> Result<wgpu::Buffer> {
         let (l, p) = (self.layout(field), self.build.precision);
         match init {
-            Some(v) => self.gpu.storage_init(label, &p.encode(&l.pack(v, 0.0))),
+            Some(v) => self.gpu.storage_init(label, &l.encode(p, v, 0.0)),
             None => {
                 self.gpu
                     .storage_poisoned(label, l.reals() * p.real_bytes(), &p.poison_pattern())
@@ -286,19 +287,19 @@ impl MilcGpu {
 
     /// A read-back field in logical order.
     fn unpack(&self, bytes: &[u8], field: Field) -> Vec<f64> {
-        let raw = self.precision.decode(bytes);
+        let p = self.precision;
         if field == Field::Plain {
-            return raw;
+            return p.decode(bytes);
         }
         let l = Layout {
             sal: self.sal,
             sites: self.sites,
             ncomp: field.ncomp(),
         };
-        if raw.len() as u64 != l.reals() {
+        if bytes.len() as u64 != l.reals() * p.real_bytes() {
             return vec![f64::NAN; (self.sites * field.ncomp()) as usize];
         }
-        l.unpack(&raw)
+        l.decode(p, bytes)
     }
 
     /// (x, iterations, |r| / |r0|, converged) of a solve.
@@ -315,23 +316,23 @@ impl MilcGpu {
 /// back, with what they hold.
 fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)>> {
     let isign = setup.isign as i32;
-    let x = &setup.inputs;
-    let input =
-        |prog: &Program, i: usize, f: Field| prog.field("milc-in", f, Some(x[i].as_slice()));
-    // The links are the largest input and no kernel writes them: uploaded
-    // once per lattice, precision and layout.
-    let links = |prog: &Program| -> Result<wgpu::Buffer> {
+    // No kernel writes its inputs: each is uploaded once per lattice,
+    // precision and layout, and bound by every kernel that reads it.
+    let upload = |prog: &Program, item: String, data: &Arc<Vec<f64>>, f: Field| {
         let b = &prog.build;
         let group = format!("milc/{}x{}/{}/sal{}", b.l, b.t, b.precision, b.layout.sal);
-        let mut up = prog
-            .gpu
-            .uploads
-            .get_or_upload(&group, "links", &setup.u, |u| {
-                Ok(vec![prog.field("milc-links", Field::Links, Some(u))?])
-            })?;
+        let mut up = prog.gpu.uploads.get_or_upload(&group, &item, data, |v| {
+            Ok(vec![prog.field("milc-in", f, Some(v))?])
+        })?;
         up.pop()
-            .ok_or_else(|| Error::bad_param("kernel", "no links uploaded"))
+            .ok_or_else(|| Error::bad_param("kernel", "no input uploaded"))
     };
+    let x = &setup.inputs;
+    // Named by the host field (the inputs are the request's shared fields).
+    let input = |prog: &Program, i: usize, f: Field| {
+        upload(prog, format!("{f:?}@{:p}", Arc::as_ptr(&x[i])), &x[i], f)
+    };
+    let links = |prog: &Program| upload(prog, "links".into(), &setup.u, Field::Links);
     Ok(match setup.kernel {
         KernelName::Extract => {
             let psi = input(prog, 0, Field::Spinor)?;
