@@ -165,75 +165,65 @@ impl System {
     /// candidates examined and the pairs inside the cutoff (each pair counted
     /// from both atoms, as the kernels do).
     pub fn compute_forces(&mut self) -> (u64, u64) {
+        // Per atom: force (3), energy, candidates, pairs inside. Blocks of
+        // atoms per task and the counts taken in the same pass: one task per
+        // atom and a second, serial pass for the counts made the reference
+        // of 2 million atoms take 40 s on 16 cores.
+        const W: usize = 6;
+        const BLOCK: usize = 512;
         let cells = self.bin();
-        let mut out = vec![0.0; 4 * self.atoms()];
-        let rc2 = CUTOFF * CUTOFF;
+        let mut out = vec![0.0; W * self.atoms()];
         let this = &*self;
-        parallel::for_chunks(&mut out, 4, |first, acc| {
-            let i = first / 4;
-            for nc in this.neighbours(this.cell_of(i)) {
-                for &j in &cells[nc] {
-                    let j = j as usize;
-                    if j == i {
-                        continue;
-                    }
-                    let d: [f64; 3] = std::array::from_fn(|k| {
-                        let l = this.box_len[k];
-                        let mut v = this.pos[3 * j + k] - this.pos[3 * i + k];
-                        if v > 0.5 * l {
-                            v -= l;
-                        }
-                        if v < -0.5 * l {
-                            v += l;
-                        }
-                        v
-                    });
-                    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                    if r2 >= rc2 {
-                        continue;
-                    }
-                    let s6 = (SIGMA * SIGMA / r2).powi(3);
-                    let fr = 24.0 * EPSILON * s6 * (2.0 * s6 - 1.0) / r2;
-                    for k in 0..3 {
-                        acc[k] -= fr * d[k];
-                    }
-                    acc[3] += 0.5 * phi(r2);
-                }
+        parallel::for_chunks(&mut out, W * BLOCK, |first, chunk| {
+            for (a, acc) in chunk.chunks_exact_mut(W).enumerate() {
+                this.atom_force(first / W + a, &cells, acc);
             }
         });
-        for i in 0..self.atoms() {
-            self.frc[3 * i..3 * i + 3].copy_from_slice(&out[4 * i..4 * i + 3]);
-            self.epot[i] = out[4 * i + 3];
-        }
-        self.pair_counts(&cells)
-    }
-
-    fn pair_counts(&self, cells: &[Vec<u32>]) -> (u64, u64) {
-        let rc2 = CUTOFF * CUTOFF;
         let (mut cand, mut inside) = (0u64, 0u64);
-        for i in 0..self.atoms() {
-            for nc in self.neighbours(self.cell_of(i)) {
-                for &j in &cells[nc] {
-                    let j = j as usize;
-                    if j == i {
-                        continue;
-                    }
-                    cand += 1;
-                    let r2: f64 = (0..3)
-                        .map(|k| {
-                            let l = self.box_len[k];
-                            let v = self.pos[3 * j + k] - self.pos[3 * i + k];
-                            let v = v - l * (v / l).round();
-                            v * v
-                        })
-                        .sum();
-                    if r2 < rc2 {
-                        inside += 1;
-                    }
-                }
-            }
+        for (i, o) in out.chunks_exact(W).enumerate() {
+            self.frc[3 * i..3 * i + 3].copy_from_slice(&o[..3]);
+            self.epot[i] = o[3];
+            cand += o[4] as u64;
+            inside += o[5] as u64;
         }
         (cand, inside)
+    }
+
+    /// Force, energy, candidates and pairs inside the cutoff of atom `i`
+    /// into `acc` (zeroed).
+    fn atom_force(&self, i: usize, cells: &[Vec<u32>], acc: &mut [f64]) {
+        let rc2 = CUTOFF * CUTOFF;
+        for nc in self.neighbours(self.cell_of(i)) {
+            for &j in &cells[nc] {
+                let j = j as usize;
+                if j == i {
+                    continue;
+                }
+                acc[4] += 1.0;
+                let d: [f64; 3] = std::array::from_fn(|k| {
+                    let l = self.box_len[k];
+                    let mut v = self.pos[3 * j + k] - self.pos[3 * i + k];
+                    if v > 0.5 * l {
+                        v -= l;
+                    }
+                    if v < -0.5 * l {
+                        v += l;
+                    }
+                    v
+                });
+                let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                if r2 >= rc2 {
+                    continue;
+                }
+                acc[5] += 1.0;
+                let s6 = (SIGMA * SIGMA / r2).powi(3);
+                let fr = 24.0 * EPSILON * s6 * (2.0 * s6 - 1.0) / r2;
+                for k in 0..3 {
+                    acc[k] -= fr * d[k];
+                }
+                acc[3] += 0.5 * phi(r2);
+            }
+        }
     }
 
     /// AdvanceVelocity: half a kick.
