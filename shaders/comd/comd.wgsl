@@ -64,25 +64,25 @@ fn cell_coords(cell: u32) -> vec3<u32> { return vec3<u32>(cell % NCX, (cell / NC
 // replaces a minimum-image test on every candidate pair.
 struct Neighbour { cell: u32, shift: array<Real, 3> }
 
-// One axis of a neighbour: its cell coordinate and box shift. Written per
-// axis with constant indices at the call: a loop indexing the Real arrays
-// by its counter put them in local memory in f64 on NVIDIA's Vulkan driver
-// (6.5x slower than f32; f32 and df64 kept them in registers).
-struct Axis { q: u32, shift: Real }
-
-fn neighbour_axis(k: u32, o: u32, dim: u32, len: Real) -> Axis {
-    // k + o - 1 in [-1, dim]: shifted by one to stay unsigned.
-    let x = k + o;
-    if (x == 0u) { return Axis(dim - 1u, r_neg(len)); }
-    if (x > dim) { return Axis(0u, len); }
-    return Axis(x - 1u, r_zero());
-}
-
 fn neighbour(k: vec3<u32>, n: u32, box: array<Real, 3>) -> Neighbour {
-    let ax = neighbour_axis(k.x, n % 3u, NCX, box[0]);
-    let ay = neighbour_axis(k.y, (n / 3u) % 3u, NCY, box[1]);
-    let az = neighbour_axis(k.z, n / 9u, NCZ, box[2]);
-    return Neighbour(cell_index(vec3<u32>(ax.q, ay.q, az.q)), array<Real, 3>(ax.shift, ay.shift, az.shift));
+    let dims = vec3<u32>(NCX, NCY, NCZ);
+    let o = vec3<u32>(n % 3u, (n / 3u) % 3u, n / 9u);
+    var q = vec3<u32>(0u);
+    var shift = array<Real, 3>(r_zero(), r_zero(), r_zero());
+    for (var d = 0u; d < 3u; d++) {
+        // k + o - 1 in [-1, dims]: shifted by one to stay unsigned.
+        let x = k[d] + o[d];
+        if (x == 0u) {
+            q[d] = dims[d] - 1u;
+            shift[d] = r_neg(box[d]);
+        } else if (x > dims[d]) {
+            q[d] = 0u;
+            shift[d] = box[d];
+        } else {
+            q[d] = x - 1u;
+        }
+    }
+    return Neighbour(cell_index(q), shift);
 }
 
 fn threads(nwg: vec3<u32>) -> u32 { return nwg.x * nwg.y * WG; }
@@ -184,17 +184,14 @@ fn interact(acc: ptr<function, Acc>, lj: Lj, d: array<Real, 3>) {
     // phi = 4 eps s6 (s6 - 1) - shift; F_i = -24 eps s6 (2 s6 - 1) / r^2 * d
     let e = r_sub(r_mul(r_mul(lj.eps4, s6), r_sub(s6, r_one())), lj.shift);
     let fr = r_mul(r_mul(r_mul(lj.eps24, s6), r_fma(r_from_f32(2.0), s6, r_neg(r_one()))), ir2);
-    // Constant indices, not a loop (see neighbour_axis).
-    (*acc).f[0] = r_fma(r_neg(fr), d[0], (*acc).f[0]);
-    (*acc).f[1] = r_fma(r_neg(fr), d[1], (*acc).f[1]);
-    (*acc).f[2] = r_fma(r_neg(fr), d[2], (*acc).f[2]);
+    for (var k = 0u; k < 3u; k++) {
+        (*acc).f[k] = r_fma(r_neg(fr), d[k], (*acc).f[k]);
+    }
     (*acc).e = r_fma(r_from_f32(0.5), e, (*acc).e);
 }
 
 fn store_acc(i: u32, acc: Acc) {
-    frc[at(i, 0u)] = r_store(acc.f[0]);
-    frc[at(i, 1u)] = r_store(acc.f[1]);
-    frc[at(i, 2u)] = r_store(acc.f[2]);
+    for (var k = 0u; k < 3u; k++) { frc[at(i, k)] = r_store(acc.f[k]); }
     epot[i] = r_store(acc.e);
 }
 
