@@ -305,8 +305,7 @@ impl SnapGpu {
     }
 
     /// `n` items of `ne` complex values, read where the case's layout put
-    /// them, against the reference's `want(item, element)`, with error
-    /// relative to the reference's largest element.
+    /// them, against the reference's `want(item, element)`.
     fn compare_items(
         &self,
         raw: &[u8],
@@ -314,23 +313,41 @@ impl SnapGpu {
         want: impl Fn(usize, usize) -> C + Sync + Send,
         what: &str,
     ) -> Validation {
-        let reals = 2 * n * ne;
-        if raw.len() < reals * self.precision.real_bytes() as usize {
+        let l = self.layout;
+        self.compare_reals(
+            raw,
+            2 * n * ne,
+            |i| 2 * l.cix(i / 2 / ne, i / 2 % ne, n, ne) + i % 2,
+            |i| {
+                let c = want(i / 2 / ne, i / 2 % ne);
+                [c.re, c.im][i % 2]
+            },
+            what,
+        )
+    }
+
+    /// `n` reals, real `i` read at slot `slot(i)` of `raw`, against
+    /// `want(i)`, with error relative to the reference's largest element.
+    fn compare_reals(
+        &self,
+        raw: &[u8],
+        n: usize,
+        slot: impl Fn(usize) -> usize + Sync + Send,
+        want: impl Fn(usize) -> f64 + Sync + Send,
+        what: &str,
+    ) -> Validation {
+        let p = self.precision;
+        if raw.len() < n * p.real_bytes() as usize {
             return Validation::fail(format!(
-                "{what}: {} bytes read, {reals} reals expected",
+                "{what}: {} bytes read, {n} reals expected",
                 raw.len()
             ));
         }
-        let want_real = |i: usize| {
-            let c = want(i / 2 / ne, i / 2 % ne);
-            [c.re, c.im][i % 2]
-        };
-        let scale = crate::parallel::worst(reals, |i| Some(want_real(i).abs())).0;
-        let (p, l) = (self.precision, self.layout);
+        let scale = crate::parallel::worst(n, |i| Some(want(i).abs())).0;
         Validation::compare_by(
-            reals,
-            |i| p.read(raw, 2 * l.cix(i / 2 / ne, i / 2 % ne, n, ne) + i % 2),
-            want_real,
+            n,
+            |i| p.read(raw, slot(i)),
+            want,
             tolerance(p).0,
             scale.max(1e-300),
             what,
@@ -510,24 +527,13 @@ impl Kernel for SnapGpu {
                 }
                 None => Validation::fail("dU reference not made".into()),
             },
-            KernelName::ComputeDe | KernelName::Force => match refs.fij.get() {
+            KernelName::ComputeDe => match refs.fij.get() {
                 Some(f) => {
-                    let scale = crate::parallel::worst(f.len(), |i| Some(f[i].abs())).0;
-                    let p = self.precision;
-                    if out[0].len() < f.len() * p.real_bytes() as usize {
-                        return Validation::fail("dE/dr: fewer values read than pairs".into());
-                    }
-                    Validation::compare_by(
-                        f.len(),
-                        |i| p.read(out[0], i),
-                        |i| f[i],
-                        tolerance(p).0,
-                        scale.max(1e-300),
-                        "dE/dr of every pair",
-                    )
+                    self.compare_reals(out[0], f.len(), |i| i, |i| f[i], "dE/dr of every pair")
                 }
                 None => Validation::fail("dE/dr reference not made".into()),
             },
+            KernelName::Force => Validation::fail("force is checked against forces".into()),
         }
     }
 
