@@ -77,7 +77,8 @@ fn uploads_are_shared_per_source_and_dropped_with_their_group() {
 
 /// A prepared case's outputs read back before any run fail its check
 /// (every element unwritten), for the first case of a problem and for a
-/// second one that reuses its inputs; outputs are large enough to be
+/// second one that reuses its inputs (or, for snap and milc, the same
+/// problem's shared references and fields); outputs are large enough to be
 /// poisoned on the device.
 #[test]
 fn outputs_are_poisoned_before_every_validation_run() {
@@ -111,6 +112,21 @@ fn outputs_are_poisoned_before_every_validation_run() {
                 .set("size", "65536")
                 .set("kernel", "fma")
                 .set("wg", "64,128"),
+        ),
+        (
+            "snap",
+            Request::default()
+                .set("size", "3")
+                .set("twojmax", "2")
+                .set("kernel", "compute_dU,compute_dE"),
+        ),
+        (
+            "milc",
+            Request::default()
+                .set("size", "small")
+                .set("kernel", "extract-mul,dslash-fused")
+                .set("layout", "soa")
+                .set("vvl", "1"),
         ),
     ];
     for (name, req) in requests {
