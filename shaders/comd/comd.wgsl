@@ -64,26 +64,8 @@ fn cell_coords(cell: u32) -> vec3<u32> { return vec3<u32>(cell % NCX, (cell / NC
 // replaces a minimum-image test on every candidate pair.
 struct Neighbour { cell: u32, shift: array<Real, 3> }
 
-fn neighbour(k: vec3<u32>, n: u32, box: array<Real, 3>) -> Neighbour {
-    let dims = vec3<u32>(NCX, NCY, NCZ);
-    let o = vec3<u32>(n % 3u, (n / 3u) % 3u, n / 9u);
-    var q = vec3<u32>(0u);
-    var shift = array<Real, 3>(r_zero(), r_zero(), r_zero());
-    for (var d = 0u; d < 3u; d++) {
-        // k + o - 1 in [-1, dims]: shifted by one to stay unsigned.
-        let x = k[d] + o[d];
-        if (x == 0u) {
-            q[d] = dims[d] - 1u;
-            shift[d] = r_neg(box[d]);
-        } else if (x > dims[d]) {
-            q[d] = 0u;
-            shift[d] = box[d];
-        } else {
-            q[d] = x - 1u;
-        }
-    }
-    return Neighbour(cell_index(q), shift);
-}
+// `neighbour`, `add_force` and `store_force` come from comd/axes_loop.wgsl
+// or comd/axes_unrolled.wgsl, chosen by precision (see `axes_source`).
 
 fn threads(nwg: vec3<u32>) -> u32 { return nwg.x * nwg.y * WG; }
 
@@ -184,14 +166,12 @@ fn interact(acc: ptr<function, Acc>, lj: Lj, d: array<Real, 3>) {
     // phi = 4 eps s6 (s6 - 1) - shift; F_i = -24 eps s6 (2 s6 - 1) / r^2 * d
     let e = r_sub(r_mul(r_mul(lj.eps4, s6), r_sub(s6, r_one())), lj.shift);
     let fr = r_mul(r_mul(r_mul(lj.eps24, s6), r_fma(r_from_f32(2.0), s6, r_neg(r_one()))), ir2);
-    for (var k = 0u; k < 3u; k++) {
-        (*acc).f[k] = r_fma(r_neg(fr), d[k], (*acc).f[k]);
-    }
+    add_force(acc, r_neg(fr), d);
     (*acc).e = r_fma(r_from_f32(0.5), e, (*acc).e);
 }
 
 fn store_acc(i: u32, acc: Acc) {
-    for (var k = 0u; k < 3u; k++) { frc[at(i, k)] = r_store(acc.f[k]); }
+    store_force(i, acc.f);
     epot[i] = r_store(acc.e);
 }
 

@@ -27,6 +27,18 @@ use md::System;
 
 const SOURCE: &str = include_str!("../../../../shaders/comd/comd.wgsl");
 
+/// comd's per-axis functions for `p`: the same code written as loops or
+/// unrolled, because no one form is fast on every driver (each file says
+/// why).
+fn axes_source(p: Precision) -> &'static str {
+    match p {
+        Precision::F64 => include_str!("../../../../shaders/comd/axes_unrolled.wgsl"),
+        Precision::F32 | Precision::Df64 => {
+            include_str!("../../../../shaders/comd/axes_loop.wgsl")
+        }
+    }
+}
+
 choice! {
     /// Kernels: CoMD's three phases, the redistribution, and a whole step.
     pub enum KernelName("kernel") {
@@ -359,6 +371,7 @@ fn spec(
         .with_u32("DIM_STRIDE", s.1)
         .with_u32("SLOT_DIM_STRIDE", layout.stride(slots).1)
         .with_include(sources::GRID)
+        .with_include(axes_source(p))
 }
 
 /// The initial system of a case, in f64 (positions and velocities rounded
