@@ -1,6 +1,7 @@
-//! `mpirun -np N skylight run lbm ...` (the `mpi` feature): one rank per
-//! process, each on the adapter of its node-local rank, the lattice split
-//! by the core's scale-out planner and its halos swapped through MPI.
+//! `mpirun -np N skylight run lbm|milc ...` (the `mpi` feature): one rank
+//! per process, each on the adapter of its node-local rank, the lattice
+//! split by the app's [`Distributed`] form, its halos swapped and its
+//! scalars summed through MPI.
 //!
 //! Failure rules: a bad split is found by every rank from the same pure
 //! plan, before any opens a device, and only rank 0 says why; anything that
@@ -13,10 +14,9 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use skylight_core::app::Case;
-use skylight_core::apps::lbm::dist;
 use skylight_core::gpu::{Gpu, Selector, list_adapters};
 use skylight_core::runner::{self, Outcome};
-use skylight_core::scale::{Comm, Decomposition, Scaling};
+use skylight_core::scale::{Comm, Decomposition, Distributed, Scaling};
 use skylight_core::{Error, registry};
 
 use super::{RunArgs, report};
@@ -151,12 +151,12 @@ pub fn run(args: &RunArgs, scaling: Scaling) -> Result<bool> {
         abort(rank, &anyhow!("panicked"));
     }));
     let planned = plan(args, scaling, size);
-    let (app, req, splits) = match planned {
+    let (split, req, splits) = match planned {
         Ok(p) => p,
         Err(e) if rank == 0 => return Err(e),
         Err(_) => return Err(Reported.into()),
     };
-    let ok = match ranks_run(args, &world, app, &req, &splits, scaling) {
+    let ok = match ranks_run(args, &world, split, &req, &splits, scaling) {
         Ok(ok) => ok,
         Err(e) => abort(rank, &e),
     };
@@ -167,7 +167,7 @@ pub fn run(args: &RunArgs, scaling: Scaling) -> Result<bool> {
 }
 
 type Planned = (
-    &'static dyn skylight_core::app::App,
+    &'static dyn Distributed,
     skylight_core::app::Request,
     Vec<(Case, Decomposition)>,
 );
@@ -175,12 +175,7 @@ type Planned = (
 /// The request and each case's split, from the flags alone: no device, so
 /// every rank finds the same answer and a bad split is refused first.
 fn plan(args: &RunArgs, scaling: Scaling, ranks: usize) -> Result<Planned> {
-    if args.app != "lbm" {
-        bail!(
-            "scale-out runs `lbm` only (asked for `{}`); milc is not split over ranks yet",
-            args.app
-        );
-    }
+    let split = registry::find_distributed(&args.app)?;
     if args.isolate {
         bail!("--isolate does not combine with an MPI run");
     }
@@ -189,13 +184,13 @@ fn plan(args: &RunArgs, scaling: Scaling, ranks: usize) -> Result<Planned> {
     let cases = app.cases(&req, &runner::cpu_capabilities())?;
     let splits = cases
         .into_iter()
-        .map(|c| dist::decomposition(&c, scaling, ranks).map(|d| (c, d)))
+        .map(|c| split.decomposition(&c, scaling, ranks).map(|d| (c, d)))
         .collect::<skylight_core::Result<Vec<_>>>()
         .context("planning the decomposition")?;
     for path in [&args.common.json, &args.common.csv].into_iter().flatten() {
         super::check_writable(path)?;
     }
-    Ok((app, req, splits))
+    Ok((split, req, splits))
 }
 
 /// The adapter of node-local rank `local`: with `auto`, ranks on a node
@@ -220,7 +215,7 @@ fn selector(adapter: &str, local: usize) -> Selector {
 fn ranks_run(
     args: &RunArgs,
     world: &SimpleCommunicator,
-    app: &dyn skylight_core::app::App,
+    split: &dyn Distributed,
     req: &skylight_core::app::Request,
     splits: &[(Case, Decomposition)],
     scaling: Scaling,
@@ -230,6 +225,7 @@ fn ranks_run(
     let gpu = pollster::block_on(Gpu::open(&selector(&args.common.adapter, local)))
         .with_context(|| format!("opening the adapter of node-local rank {local}"))?;
     // The cases the device can run, as a single-device run would plan them.
+    let app = registry::find(split.name())?;
     let runner::Plan { cases, skipped } = runner::plan(app, req, &gpu.caps, true)?;
     let comm = |d: &Decomposition| {
         let (lo, hi) = d.neighbours(rank);
@@ -253,7 +249,7 @@ fn ranks_run(
         skipped.iter().for_each(|o| println!("{}", report::row(o)));
     }
     // Every rank must make the same calls: the warm-up's end is agreed over
-    // the ranks (see `dist::run`) and the samples are an exact count, never
+    // the ranks (see `scale::measure`) and the samples are an exact count, never
     // chosen by time.
     let gpu_clock = gpu.info.device_type != "cpu";
     let opts = skylight_core::runner::RunOptions {
@@ -268,7 +264,7 @@ fn ranks_run(
     };
     let mut outcomes = Vec::new();
     for (case, d) in splits.iter().filter(|(c, _)| cases.contains(c)) {
-        let record = pollster::block_on(dist::run(&gpu, &comm(d), case, d, scaling, opts))
+        let record = pollster::block_on(split.run(&gpu, &comm(d), case, d, scaling, opts))
             .map_err(|e: Error| anyhow!(e))
             .with_context(|| case.label())?;
         if let Some(r) = record {

@@ -52,8 +52,15 @@ pub fn curves(records: &[ResultRecord]) -> Curves {
     for r in records {
         let Some(s) = &r.scale else { continue };
         let c = &r.case;
+        // A lattice with a split time axis (milc) also names it: the whole
+        // of it for strong scaling, a rank's share for weak scaling.
+        let t = match (c.uint("T"), s.scaling) {
+            (Ok(t), Scaling::Strong) => format!(" T={t}"),
+            (Ok(t), Scaling::Weak) => format!(" T={}/rank", t / s.ranks.max(1) as u64),
+            (Err(_), _) => String::new(),
+        };
         let key = format!(
-            "{}/{} {} {} L={}",
+            "{}/{} {} {} L={}{t}",
             c.app,
             c.kernel,
             c.variant,

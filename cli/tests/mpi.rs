@@ -1,6 +1,7 @@
-//! Scale-out under `mpirun` on the local adapter (lavapipe in CI): lbm on
-//! 1, 2 and 4 ranks, each validated on rank 0 against the single-rank
-//! reference and compared bit for bit with one rank; a bad split refused by
+//! Scale-out under `mpirun` on the local adapter (lavapipe in CI): lbm and
+//! milc on 1, 2 and 4 ranks, each validated on rank 0 against the
+//! single-rank reference and compared bit for bit with one rank where the
+//! arithmetic does not depend on the split; a bad split refused by
 //! rank 0 alone; a failing rank ending the job instead of hanging it; and
 //! the README's scale-out commands. Only built with `--features mpi`, and a
 //! missing `mpirun` fails these tests: it never skips them.
@@ -46,33 +47,36 @@ fn text(out: &Output) -> String {
     )
 }
 
-/// Runs lbm on `np` ranks and returns its records.
-fn lbm(np: usize, dir: &Path, extra: &[&str]) -> Vec<Value> {
-    let json = dir.join(format!("lbm-{np}-{}.json", extra.join("")));
+/// Runs `skylight run APP ARGS...` on `np` ranks (f32, 2 samples, 1
+/// warm-up run) and returns its records.
+fn run(np: usize, dir: &Path, app: &str, args: &[&str]) -> Vec<Value> {
+    let json = dir.join(format!("{app}-{np}-{}.json", args.join("")));
     let json = json.to_str().expect("utf-8 path");
-    let mut args = vec![env!("CARGO_BIN_EXE_skylight"), "run", "lbm", "--size", "8"];
-    args.extend([
-        "--kernel",
-        "collide,propagate,fused,step",
-        "--precision",
-        "f32",
-    ]);
-    args.extend([
-        "--set",
-        "steps=3",
-        "--samples",
-        "2",
-        "--warmup",
-        "1",
-        "--quiet",
-    ]);
-    args.extend(["--json", json]);
-    args.extend(extra);
-    let out = mpirun(np, &args);
+    let mut all = vec![env!("CARGO_BIN_EXE_skylight"), "run", app];
+    all.extend(args);
+    all.extend(["--precision", "f32", "--samples", "2", "--warmup", "1"]);
+    all.extend(["--quiet", "--json", json]);
+    let out = mpirun(np, &all);
     assert!(out.status.success(), "{np} ranks: {}", text(&out));
     let file: Value =
         serde_json::from_str(&std::fs::read_to_string(json).expect("result file")).expect("JSON");
     file["records"].as_array().expect("records").clone()
+}
+
+/// Runs lbm's four kernels (3 steps, 8^3) on `np` ranks.
+fn lbm(np: usize, dir: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["--size", "8", "--kernel", "collide,propagate,fused,step"];
+    args.extend(["--set", "steps=3"]);
+    args.extend(extra);
+    run(np, dir, "lbm", &args)
+}
+
+/// Runs milc's operator (split and fused) and its solve on the small
+/// lattice (4^3 x 8) on `np` ranks.
+fn milc(np: usize, dir: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["--size", "small", "--kernel", "dslash,dslash-fused,cg"];
+    args.extend(extra);
+    run(np, dir, "milc", &args)
 }
 
 #[test]
@@ -117,6 +121,71 @@ fn one_two_and_four_ranks_agree_bit_for_bit() {
         assert_eq!(r["params"]["lattice"], "8x8x16");
     }
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn milc_on_one_two_and_four_ranks_matches_the_single_device_reference() {
+    let dir = scratch("milc");
+    let one = milc(1, &dir, &[]);
+    assert_eq!(one.len(), 3);
+    for np in [1, 2, 4] {
+        let records = if np == 1 {
+            one.clone()
+        } else {
+            milc(np, &dir, &[])
+        };
+        for (r, r1) in records.iter().zip(&one) {
+            let what = format!("{np} ranks, {}", r["kernel"]);
+            assert_eq!(
+                r["validation"]["passed"], true,
+                "{what}: {}",
+                r["validation"]
+            );
+            assert_eq!(r["scale"]["decomposition"]["axis"], "t", "{what}");
+            assert_eq!(r["scale"]["decomposition"]["local"], 8 / np, "{what}");
+            // A site's Dslash is the same arithmetic however the lattice is
+            // split; a solve's dot products add in a different order.
+            if r["kernel"] == "cg" {
+                assert!(r["metrics"]["cg_iterations"].as_f64() > Some(1.0), "{what}");
+            } else {
+                assert_eq!(
+                    r["metrics"]["field_hash"], r1["metrics"]["field_hash"],
+                    "{what}"
+                );
+            }
+            // Every one of these kernels swaps halos (the solve also sums).
+            for phase in ["compute_s", "pack_s", "transfer_s", "exchange_s"] {
+                let t = r["scale"]["split"][phase].as_f64().expect("a phase time");
+                assert!(t > 0.0, "{what}: {phase} {t}");
+            }
+        }
+    }
+    // Weak scaling: 4^3 x 16 over two ranks, still validated.
+    for r in milc(2, &dir, &["--scaling", "weak"]) {
+        assert_eq!(r["validation"]["passed"], true, "weak: {}", r["validation"]);
+        assert_eq!(r["params"]["T"], "16");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn kernels_that_read_no_neighbour_are_refused_over_ranks() {
+    let bin = env!("CARGO_BIN_EXE_skylight");
+    let out = mpirun(
+        2,
+        &[bin, "run", "milc", "--size", "small", "--kernel", "axpy"],
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert_eq!(
+        all.matches("dslash, dslash-fused and cg").count(),
+        1,
+        "{all}"
+    );
+    let out = mpirun(2, &[bin, "run", "snap", "--size", "small"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(all.contains("these do: lbm, milc"), "{all}");
 }
 
 #[test]

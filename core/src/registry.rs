@@ -4,6 +4,7 @@
 use crate::app::App;
 use crate::apps;
 use crate::error::{Error, Result};
+use crate::scale::Distributed;
 
 /// Every registered app.
 pub fn apps() -> Vec<&'static dyn App> {
@@ -18,6 +19,29 @@ pub fn apps() -> Vec<&'static dyn App> {
         &apps::comd::Comd,
         &apps::snap::Snap,
     ]
+}
+
+/// The apps that run split over ranks (`mpirun -np N skylight run APP`).
+pub fn distributed() -> Vec<&'static dyn Distributed> {
+    vec![&apps::lbm::dist::Split, &apps::milc::dist::Split]
+}
+
+/// The distributed form of app `name`, or an error naming those there are.
+pub fn find_distributed(name: &str) -> Result<&'static dyn Distributed> {
+    let all = distributed();
+    all.iter()
+        .find(|a| a.name() == name)
+        .copied()
+        .ok_or_else(|| {
+            let names: Vec<&str> = all.iter().map(|a| a.name()).collect();
+            Error::bad_param(
+                "app",
+                format!(
+                    "`{name}` does not run over MPI ranks; these do: {}",
+                    names.join(", ")
+                ),
+            )
+        })
 }
 
 /// The app called `name`, or `UnknownApp`.

@@ -97,7 +97,7 @@ fn a_box_over_the_binding_limit_is_a_clean_error() {
 fn one_rank_scale_out_swaps_halos_through_every_layout() {
     use skylight_core::apps::lbm::dist;
     use skylight_core::runner::RunOptions;
-    use skylight_core::scale::{Scaling, SelfComm};
+    use skylight_core::scale::{Distributed, Scaling, SelfComm};
     let gpu = skylight_tests::gpu();
     let req = Request::default()
         .set("size", "4")
@@ -115,10 +115,13 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
         budget_s: 0.0,
     };
     for case in &cases {
-        let d = dist::decomposition(case, Scaling::Strong, 1).expect("split");
-        let r = pollster::block_on(dist::run(&gpu, &SelfComm, case, &d, Scaling::Strong, opts))
-            .expect("run")
-            .expect("rank 0's record");
+        let d = dist::Split
+            .decomposition(case, Scaling::Strong, 1)
+            .expect("split");
+        let r =
+            pollster::block_on(dist::Split.run(&gpu, &SelfComm, case, &d, Scaling::Strong, opts))
+                .expect("run")
+                .expect("rank 0's record");
         assert!(
             r.validation.passed,
             "{}: {}",

@@ -8,13 +8,20 @@
 pub mod halo;
 pub mod plan;
 
+use std::future::Future;
+use std::pin::Pin;
+
 use serde::{Deserialize, Serialize};
 
 pub use plan::{DecompError, Decomposition, Scaling};
 
 use web_time::Instant;
 
-use crate::error::Result;
+use crate::app::Case;
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::record::ResultRecord;
+use crate::runner::RunOptions;
 
 /// What a rank needs from its communicator. Every method is collective:
 /// every rank calls it, in the same order.
@@ -118,6 +125,130 @@ impl WarmUp {
         self.made += usize::from(more);
         Ok(more)
     }
+}
+
+/// A future polled where it is made (not `Send`: the browser has no threads).
+pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// An app that runs split over ranks (`mpirun -np N skylight run APP`);
+/// the registry lists them ([`crate::registry::distributed`]).
+pub trait Distributed: Sync {
+    /// The app's name.
+    fn name(&self) -> &'static str;
+    /// How `case` splits over `ranks` ranks. Pure (no device), so every
+    /// rank plans the same and rank 0 can refuse a bad split before any
+    /// rank allocates.
+    fn decomposition(&self, case: &Case, scaling: Scaling, ranks: usize) -> Result<Decomposition>;
+    /// Runs `case` split as `d` over the ranks of `comm`, this rank's slab
+    /// on `gpu`, as [`measure`] does, and validates the gathered result on
+    /// rank 0 against the single-device reference. Collective; rank 0 gets
+    /// the record, the others `None`.
+    fn run<'a>(
+        &'a self,
+        gpu: &'a Gpu,
+        comm: &'a dyn Comm,
+        case: &'a Case,
+        d: &'a Decomposition,
+        scaling: Scaling,
+        opts: RunOptions,
+    ) -> LocalFuture<'a, Result<Option<ResultRecord>>>;
+}
+
+/// One rank's part of an app split over ranks, as [`measure`] runs it.
+// The futures are awaited where they are made (never sent to another
+// thread; the browser has none), so they need no `Send` bound.
+#[allow(async_fn_in_trait)]
+pub trait Slab {
+    /// One run of the case on this rank's slab, each phase's time added to `t`.
+    async fn run(&mut self, t: &mut PhaseTimes) -> Result<()>;
+    /// This rank's share of the result rank 0 checks (the owned sites'
+    /// values after the runs so far).
+    async fn owned(&self) -> Result<Vec<u8>>;
+}
+
+/// What [`measure`] found.
+#[derive(Debug)]
+pub struct Measured {
+    /// Every rank's [`Slab::owned`] after the first run, in rank order, on
+    /// rank 0; `None` on the others.
+    pub gathered: Option<Vec<u8>>,
+    /// Each timed run's seconds, the slowest rank's.
+    pub samples: Vec<f64>,
+    /// The mean time of one run per phase, the slowest rank's.
+    pub split: PhaseTimes,
+}
+
+impl Measured {
+    /// `record` (rank 0's) with its scale-out part: `d`, `scaling` and the split.
+    pub fn attach(
+        &self,
+        mut record: ResultRecord,
+        d: &Decomposition,
+        scaling: Scaling,
+    ) -> ResultRecord {
+        record.scale = Some(ScaleOut {
+            ranks: d.ranks,
+            scaling,
+            decomposition: d.clone(),
+            split: self.split,
+        });
+        record
+    }
+}
+
+/// Runs `slab` on every rank of `comm`: one run whose result is gathered
+/// on rank 0 for validation, the warm-up of `opts` (agreed over the ranks,
+/// see [`WarmUp`]), then exactly `opts.samples` timed runs (at least one;
+/// never chosen by time, so every rank makes the same collective calls).
+pub async fn measure(slab: &mut impl Slab, comm: &dyn Comm, opts: RunOptions) -> Result<Measured> {
+    slab.run(&mut PhaseTimes::default()).await?;
+    let gathered = comm.gather(&slab.owned().await?)?;
+    let mut warm = WarmUp::new(opts.warmup as usize, opts.warmup_s);
+    while warm.more(comm)? {
+        slab.run(&mut PhaseTimes::default()).await?;
+    }
+    let mut t = PhaseTimes::default();
+    let mut samples = Vec::new();
+    for _ in 0..opts.samples.max(1) {
+        let t0 = Instant::now();
+        slab.run(&mut t).await?;
+        samples.push(t0.elapsed().as_secs_f64());
+    }
+    // A run lasts as long as its slowest rank.
+    let samples = comm.max(&samples)?;
+    let per_run = t.to_array().map(|v| v / samples.len() as f64);
+    let split: [f64; 4] = comm
+        .max(&per_run)?
+        .try_into()
+        .map_err(|_| Error::Comm("the phase times came back short".into()))?;
+    Ok(Measured {
+        gathered,
+        samples,
+        split: PhaseTimes::from_array(split),
+    })
+}
+
+/// Little-endian f64 bytes, as [`Slab::owned`] gives values.
+pub fn to_bytes(values: &[f64]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// The f64 values of [`to_bytes`].
+pub fn from_bytes(bytes: &[u8]) -> Vec<f64> {
+    bytes
+        .chunks_exact(8)
+        .map(|b| f64::from_le_bytes(b.try_into().unwrap_or_default()))
+        .collect()
+}
+
+/// FNV-1a of the values' bits, cut to 52 bits so an f64 holds it exactly:
+/// results that must be bit-identical over rank counts carry it.
+pub fn field_hash(values: &[f64]) -> f64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in values.iter().flat_map(|v| v.to_bits().to_le_bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    (h >> 12) as f64
 }
 
 /// Where one run's time went on a rank, in seconds. Phases are timed on

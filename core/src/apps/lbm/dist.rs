@@ -18,12 +18,15 @@ use super::d3q19::{self, Box3, NVEL};
 use super::gpu::Lattice;
 use super::{KernelName, Params, Setup, model};
 use crate::app::{Case, Validation};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::record::ResultRecord;
 use crate::runner::RunOptions;
 use crate::scale::halo::{HaloPlanes, Send};
-use crate::scale::{Comm, Decomposition, PhaseTimes, ScaleOut, Scaling, WarmUp};
+use crate::scale::{
+    Comm, Decomposition, Distributed, LocalFuture, PhaseTimes, Scaling, Slab, field_hash,
+    from_bytes, measure, to_bytes,
+};
 use crate::timing::TimingMethod;
 
 /// Seed of the random start: every rank draws the same global field and
@@ -45,10 +48,33 @@ pub fn halo_send() -> Send {
     }
 }
 
-/// How `case` splits over `ranks` ranks: along z, one halo plane per side.
-/// Pure, so every rank plans the same and rank 0 can refuse a bad split
-/// before any rank allocates.
-pub fn decomposition(case: &Case, scaling: Scaling, ranks: usize) -> Result<Decomposition> {
+/// lbm over ranks.
+pub struct Split;
+
+impl Distributed for Split {
+    fn name(&self) -> &'static str {
+        "lbm"
+    }
+
+    fn decomposition(&self, case: &Case, scaling: Scaling, ranks: usize) -> Result<Decomposition> {
+        decomposition(case, scaling, ranks)
+    }
+
+    fn run<'a>(
+        &'a self,
+        gpu: &'a Gpu,
+        comm: &'a dyn Comm,
+        case: &'a Case,
+        d: &'a Decomposition,
+        scaling: Scaling,
+        opts: RunOptions,
+    ) -> LocalFuture<'a, Result<Option<ResultRecord>>> {
+        Box::pin(run(gpu, comm, case, d, scaling, opts))
+    }
+}
+
+/// How `case` splits: along z, one halo plane per side.
+fn decomposition(case: &Case, scaling: Scaling, ranks: usize) -> Result<Decomposition> {
     let l = case.uint("L")? as usize;
     Ok(Decomposition::plan(
         "z",
@@ -111,7 +137,9 @@ impl<'a> Rank<'a> {
             current: 0,
         })
     }
+}
 
+impl Slab for Rank<'_> {
     /// One run (the case's steps), adding each phase's time to `t`.
     async fn run(&mut self, t: &mut PhaseTimes) -> Result<()> {
         for _ in 0..self.steps {
@@ -143,16 +171,15 @@ impl<'a> Rank<'a> {
         let field = self.lattice.layout.decode(self.precision, &raw[0]);
         let plane = self.d.plane_sites() * NVEL;
         let owned = &field[self.d.halo * plane..(self.d.halo + self.d.local) * plane];
-        Ok(owned.iter().flat_map(|v| v.to_le_bytes()).collect())
+        Ok(to_bytes(owned))
     }
 }
 
 /// Runs `case` split as `d` over the ranks of `comm`, one slab on `gpu`:
 /// validates the first run on rank 0 against the single-rank reference,
-/// warms up for `opts.warmup` runs and `opts.warmup_s` seconds (agreed
-/// over the ranks, see [`WarmUp`]), times `opts.samples` runs. Collective; rank
-/// 0 gets the record, the others `None`.
-pub async fn run(
+/// warms up and times as [`measure`] does. Collective; rank 0 gets the
+/// record, the others `None`.
+async fn run(
     gpu: &Gpu,
     comm: &dyn Comm,
     case: &Case,
@@ -166,30 +193,11 @@ pub async fn run(
     let mut rng = rand_pcg::Pcg64::seed_from_u64(SEED);
     let setup = Setup::on(n, &params, params.precision, &mut rng);
     let mut rank = Rank::new(gpu, comm, d, &params, &setup).await?;
-    rank.run(&mut PhaseTimes::default()).await?;
-    let gathered = comm.gather(&rank.owned().await?)?;
-    let mut warm = WarmUp::new(opts.warmup as usize, opts.warmup_s);
-    while warm.more(comm)? {
-        rank.run(&mut PhaseTimes::default()).await?;
-    }
-    let mut t = PhaseTimes::default();
-    let mut samples = Vec::new();
-    for _ in 0..opts.samples.max(1) {
-        let t0 = Instant::now();
-        rank.run(&mut t).await?;
-        samples.push(t0.elapsed().as_secs_f64());
-    }
-    // A run lasts as long as its slowest rank.
-    let samples = comm.max(&samples)?;
-    let per_run = t.to_array().map(|v| v / samples.len() as f64);
-    let split = comm.max(&per_run)?;
-    let Some(bytes) = gathered else {
+    let measured = measure(&mut rank, comm, opts).await?;
+    let Some(bytes) = &measured.gathered else {
         return Ok(None);
     };
-    let got: Vec<f64> = bytes
-        .chunks_exact(8)
-        .map(|b| f64::from_le_bytes(b.try_into().unwrap_or_default()))
-        .collect();
+    let got = from_bytes(bytes);
     let (validation, metrics) = check(&setup, &params, &got);
     let sites = setup.start.lattice.sites() as u64;
     let case = params
@@ -198,24 +206,16 @@ pub async fn run(
         .param("lattice", format!("{}x{}x{}", n[0], n[1], n[2]))
         .param("ranks", d.ranks)
         .param("scaling", scaling.name());
-    let mut record = ResultRecord::new(
+    let record = ResultRecord::new(
         case,
         gpu.info.clone(),
         TimingMethod::WallClock,
-        samples,
+        measured.samples.clone(),
         model(params.kernel, sites, params.steps, params.precision),
         validation,
         metrics,
     );
-    let split: [f64; 4] = split
-        .try_into()
-        .map_err(|_| Error::Comm("the phase times came back short".into()))?;
-    record.scale = Some(ScaleOut {
-        ranks: d.ranks,
-        scaling,
-        decomposition: d.clone(),
-        split: PhaseTimes::from_array(split),
-    });
+    let record = measured.attach(record, d, scaling);
     Ok(Some(record))
 }
 
@@ -253,20 +253,12 @@ fn check(setup: &Setup, params: &Params, got: &[f64]) -> (Validation, BTreeMap<S
     (v, metrics)
 }
 
-/// FNV-1a of the values' bits, cut to 52 bits so an f64 holds it exactly.
-pub fn field_hash(values: &[f64]) -> f64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in values.iter().flat_map(|v| v.to_bits().to_le_bytes()) {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    (h >> 12) as f64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::app::{App, Request};
     use crate::apps::lbm::Lbm;
+    use crate::error::Error;
     use crate::runner::cpu_capabilities;
 
     fn case(size: &str) -> Case {

@@ -236,6 +236,10 @@ pub struct Build {
     pub vvl: u32,
     /// The layout (its SAL; the site count is the lattice's).
     pub layout: Layout,
+    /// Halo planes at each end of the time axis (a rank's slab of a
+    /// lattice split over ranks; 0 on one device): the dot products
+    /// leave them out, because they hold the neighbours' sites.
+    pub halo: u32,
 }
 
 /// Workgroup size of the dot products' second pass (`cg.wgsl`), whatever
@@ -257,6 +261,8 @@ pub fn spec(m: &Module, b: &Build, isign: i32) -> ShaderSpec {
         .with_u32("LX", b.l)
         .with_u32("LT", b.t)
         .with_u32("SITES", b.l.pow(3) * b.t)
+        .with_u32("OWN_LO", b.halo * b.l.pow(3))
+        .with_u32("OWN_HI", (b.t - b.halo) * b.l.pow(3))
         .with_u32("VVL", b.vvl)
         .with_include(sources::GRID);
     s = b.layout.apply(s).with_include(LATTICE);

@@ -48,6 +48,7 @@ impl Plan {
             t: params.t as u32,
             vvl: params.vvl,
             layout,
+            halo: 0,
         };
         Ok(Plan {
             build,
@@ -55,6 +56,18 @@ impl Plan {
             dispatch,
         })
     }
+}
+
+/// Where a rank of a lattice split over ranks must leave the recorded
+/// program for its neighbours (see `dist`): before a Dslash, to fill the
+/// halo planes of the field it reads; after a dot product, to sum the
+/// scalar over the ranks.
+#[derive(Clone, Debug)]
+pub(super) enum Sync {
+    /// Swap the halo planes of this spinor field.
+    Swap(wgpu::Buffer),
+    /// Sum this slot of this scalar buffer over the ranks.
+    Reduce(wgpu::Buffer, u32),
 }
 
 /// One recorded dispatch.
@@ -74,6 +87,8 @@ struct Program<'g> {
     keys: Vec<(&'static str, i32)>,
     ops: BTreeMap<(u32, bool), wgpu::Buffer>,
     steps: Vec<Step>,
+    /// With the step count before each: filled on a split lattice only.
+    syncs: Option<Vec<(usize, Sync)>>,
 }
 
 /// The intermediate fields of one Dslash.
@@ -96,6 +111,13 @@ impl<'g> Program<'g> {
             keys: Vec::new(),
             ops: BTreeMap::new(),
             steps: Vec::new(),
+            syncs: (plan.build.halo > 0).then(Vec::new),
+        }
+    }
+
+    fn sync(&mut self, sync: Sync) {
+        if let Some(syncs) = self.syncs.as_mut() {
+            syncs.push((self.steps.len(), sync));
         }
     }
 
@@ -210,6 +232,7 @@ impl<'g> Program<'g> {
         [links, src, dst]: [&wgpu::Buffer; 3],
         isign: i32,
     ) -> Result<()> {
+        self.sync(Sync::Swap(src.clone()));
         let Some(t) = split else {
             return self.over_sites("dslash_fused", isign, &[src, links, dst]);
         };
@@ -232,7 +255,9 @@ impl<'g> Program<'g> {
         let [a, b, partial, scalars] = bufs;
         self.over_sites("dot", 1, &[a, b, partial])?;
         let op = self.op(slot, false);
-        self.push("finish", 1, &[partial, scalars, &op], (1, 1))
+        self.push("finish", 1, &[partial, scalars, &op], (1, 1))?;
+        self.sync(Sync::Reduce(scalars.clone(), slot));
+        Ok(())
     }
 
     /// A one-invocation CG update.
@@ -247,46 +272,51 @@ impl<'g> Program<'g> {
     }
 }
 
-/// A prepared case.
-pub(super) struct MilcGpu {
-    setup: Setup,
+/// A case's recorded program: its pipelines, dispatches, the points where
+/// a split lattice meets its neighbours, and the buffers read back.
+pub(super) struct Recorded {
     precision: Precision,
     sites: u32,
     sal: u32,
     pipes: Vec<Pipeline>,
     steps: Vec<Step>,
+    /// On a split lattice (`plan.build.halo > 0`), with the dispatches before each.
+    pub(super) syncs: Vec<(usize, Sync)>,
     /// Buffers read back, with what they hold.
-    outputs: Vec<(wgpu::Buffer, Field)>,
+    pub(super) outputs: Vec<(wgpu::Buffer, Field)>,
 }
 
-impl MilcGpu {
-    /// Plans `params` for `gpu`, draws its inputs and records its program.
-    pub(super) fn new(gpu: &Gpu, params: &Params) -> Result<MilcGpu> {
-        let p = params.precision;
-        let plan = Plan::new(params, &gpu.caps)?;
-        let layout = plan.build.layout;
-        // Every kernel, layout, vector length and workgroup size of a
-        // request uses the same random fields (fresh per request).
-        let key = format!("milc/{}x{}/{p}", params.l, params.t);
-        let inputs = gpu
-            .memo
-            .get_or_make(&key, || Inputs::new(lattice(params), p));
-        let setup = Setup::with(params, &inputs);
+impl Recorded {
+    /// Records the program of `setup`'s kernel as `plan` launches it.
+    pub(super) fn new(gpu: &Gpu, plan: Plan, setup: &Setup) -> Result<Recorded> {
         let mut prog = Program::new(gpu, plan);
-        let outputs = record(&mut prog, &setup)?;
-        Ok(MilcGpu {
-            precision: p,
-            sites: layout.sites,
-            sal: layout.sal,
+        let outputs = record(&mut prog, setup)?;
+        Ok(Recorded {
+            precision: plan.build.precision,
+            sites: plan.sites,
+            sal: plan.build.layout.sal,
             pipes: prog.pipes,
             steps: prog.steps,
+            syncs: prog.syncs.unwrap_or_default(),
             outputs,
-            setup,
         })
     }
 
+    /// Dispatches `steps` (a range of the program) into `pass`.
+    pub(super) fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>, steps: std::ops::Range<usize>) {
+        for s in &self.steps[steps] {
+            self.pipes[s.pipe].set(pass, &s.group);
+            pass.dispatch_workgroups(s.dispatch.0, s.dispatch.1, 1);
+        }
+    }
+
+    /// Dispatches in the program.
+    pub(super) fn len(&self) -> usize {
+        self.steps.len()
+    }
+
     /// A read-back field in logical order.
-    fn unpack(&self, bytes: &[u8], field: Field) -> Vec<f64> {
+    pub(super) fn unpack(&self, bytes: &[u8], field: Field) -> Vec<f64> {
         let p = self.precision;
         if field == Field::Plain {
             return p.decode(bytes);
@@ -303,12 +333,35 @@ impl MilcGpu {
     }
 
     /// (x, iterations, |r| / |r0|, converged) of a solve.
-    fn solve(&self, outputs: &[&[u8]]) -> (Vec<f64>, f64, f64, bool) {
+    pub(super) fn solve(&self, outputs: &[&[u8]]) -> (Vec<f64>, f64, f64, bool) {
         let x = self.unpack(outputs[0], Field::Spinor);
         let s = self.precision.decode(outputs[1]);
         let at = |i: u32| s.get(i as usize).copied().unwrap_or(f64::NAN);
         let residual = (at(slot::RR) / at(slot::RR0)).sqrt();
         (x, at(slot::ITERS), residual, at(slot::CONVERGED) == 1.0)
+    }
+}
+
+/// A prepared case.
+pub(super) struct MilcGpu {
+    setup: Setup,
+    prog: Recorded,
+}
+
+impl MilcGpu {
+    /// Plans `params` for `gpu`, draws its inputs and records its program.
+    pub(super) fn new(gpu: &Gpu, params: &Params) -> Result<MilcGpu> {
+        let p = params.precision;
+        let plan = Plan::new(params, &gpu.caps)?;
+        // Every kernel, layout, vector length and workgroup size of a
+        // request uses the same random fields (fresh per request).
+        let key = format!("milc/{}x{}/{p}", params.l, params.t);
+        let inputs = gpu
+            .memo
+            .get_or_make(&key, || Inputs::new(lattice(params), p));
+        let setup = Setup::with(params, &inputs);
+        let prog = Recorded::new(gpu, plan, &setup)?;
+        Ok(MilcGpu { setup, prog })
     }
 }
 
@@ -394,7 +447,7 @@ fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)
         KernelName::DslashFused => {
             let (psi, u) = (input(prog, 0, Field::Spinor)?, links(prog)?);
             let out = prog.field("milc-out", Field::Spinor, None)?;
-            prog.over_sites("dslash_fused", isign, &[&psi, &u, &out])?;
+            prog.dslash(None, [&u, &psi, &out], isign)?;
             vec![(out, Field::Spinor)]
         }
         KernelName::Cg => {
@@ -460,34 +513,31 @@ impl Kernel for MilcGpu {
             label: Some("milc"),
             timestamp_writes: ts.pass(true, true),
         });
-        for s in &self.steps {
-            self.pipes[s.pipe].set(&mut pass, &s.group);
-            pass.dispatch_workgroups(s.dispatch.0, s.dispatch.1, 1);
-        }
+        self.prog.dispatch(&mut pass, 0..self.prog.len());
     }
 
     fn outputs(&self) -> Vec<&wgpu::Buffer> {
-        self.outputs.iter().map(|(b, _)| b).collect()
+        self.prog.outputs.iter().map(|(b, _)| b).collect()
     }
 
     fn validate(&self, outputs: &[&[u8]]) -> Validation {
         match self.setup.kernel {
             KernelName::Cg => {
-                let (x, iters, res, conv) = self.solve(outputs);
+                let (x, iters, res, conv) = self.prog.solve(outputs);
                 self.setup.check_solve(&x, iters, res, conv)
             }
             KernelName::Dot => {
-                let s = self.precision.decode(outputs[0]);
+                let s = self.prog.precision.decode(outputs[0]);
                 let v = s.get(slot::RR as usize).copied().unwrap_or(f64::NAN);
-                self.setup.check_fields(&[vec![v]], self.precision)
+                self.setup.check_fields(&[vec![v]], self.prog.precision)
             }
             _ => {
                 let got: Vec<Vec<f64>> = outputs
                     .iter()
-                    .zip(&self.outputs)
-                    .map(|(bytes, (_, f))| self.unpack(bytes, *f))
+                    .zip(&self.prog.outputs)
+                    .map(|(bytes, (_, f))| self.prog.unpack(bytes, *f))
                     .collect();
-                self.setup.check_fields(&got, self.precision)
+                self.setup.check_fields(&got, self.prog.precision)
             }
         }
     }
@@ -496,9 +546,9 @@ impl Kernel for MilcGpu {
         case_model(
             self.setup.kernel,
             self.setup.fused,
-            self.sites as u64,
+            self.prog.sites as u64,
             self.setup.iterations,
-            self.precision,
+            self.prog.precision,
         )
     }
 
@@ -506,7 +556,7 @@ impl Kernel for MilcGpu {
         if self.setup.kernel != KernelName::Cg {
             return BTreeMap::new();
         }
-        let (x, iters, res, _) = self.solve(outputs);
+        let (x, iters, res, _) = self.prog.solve(outputs);
         solve_metrics(iters, res, self.setup.true_residual(&x))
     }
 
@@ -515,7 +565,7 @@ impl Kernel for MilcGpu {
             return (self.validate(outputs), BTreeMap::new());
         }
         // The true residual (a Dslash over the lattice in f64) once for both.
-        let (x, iters, res, conv) = self.solve(outputs);
+        let (x, iters, res, conv) = self.prog.solve(outputs);
         let true_res = self.setup.true_residual(&x);
         let v = self.setup.judge_solve(true_res, iters, res, conv);
         (v, solve_metrics(iters, res, true_res))

@@ -19,6 +19,7 @@
 //! vector length.
 
 pub mod codegen;
+pub mod dist;
 mod gpu;
 mod reference;
 #[cfg(test)]
@@ -355,6 +356,7 @@ impl App for Milc {
                 t: 8,
                 vvl: 2,
                 layout,
+                halo: 0,
             };
             for m in codegen::MODULES {
                 specs.push(codegen::spec(m, &b, 1));

@@ -34,6 +34,9 @@ pub(super) fn tolerance(kernel: KernelName, p: Precision) -> f64 {
 pub(super) struct Inputs {
     lat: Lattice,
     p: Precision,
+    /// Fixed seed (every rank of a split lattice draws the same fields);
+    /// `None` draws from the clock.
+    seed: Option<u64>,
     links: OnceLock<Arc<Vec<f64>>>,
     /// Spinors a and b, then half spinors a and b.
     fields: [OnceLock<Arc<Vec<f64>>>; 4],
@@ -48,11 +51,25 @@ const HALF_B: usize = 3;
 impl Inputs {
     /// Nothing drawn yet for lattice `lat` in precision `p`.
     pub(super) fn new(lat: Lattice, p: Precision) -> Inputs {
+        Inputs::seeded(lat, p, None)
+    }
+
+    /// As [`Inputs::new`], drawn from `seed` when it is set.
+    pub(super) fn seeded(lat: Lattice, p: Precision, seed: Option<u64>) -> Inputs {
         Inputs {
             lat,
             p,
+            seed,
             links: OnceLock::new(),
             fields: Default::default(),
+        }
+    }
+
+    /// The generator of draw `i` (0: links, then the fields).
+    fn rng(&self, i: u64) -> rand_pcg::Pcg64 {
+        match self.seed {
+            Some(seed) => rand::SeedableRng::seed_from_u64(seed.wrapping_add(i)),
+            None => fresh_rng(),
         }
     }
 
@@ -61,7 +78,7 @@ impl Inputs {
         let draw = || {
             quantize(
                 self.p,
-                &wilson::random_links(&mut fresh_rng(), self.lat.sites()),
+                &wilson::random_links(&mut self.rng(0), self.lat.sites()),
             )
         };
         self.links.get_or_init(|| Arc::new(draw())).clone()
@@ -71,7 +88,7 @@ impl Inputs {
     fn field(&self, i: usize) -> Arc<Vec<f64>> {
         let reals = if i < HALF_A { SPINOR } else { HALF };
         let n = self.lat.sites() * reals;
-        let draw = || random_reals(&mut fresh_rng(), n, -1.0, 1.0, self.p);
+        let draw = || random_reals(&mut self.rng(1 + i as u64), n, -1.0, 1.0, self.p);
         self.fields[i].get_or_init(|| Arc::new(draw())).clone()
     }
 }
@@ -86,6 +103,7 @@ pub(super) fn lattice(params: &Params) -> Lattice {
 
 /// What one case sets up: the lattice, its random inputs (rounded to the
 /// case's precision) and the parameters of the solve.
+#[derive(Clone)]
 pub(super) struct Setup {
     pub(super) kernel: KernelName,
     /// Whether a solve applies D with `dslash-fused`.

@@ -1,0 +1,410 @@
+//! milc over ranks: the lattice split along t (the slowest axis of the site
+//! order, so a rank's slab and each of its planes are contiguous runs of
+//! sites), one halo plane per side because the Wilson-Dirac operator
+//! reaches one site. A rank records the app's own program for its slab plus
+//! halos as a periodic lattice of `local + 2` time slices: interior slices
+//! read only their neighbours, so the wrap-around reads land in halo
+//! slices, whose results are never used. The program is run in segments:
+//! before each Dslash the halos of the field it reads are refilled from the
+//! neighbours, and after each dot product (which sums owned sites only) the
+//! scalar is summed over the ranks, so every rank takes the same CG steps.
+//! Links are static: each rank holds its halo slices of them from the start.
+//! Rank 0 gathers the owned slices of the result, which in rank order are
+//! the global field, and checks them against the single-device f64
+//! reference; a solve's true residual is computed there over the whole
+//! lattice.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use web_time::Instant;
+
+use super::codegen::{Field, slot};
+use super::gpu::{Plan, Recorded, Sync};
+use super::reference::{Inputs, Setup, lattice};
+use super::wilson::{self, LINKS, SPINOR};
+use super::{KernelName, Params, case_model, solve_metrics};
+use crate::app::{Case, Validation};
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::precision::Precision;
+use crate::record::ResultRecord;
+use crate::runner::RunOptions;
+use crate::scale::halo::HaloPlanes;
+use crate::scale::{
+    Comm, Decomposition, Distributed, LocalFuture, PhaseTimes, Scaling, Slab, field_hash,
+    from_bytes, measure, to_bytes,
+};
+use crate::timing::TimingMethod;
+
+/// Seed of the random links and fields: every rank draws the same global
+/// lattice and keeps its slab (a single-device case seeds from the clock).
+const SEED: u64 = 0x3a1c_0de5;
+
+/// milc over ranks.
+pub struct Split;
+
+impl Distributed for Split {
+    fn name(&self) -> &'static str {
+        "milc"
+    }
+
+    fn decomposition(&self, case: &Case, scaling: Scaling, ranks: usize) -> Result<Decomposition> {
+        let params = Params::try_from(case)?;
+        if !matches!(
+            params.kernel,
+            KernelName::Dslash | KernelName::DslashFused | KernelName::Cg
+        ) {
+            return Err(Error::bad_param(
+                "kernel",
+                format!(
+                    "milc over ranks runs dslash, dslash-fused and cg (the kernels that reach neighbouring sites), not `{}`",
+                    params.kernel
+                ),
+            ));
+        }
+        let (l, t) = (params.l as usize, params.t as usize);
+        Ok(Decomposition::plan(
+            "t",
+            &scaling.global([l, l, l, t], ranks),
+            ranks,
+            1,
+        )?)
+    }
+
+    fn run<'a>(
+        &'a self,
+        gpu: &'a Gpu,
+        comm: &'a dyn Comm,
+        case: &'a Case,
+        d: &'a Decomposition,
+        scaling: Scaling,
+        opts: RunOptions,
+    ) -> LocalFuture<'a, Result<Option<ResultRecord>>> {
+        Box::pin(run(gpu, comm, case, d, scaling, opts))
+    }
+}
+
+/// Slices `first - halo .. first + local + halo` (periodic) of a global
+/// field with `reals` per site; the halo slices NaN unless `halos`.
+fn slab(global: &[f64], d: &Decomposition, rank: usize, reals: usize, halos: bool) -> Vec<f64> {
+    let plane = d.plane_sites() * reals;
+    let extent = d.global[d.global.len() - 1];
+    let padded = d.local + 2 * d.halo;
+    let mut out = vec![f64::NAN; padded * plane];
+    for (k, dst) in out.chunks_exact_mut(plane).enumerate() {
+        let owned = (d.halo..d.halo + d.local).contains(&k);
+        if owned || halos {
+            let g = (d.first_plane(rank) + extent + k - d.halo) % extent;
+            dst.copy_from_slice(&global[g * plane..(g + 1) * plane]);
+        }
+    }
+    out
+}
+
+/// A rank's links (with their halo slices) and source field (halos NaN, so
+/// that a missed swap fails validation), kept for the request so that the
+/// uploads stay keyed by the same fields.
+struct SlabFields {
+    links: Arc<Vec<f64>>,
+    field: Arc<Vec<f64>>,
+}
+
+/// One rank's slab on its GPU.
+struct Rank<'a> {
+    gpu: &'a Gpu,
+    comm: &'a dyn Comm,
+    d: &'a Decomposition,
+    precision: Precision,
+    prog: Recorded,
+    halo: HaloPlanes,
+    /// For each of the program's syncs, the halo field it swaps.
+    swap_field: Vec<usize>,
+    /// Where one scalar is read back for the sum over the ranks.
+    scalar: wgpu::Buffer,
+    /// The scalars after the first run (a solve's counters), for rank 0.
+    first_scalars: RefCell<Vec<f64>>,
+}
+
+impl<'a> Rank<'a> {
+    /// Records `params`' program on this rank's slab of `global`.
+    fn new(
+        gpu: &'a Gpu,
+        comm: &'a dyn Comm,
+        d: &'a Decomposition,
+        params: &Params,
+        global: &Setup,
+    ) -> Result<Rank<'a>> {
+        let p = params.precision;
+        let padded = (d.local + 2 * d.halo) as u64;
+        let local = Params {
+            t: padded,
+            sites: params.l.pow(3) * padded,
+            ..*params
+        };
+        let mut plan = Plan::new(&local, &gpu.caps)?;
+        plan.build.halo = d.halo as u32;
+        let key = format!(
+            "milc-slab/{}x{}/{p}/{}of{}",
+            params.l,
+            d.global[3],
+            comm.rank(),
+            d.ranks
+        );
+        let fields = gpu.memo.get_or_make(&key, || SlabFields {
+            links: Arc::new(slab(&global.u, d, comm.rank(), LINKS, true)),
+            field: Arc::new(slab(&global.inputs[0], d, comm.rank(), SPINOR, false)),
+        });
+        let setup = Setup {
+            lat: lattice(&local),
+            u: fields.links.clone(),
+            inputs: vec![fields.field.clone()],
+            ..global.clone()
+        };
+        let prog = Recorded::new(gpu, plan, &setup)?;
+        let mut buffers: Vec<wgpu::Buffer> = Vec::new();
+        let mut swap_field = Vec::new();
+        for (_, sync) in &prog.syncs {
+            let Sync::Swap(b) = sync else {
+                swap_field.push(usize::MAX);
+                continue;
+            };
+            let i = buffers.iter().position(|x| x == b).unwrap_or_else(|| {
+                buffers.push(b.clone());
+                buffers.len() - 1
+            });
+            swap_field.push(i);
+        }
+        let layout = crate::apps::targetdp::Layout {
+            sal: plan.build.layout.sal,
+            sites: plan.sites,
+            ncomp: Field::Spinor.ncomp(),
+        };
+        let refs: Vec<&wgpu::Buffer> = buffers.iter().collect();
+        let halo = HaloPlanes::new(gpu, p, &layout, d, &refs)?;
+        let scalar = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("milc-scalar-readback"),
+            size: p.real_bytes(),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Ok(Rank {
+            gpu,
+            comm,
+            d,
+            precision: p,
+            prog,
+            halo,
+            swap_field,
+            scalar,
+            first_scalars: RefCell::default(),
+        })
+    }
+
+    /// Dispatches `steps` of the program and waits for them.
+    async fn compute(&self, steps: std::ops::Range<usize>, t: &mut PhaseTimes) -> Result<()> {
+        if steps.is_empty() {
+            return Ok(());
+        }
+        let t0 = Instant::now();
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            self.prog.dispatch(&mut pass, steps);
+        }
+        self.gpu.queue.submit([enc.finish()]);
+        self.gpu.finish().await?;
+        t.compute_s += t0.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// Replaces `slot` of `scalars` (this rank's sum over its own sites)
+    /// with its sum over the ranks.
+    async fn reduce(&self, scalars: &wgpu::Buffer, slot: u32, t: &mut PhaseTimes) -> Result<()> {
+        let (p, t0) = (self.precision, Instant::now());
+        let (at, len) = (u64::from(slot) * p.real_bytes(), p.real_bytes());
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(scalars, at, &self.scalar, 0, len);
+        self.gpu.queue.submit([enc.finish()]);
+        self.gpu.map(&self.scalar, wgpu::MapMode::Read).await?;
+        let mine = {
+            let view = self
+                .scalar
+                .get_mapped_range(..)
+                .map_err(|e| Error::Device(format!("milc scalar readback: {e}")))?;
+            p.decode(&view)[0]
+        };
+        self.scalar.unmap();
+        let t1 = Instant::now();
+        let total = self.comm.sum(&[mine])?[0];
+        let t2 = Instant::now();
+        self.gpu
+            .queue
+            .write_buffer(scalars, at, &p.encode(&[total]));
+        t.transfer_s += (t1 - t0).as_secs_f64();
+        t.exchange_s += (t2 - t1).as_secs_f64();
+        Ok(())
+    }
+}
+
+impl Slab for Rank<'_> {
+    /// One run of the program, stopping at each sync for the neighbours.
+    async fn run(&mut self, t: &mut PhaseTimes) -> Result<()> {
+        let mut at = 0;
+        for (k, (end, sync)) in self.prog.syncs.iter().enumerate() {
+            self.compute(at..*end, t).await?;
+            match sync {
+                Sync::Swap(_) => {
+                    let field = self.swap_field[k];
+                    self.halo.swap(self.gpu, self.comm, field, t).await?;
+                }
+                Sync::Reduce(scalars, slot) => self.reduce(scalars, *slot, t).await?,
+            }
+            at = *end;
+        }
+        self.compute(at..self.prog.len(), t).await
+    }
+
+    /// The owned slices of the result field, logical order; keeps the
+    /// scalars of a solve (the same on every rank) for rank 0's check.
+    async fn owned(&self) -> Result<Vec<u8>> {
+        let buffers: Vec<&wgpu::Buffer> = self.prog.outputs.iter().map(|(b, _)| b).collect();
+        let raw = self.gpu.read_buffers(&buffers).await?;
+        if let Some(scalars) = raw.get(1) {
+            *self.first_scalars.borrow_mut() = self.prog.unpack(scalars, Field::Plain);
+        }
+        let field = self.prog.unpack(&raw[0], Field::Spinor);
+        let plane = self.d.plane_sites() * SPINOR;
+        let owned = &field[self.d.halo * plane..(self.d.halo + self.d.local) * plane];
+        Ok(to_bytes(owned))
+    }
+}
+
+/// Runs `case` split as `d` over the ranks of `comm` (see [`Distributed::run`]).
+async fn run(
+    gpu: &Gpu,
+    comm: &dyn Comm,
+    case: &Case,
+    d: &Decomposition,
+    scaling: Scaling,
+    opts: RunOptions,
+) -> Result<Option<ResultRecord>> {
+    let params = Params::try_from(case)?;
+    let p = params.precision;
+    gpu.require(p)?;
+    let t_global = d.global[3] as u64;
+    let global = Params {
+        t: t_global,
+        sites: params.l.pow(3) * t_global,
+        ..params
+    };
+    let key = format!("milc-split/{}x{}/{p}", global.l, global.t);
+    let inputs = gpu
+        .memo
+        .get_or_make(&key, || Inputs::seeded(lattice(&global), p, Some(SEED)));
+    let setup = Setup::with(&global, &inputs);
+    // A swap fills the halos of the field it reads in place: an input kept
+    // on the device from an earlier case would come with its halos filled
+    // and hide a missing swap, so each case uploads its own (halos NaN).
+    gpu.uploads.clear();
+    let mut rank = Rank::new(gpu, comm, d, &params, &setup)?;
+    let measured = measure(&mut rank, comm, opts).await?;
+    let Some(bytes) = &measured.gathered else {
+        return Ok(None);
+    };
+    let got = from_bytes(bytes);
+    let (validation, metrics) = check(&setup, &global, &got, &rank.first_scalars.borrow());
+    let case = global
+        .case()
+        .param("ranks", d.ranks)
+        .param("scaling", scaling.name());
+    let model = case_model(
+        global.kernel,
+        setup.fused,
+        global.sites,
+        global.iterations,
+        p,
+    );
+    let record = ResultRecord::new(
+        case,
+        gpu.info.clone(),
+        TimingMethod::WallClock,
+        measured.samples.clone(),
+        model,
+        validation,
+        metrics,
+    );
+    Ok(Some(measured.attach(record, d, scaling)))
+}
+
+/// The gathered field against the single-device f64 reference with the
+/// app's tolerances: a Dslash's output element by element (with a hash of
+/// its bits in the metrics: each site's arithmetic does not depend on the
+/// split, so every rank count gives the same bits), a solve by its
+/// recursive residual and its true residual over the whole lattice.
+fn check(
+    setup: &Setup,
+    params: &Params,
+    got: &[f64],
+    scalars: &[f64],
+) -> (Validation, std::collections::BTreeMap<String, f64>) {
+    if params.kernel != KernelName::Cg {
+        let v = setup.check_fields(&[got.to_vec()], params.precision);
+        let metrics = [("field_hash".to_string(), field_hash(got))];
+        return (v, metrics.into());
+    }
+    let at = |i: u32| scalars.get(i as usize).copied().unwrap_or(f64::NAN);
+    let (iters, conv) = (at(slot::ITERS), at(slot::CONVERGED) == 1.0);
+    let residual = (at(slot::RR) / at(slot::RR0)).sqrt();
+    let true_res = wilson::true_residual(&setup.lat, &setup.u, got, &setup.inputs[0], setup.kappa);
+    let v = setup.judge_solve(true_res, iters, residual, conv);
+    (v, solve_metrics(iters, residual, true_res))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::{App, Request};
+    use crate::apps::milc::Milc;
+    use crate::runner::cpu_capabilities;
+
+    fn case(kernel: &str) -> Case {
+        let req = Request::default()
+            .set("size", "small")
+            .set("kernel", kernel)
+            .precisions(&[Precision::F32]);
+        Milc.cases(&req, &cpu_capabilities()).expect("cases")[0].clone()
+    }
+
+    #[test]
+    fn the_split_is_along_t_and_refuses_site_local_kernels() {
+        let d = Split
+            .decomposition(&case("cg"), Scaling::Strong, 4)
+            .expect("plan");
+        assert_eq!((d.global.clone(), d.local), (vec![4, 4, 4, 8], 2));
+        let weak = Split
+            .decomposition(&case("dslash"), Scaling::Weak, 2)
+            .expect("plan");
+        assert_eq!((weak.global.clone(), weak.local), (vec![4, 4, 4, 16], 8));
+        assert!(matches!(
+            Split.decomposition(&case("cg"), Scaling::Strong, 3),
+            Err(Error::Decomposition(_))
+        ));
+        let e = Split
+            .decomposition(&case("axpy"), Scaling::Strong, 2)
+            .expect_err("axpy is per site");
+        assert!(e.to_string().contains("dslash, dslash-fused and cg"), "{e}");
+    }
+
+    #[test]
+    fn a_slab_holds_its_slices_and_the_periodic_halos() {
+        // 2 sites a slice, one real a site: slice g holds g.
+        let d = Decomposition::plan("t", &[2, 1, 1, 4], 2, 1).expect("plan");
+        let global: Vec<f64> = (0..8).map(|i| (i / 2) as f64).collect();
+        let with = slab(&global, &d, 0, 1, true);
+        assert_eq!(with, [3.0, 3.0, 0.0, 0.0, 1.0, 1.0, 2.0, 2.0]);
+        let without = slab(&global, &d, 1, 1, false);
+        assert!(without[0].is_nan() && without[7].is_nan());
+        assert_eq!(without[2..6], [2.0, 2.0, 3.0, 3.0]);
+    }
+}
