@@ -1,7 +1,9 @@
 //! The halo swap of one rank on its GPU: pack the planes the neighbours
 //! need into a contiguous buffer (`shaders/common/halo.wgsl`, through the
 //! field's own targetDP layout), read it back, swap it through a [`Comm`],
-//! upload what arrived and unpack it into the halo planes.
+//! upload what arrived and unpack it into the halo planes. The GPU halves
+//! are recorded into the caller's command encoder (see `exec`), so a swap
+//! costs one wait for the GPU, not one per step.
 //!
 //! The host side of a swap allocates nothing: a readback buffer and the
 //! receive buffer live as long as the planes. Fresh host memory every step
@@ -12,7 +14,7 @@ use std::cell::RefCell;
 
 use web_time::Instant;
 
-use super::{Comm, Decomposition, PhaseTimes};
+use super::{Comm, Decomposition};
 use crate::apps::targetdp::Layout;
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
@@ -170,37 +172,25 @@ impl HaloPlanes {
         })
     }
 
-    /// Runs `pipe` with `group` in a pass of its own and waits for it.
-    async fn dispatch(&self, gpu: &Gpu, pipe: &Pipeline, group: &wgpu::BindGroup) -> Result<()> {
-        let mut enc = gpu.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pipe.set(&mut pass, group);
-            pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
-        }
-        gpu.queue.submit([enc.finish()]);
-        gpu.finish().await
+    /// Records the pack of field buffer `field`'s edge planes in a pass of
+    /// its own (timestamped with `ts`) and their copy to the readback buffer.
+    pub fn encode_pack(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        field: usize,
+        ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) {
+        self.encode_pass(enc, &self.pack, &self.pack_groups[field], ts);
+        enc.copy_buffer_to_buffer(&self.send, 0, &self.readback, 0, self.readback.size());
     }
 
-    /// Fills the halo planes of field buffer `field` from the neighbours'
-    /// edge planes, adding each phase's host-clock time to `t`. Collective:
-    /// every rank swaps at the same step.
-    pub async fn swap(
-        &self,
-        gpu: &Gpu,
-        comm: &dyn Comm,
-        field: usize,
-        t: &mut PhaseTimes,
-    ) -> Result<()> {
+    /// After the submission holding [`HaloPlanes::encode_pack`] is done
+    /// (its readback mapped by [`HaloPlanes::readback`]): swaps the planes
+    /// with the neighbours and writes what arrived to the upload buffer.
+    /// Returns the seconds spent in the swap between ranks (neighbours'
+    /// waits included) and in writing the upload buffer.
+    pub async fn exchange(&self, gpu: &Gpu, comm: &dyn Comm) -> Result<(f64, f64)> {
         let t0 = Instant::now();
-        self.dispatch(gpu, &self.pack, &self.pack_groups[field])
-            .await?;
-        let t1 = Instant::now();
-        let mut enc = gpu.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(&self.send, 0, &self.readback, 0, self.readback.size());
-        gpu.queue.submit([enc.finish()]);
-        gpu.map(&self.readback, wgpu::MapMode::Read).await?;
-        let t2 = Instant::now();
         {
             let mut arrived = self.arrived.borrow_mut();
             let sent = self
@@ -212,7 +202,9 @@ impl HaloPlanes {
             comm.exchange(to_lo, to_hi, from_lo, from_hi)?;
         }
         self.readback.unmap();
-        let t3 = Instant::now();
+        let t1 = Instant::now();
+        // The last upload's copy finished with its submission: this map
+        // does not wait for the GPU.
         gpu.map(&self.upload, wgpu::MapMode::Write).await?;
         self.upload
             .get_mapped_range_mut(..)
@@ -220,19 +212,40 @@ impl HaloPlanes {
             .slice(..)
             .copy_from_slice(&self.arrived.borrow());
         self.upload.unmap();
-        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        Ok(((t1 - t0).as_secs_f64(), t1.elapsed().as_secs_f64()))
+    }
+
+    /// The buffer [`HaloPlanes::encode_pack`] copies the planes to: map it
+    /// (read) once the submission is done, then call [`HaloPlanes::exchange`].
+    pub fn readback(&self) -> &wgpu::Buffer {
+        &self.readback
+    }
+
+    /// Records the copy of what arrived to the device and its unpack into
+    /// field buffer `field`'s halo planes, in a pass of its own.
+    pub fn encode_unpack(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        field: usize,
+        ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) {
         enc.copy_buffer_to_buffer(&self.upload, 0, &self.recv, 0, self.recv.size());
-        gpu.queue.submit([enc.finish()]);
-        gpu.finish().await?;
-        let t4 = Instant::now();
-        self.dispatch(gpu, &self.unpack, &self.unpack_groups[field])
-            .await?;
-        let t5 = Instant::now();
-        let s = |a: Instant, b: Instant| (b - a).as_secs_f64();
-        t.pack_s += s(t0, t1) + s(t4, t5);
-        t.transfer_s += s(t1, t2) + s(t3, t4);
-        t.exchange_s += s(t2, t3);
-        Ok(())
+        self.encode_pass(enc, &self.unpack, &self.unpack_groups[field], ts);
+    }
+
+    fn encode_pass(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        pipe: &Pipeline,
+        group: &wgpu::BindGroup,
+        ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("halo"),
+            timestamp_writes: ts,
+        });
+        pipe.set(&mut pass, group);
+        pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
     }
 }
 

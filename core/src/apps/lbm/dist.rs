@@ -12,7 +12,6 @@
 use std::collections::BTreeMap;
 
 use rand::SeedableRng;
-use web_time::Instant;
 
 use super::d3q19::{self, Box3, NVEL};
 use super::gpu::Lattice;
@@ -22,6 +21,7 @@ use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::record::ResultRecord;
 use crate::runner::RunOptions;
+use crate::scale::exec::{Exec, Op, Record};
 use crate::scale::halo::{HaloPlanes, Send};
 use crate::scale::{
     Comm, Decomposition, Distributed, LocalFuture, PhaseTimes, Scaling, Slab, field_hash,
@@ -89,12 +89,39 @@ struct Rank<'a> {
     gpu: &'a Gpu,
     comm: &'a dyn Comm,
     d: &'a Decomposition,
-    steps: u64,
     precision: crate::Precision,
-    lattice: Lattice,
-    halo: HaloPlanes,
+    lattice: Slabs,
+    /// A run's ops when the current field starts in buffer 0 or 1.
+    ops: [Vec<Op>; 2],
+    exec: Exec,
     /// The buffer holding the current field.
     current: usize,
+}
+
+/// The lattice's kernels as [`Op::Compute`] numbers them: kernel `k`
+/// reading buffer `from` is `2 k + from`.
+struct Slabs(Lattice);
+
+impl Record for Slabs {
+    fn record(&self, id: usize, pass: &mut wgpu::ComputePass<'_>) {
+        self.0.record(pass, id / 2, id % 2);
+    }
+}
+
+/// One run of `steps` steps of `entries` from buffer `from`: before every
+/// kernel that propagates, the halos of the field it reads are swapped.
+fn run_ops(entries: &[&str], steps: u64, mut from: usize) -> Vec<Op> {
+    let mut ops = Vec::new();
+    for _ in 0..steps {
+        for (k, entry) in entries.iter().enumerate() {
+            if matches!(*entry, "propagate" | "fused") {
+                ops.push(Op::Swap(from));
+            }
+            ops.push(Op::Compute(2 * k + from));
+            from = 1 - from;
+        }
+    }
+    ops
 }
 
 impl<'a> Rank<'a> {
@@ -126,14 +153,15 @@ impl<'a> Rank<'a> {
                 Ok((lattice, halo))
             })
             .await?;
+        let ops = [0, 1].map(|from| run_ops(&lattice.entries, params.steps, from));
         Ok(Rank {
             gpu,
             comm,
             d,
-            steps: params.steps,
             precision: p,
-            lattice,
-            halo,
+            exec: Exec::new(gpu, p, &[&ops[0], &ops[1]], Some(halo)),
+            lattice: Slabs(lattice),
+            ops,
             current: 0,
         })
     }
@@ -142,23 +170,12 @@ impl<'a> Rank<'a> {
 impl Slab for Rank<'_> {
     /// One run (the case's steps), adding each phase's time to `t`.
     async fn run(&mut self, t: &mut PhaseTimes) -> Result<()> {
-        for _ in 0..self.steps {
-            for (k, entry) in self.lattice.entries.iter().enumerate() {
-                if matches!(*entry, "propagate" | "fused") {
-                    self.halo.swap(self.gpu, self.comm, self.current, t).await?;
-                }
-                let t0 = Instant::now();
-                let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-                {
-                    let mut pass = enc.begin_compute_pass(&Default::default());
-                    self.lattice.record(&mut pass, k, self.current);
-                }
-                self.gpu.queue.submit([enc.finish()]);
-                self.gpu.finish().await?;
-                t.compute_s += t0.elapsed().as_secs_f64();
-                self.current = 1 - self.current;
-            }
-        }
+        let ops = &self.ops[self.current];
+        let (gpu, comm) = (self.gpu, self.comm);
+        self.exec.run(gpu, comm, ops, &self.lattice, t).await?;
+        // Every kernel writes the other buffer.
+        let kernels = ops.iter().filter(|o| matches!(o, Op::Compute(_))).count();
+        self.current = (self.current + kernels) % 2;
         Ok(())
     }
 
@@ -166,9 +183,9 @@ impl Slab for Rank<'_> {
     async fn owned(&self) -> Result<Vec<u8>> {
         let raw = self
             .gpu
-            .read_buffers(&[&self.lattice.buffers[self.current]])
+            .read_buffers(&[&self.lattice.0.buffers[self.current]])
             .await?;
-        let field = self.lattice.layout.decode(self.precision, &raw[0]);
+        let field = self.lattice.0.layout.decode(self.precision, &raw[0]);
         let plane = self.d.plane_sites() * NVEL;
         let owned = &field[self.d.halo * plane..(self.d.halo + self.d.local) * plane];
         Ok(to_bytes(owned))

@@ -17,8 +17,6 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use web_time::Instant;
-
 use super::codegen::{Field, slot};
 use super::gpu::{Plan, Recorded, Sync};
 use super::reference::{Inputs, Setup, lattice};
@@ -30,6 +28,7 @@ use crate::gpu::Gpu;
 use crate::precision::Precision;
 use crate::record::ResultRecord;
 use crate::runner::RunOptions;
+use crate::scale::exec::{Exec, Op, Record};
 use crate::scale::halo::HaloPlanes;
 use crate::scale::{
     Comm, Decomposition, Distributed, LocalFuture, PhaseTimes, Scaling, Slab, field_hash,
@@ -115,15 +114,50 @@ struct Rank<'a> {
     gpu: &'a Gpu,
     comm: &'a dyn Comm,
     d: &'a Decomposition,
-    precision: Precision,
-    prog: Recorded,
-    halo: HaloPlanes,
-    /// For each of the program's syncs, the halo field it swaps.
-    swap_field: Vec<usize>,
-    /// Where one scalar is read back for the sum over the ranks.
-    scalar: wgpu::Buffer,
+    prog: Segments,
+    ops: Vec<Op>,
+    exec: Exec,
     /// The scalars after the first run (a solve's counters), for rank 0.
     first_scalars: RefCell<Vec<f64>>,
+}
+
+/// The recorded program cut at its syncs: segment `k` is the dispatches
+/// before sync `k` (the last one, those after every sync).
+struct Segments {
+    prog: Recorded,
+    cuts: Vec<std::ops::Range<usize>>,
+}
+
+impl Record for Segments {
+    fn record(&self, id: usize, pass: &mut wgpu::ComputePass<'_>) {
+        self.prog.dispatch(pass, self.cuts[id].clone());
+    }
+}
+
+/// The program's segments, and the ops that run them with a swap or a sum
+/// at each sync: the swapped fields numbered in `fields`' order.
+fn segments(prog: Recorded, p: Precision) -> (Segments, Vec<Op>, Vec<wgpu::Buffer>) {
+    let (mut cuts, mut ops, mut fields) = (Vec::new(), Vec::new(), Vec::<wgpu::Buffer>::new());
+    let mut at = 0;
+    let mut compute = |end: usize, cuts: &mut Vec<_>, ops: &mut Vec<Op>| {
+        if end > at {
+            ops.push(Op::Compute(cuts.len()));
+            cuts.push(at..end);
+        }
+        at = end;
+    };
+    for (end, sync) in &prog.syncs {
+        compute(*end, &mut cuts, &mut ops);
+        ops.push(match sync {
+            Sync::Swap(b) => Op::Swap(fields.iter().position(|x| x == b).unwrap_or_else(|| {
+                fields.push(b.clone());
+                fields.len() - 1
+            })),
+            Sync::Reduce(b, slot) => Op::Sum(b.clone(), u64::from(*slot) * p.real_bytes()),
+        });
+    }
+    compute(prog.len(), &mut cuts, &mut ops);
+    (Segments { prog, cuts }, ops, fields)
 }
 
 impl<'a> Rank<'a> {
@@ -161,119 +195,42 @@ impl<'a> Rank<'a> {
             inputs: vec![fields.field.clone()],
             ..global.clone()
         };
-        let prog = Recorded::new(gpu, plan, &setup)?;
-        let mut buffers: Vec<wgpu::Buffer> = Vec::new();
-        let mut swap_field = Vec::new();
-        for (_, sync) in &prog.syncs {
-            let Sync::Swap(b) = sync else {
-                swap_field.push(usize::MAX);
-                continue;
-            };
-            let i = buffers.iter().position(|x| x == b).unwrap_or_else(|| {
-                buffers.push(b.clone());
-                buffers.len() - 1
-            });
-            swap_field.push(i);
-        }
+        let (prog, ops, fields) = segments(Recorded::new(gpu, plan, &setup)?, p);
         let layout = crate::apps::targetdp::Layout {
             sal: plan.build.layout.sal,
             sites: plan.sites,
             ncomp: Field::Spinor.ncomp(),
         };
-        let refs: Vec<&wgpu::Buffer> = buffers.iter().collect();
+        let refs: Vec<&wgpu::Buffer> = fields.iter().collect();
         let halo = HaloPlanes::new(gpu, p, &layout, d, &refs)?;
-        let scalar = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("milc-scalar-readback"),
-            size: p.real_bytes(),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         Ok(Rank {
             gpu,
             comm,
             d,
-            precision: p,
+            exec: Exec::new(gpu, p, &[&ops], Some(halo)),
             prog,
-            halo,
-            swap_field,
-            scalar,
+            ops,
             first_scalars: RefCell::default(),
         })
     }
-
-    /// Dispatches `steps` of the program and waits for them.
-    async fn compute(&self, steps: std::ops::Range<usize>, t: &mut PhaseTimes) -> Result<()> {
-        if steps.is_empty() {
-            return Ok(());
-        }
-        let t0 = Instant::now();
-        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            self.prog.dispatch(&mut pass, steps);
-        }
-        self.gpu.queue.submit([enc.finish()]);
-        self.gpu.finish().await?;
-        t.compute_s += t0.elapsed().as_secs_f64();
-        Ok(())
-    }
-
-    /// Replaces `slot` of `scalars` (this rank's sum over its own sites)
-    /// with its sum over the ranks.
-    async fn reduce(&self, scalars: &wgpu::Buffer, slot: u32, t: &mut PhaseTimes) -> Result<()> {
-        let (p, t0) = (self.precision, Instant::now());
-        let (at, len) = (u64::from(slot) * p.real_bytes(), p.real_bytes());
-        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(scalars, at, &self.scalar, 0, len);
-        self.gpu.queue.submit([enc.finish()]);
-        self.gpu.map(&self.scalar, wgpu::MapMode::Read).await?;
-        let mine = {
-            let view = self
-                .scalar
-                .get_mapped_range(..)
-                .map_err(|e| Error::Device(format!("milc scalar readback: {e}")))?;
-            p.decode(&view)[0]
-        };
-        self.scalar.unmap();
-        let t1 = Instant::now();
-        let total = self.comm.sum(&[mine])?[0];
-        let t2 = Instant::now();
-        self.gpu
-            .queue
-            .write_buffer(scalars, at, &p.encode(&[total]));
-        t.transfer_s += (t1 - t0).as_secs_f64();
-        t.exchange_s += (t2 - t1).as_secs_f64();
-        Ok(())
-    }
 }
-
 impl Slab for Rank<'_> {
-    /// One run of the program, stopping at each sync for the neighbours.
+    /// One run of the program, meeting the neighbours at each sync.
     async fn run(&mut self, t: &mut PhaseTimes) -> Result<()> {
-        let mut at = 0;
-        for (k, (end, sync)) in self.prog.syncs.iter().enumerate() {
-            self.compute(at..*end, t).await?;
-            match sync {
-                Sync::Swap(_) => {
-                    let field = self.swap_field[k];
-                    self.halo.swap(self.gpu, self.comm, field, t).await?;
-                }
-                Sync::Reduce(scalars, slot) => self.reduce(scalars, *slot, t).await?,
-            }
-            at = *end;
-        }
-        self.compute(at..self.prog.len(), t).await
+        let (gpu, comm) = (self.gpu, self.comm);
+        self.exec.run(gpu, comm, &self.ops, &self.prog, t).await
     }
 
     /// The owned slices of the result field, logical order; keeps the
     /// scalars of a solve (the same on every rank) for rank 0's check.
     async fn owned(&self) -> Result<Vec<u8>> {
-        let buffers: Vec<&wgpu::Buffer> = self.prog.outputs.iter().map(|(b, _)| b).collect();
+        let prog = &self.prog.prog;
+        let buffers: Vec<&wgpu::Buffer> = prog.outputs.iter().map(|(b, _)| b).collect();
         let raw = self.gpu.read_buffers(&buffers).await?;
         if let Some(scalars) = raw.get(1) {
-            *self.first_scalars.borrow_mut() = self.prog.unpack(scalars, Field::Plain);
+            *self.first_scalars.borrow_mut() = prog.unpack(scalars, Field::Plain);
         }
-        let field = self.prog.unpack(&raw[0], Field::Spinor);
+        let field = prog.unpack(&raw[0], Field::Spinor);
         let plane = self.d.plane_sites() * SPINOR;
         let owned = &field[self.d.halo * plane..(self.d.halo + self.d.local) * plane];
         Ok(to_bytes(owned))
