@@ -11,9 +11,14 @@
 // reads 5 of a neighbour plane's 19 populations, those moving into the
 // slab): SEND0 lists side 0's (for the rank below), SEND1 side 1's, NSEND
 // each. A received side 0 came from the rank below's side 1, so unpacking
-// reads the lists the other way round. The host injects WG, NCOMP (reals
-// per site), PLANE (sites per plane), PLANES, HALO, NSEND, SEND0, SEND1
-// and SAL (with tdp_index).
+// reads the lists the other way round. A side may send a projection
+// instead (milc's half spinors): value k adds component MIXs[k] times
+// SIGNs[k] (0: nothing, 1: minus, 2: plus) to component SENDs[k]; its
+// receiver zeroes the halo planes first (`clear`, when ZERO_REST is 1), so
+// the components no value lands in read as zero. The host injects WG,
+// NCOMP (reals per site), PLANE (sites per plane), PLANES, HALO, NSEND,
+// SEND0, SEND1, MIX0, MIX1, SIGN0, SIGN1, ZERO_REST and SAL (with
+// tdp_index).
 @group(0) @binding(0) var<storage, read_write> field: array<RealStore>;
 @group(0) @binding(1) var<storage, read_write> halo: array<RealStore>;
 
@@ -24,6 +29,15 @@ fn halo_component(list: u32, k: u32) -> u32 {
     var send0 = SEND0;
     var send1 = SEND1;
     return select(send0[k], send1[k], list == 1u);
+}
+
+// The mixed-in component and sign of value k of side `list`.
+fn halo_mix(list: u32, k: u32) -> vec2<u32> {
+    var mix0 = MIX0;
+    var mix1 = MIX1;
+    var sign0 = SIGN0;
+    var sign1 = SIGN1;
+    return select(vec2<u32>(mix0[k], sign0[k]), vec2<u32>(mix1[k], sign1[k]), list == 1u);
 }
 
 // The field slot of halo element `e` when side 0 starts at plane `lo` and
@@ -38,7 +52,33 @@ fn halo_slot(e: u32, lo: u32, hi: u32, list0: u32) -> u32 {
 @compute @workgroup_size(WG)
 fn pack(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let e = linear_id(gid, nwg);
-    if (e < 2u * SIDE) { halo[e] = field[halo_slot(e, HALO, PLANES, 0u)]; }
+    if (e >= 2u * SIDE) { return; }
+    let slot = halo_slot(e, HALO, PLANES, 0u);
+    let side = e / SIDE;
+    let m = halo_mix(side, (e % SIDE) % NSEND);
+    if (m.y == 0u) {
+        halo[e] = field[slot];
+        return;
+    }
+    // The same site's other component: the slot of component m.x.
+    let site = select(HALO, PLANES, side == 1u) * PLANE + (e % SIDE) / NSEND;
+    let other = r_load(field[tdp_index(site, m.x, NCOMP)]);
+    let mine = r_load(field[slot]);
+    if (m.y == 2u) {
+        halo[e] = r_store(r_add(mine, other));
+    } else {
+        halo[e] = r_store(r_sub(mine, other));
+    }
+}
+
+@compute @workgroup_size(WG)
+fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let e = linear_id(gid, nwg);
+    let per_side = HALO * PLANE * NCOMP;
+    if (ZERO_REST == 0u || e >= 2u * per_side) { return; }
+    let side = e / per_side;
+    let site = select(0u, PLANES + HALO, side == 1u) * PLANE + (e % per_side) / NCOMP;
+    field[tdp_index(site, e % NCOMP, NCOMP)] = r_store(r_zero());
 }
 
 @compute @workgroup_size(WG)

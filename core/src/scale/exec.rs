@@ -26,8 +26,15 @@ use crate::precision::Precision;
 pub enum Op {
     /// The app's dispatches number `id`, in a pass of their own (see [`Record`]).
     Compute(usize),
-    /// Fill the halo planes of the halo's field buffer `i` from the neighbours.
-    Swap(usize),
+    /// Fill the halo planes of field buffer `field` of halo `halo` (an
+    /// app may swap different things: milc's two projections) from the
+    /// neighbours.
+    Swap {
+        /// Which of the executor's halos.
+        halo: usize,
+        /// Which of its field buffers.
+        field: usize,
+    },
     /// Replace the real at byte `offset` of the buffer with its sum over the ranks.
     Sum(wgpu::Buffer, u64),
 }
@@ -145,7 +152,7 @@ fn passes_between_meetings(ops: &[Op]) -> usize {
     for op in ops {
         match op {
             Op::Compute(_) => n += 1,
-            Op::Swap(_) => {
+            Op::Swap { .. } => {
                 most = most.max(n + 1);
                 n = 1;
             }
@@ -161,19 +168,19 @@ fn passes_between_meetings(ops: &[Op]) -> usize {
 /// Runs a rank's ops on its GPU.
 pub struct Exec {
     precision: Precision,
-    halo: Option<HaloPlanes>,
+    halos: Vec<HaloPlanes>,
     clock: Option<Clock>,
     /// Where a summed real is read back.
     scalar: wgpu::Buffer,
 }
 
 impl Exec {
-    /// An executor for runs of (any of) `ops`, swapping through `halo`.
-    pub fn new(gpu: &Gpu, p: Precision, ops: &[&[Op]], halo: Option<HaloPlanes>) -> Exec {
+    /// An executor for runs of (any of) `ops`, swapping through `halos`.
+    pub fn new(gpu: &Gpu, p: Precision, ops: &[&[Op]], halos: Vec<HaloPlanes>) -> Exec {
         let passes = ops.iter().map(|o| passes_between_meetings(o)).max();
         Exec {
             precision: p,
-            halo,
+            halos,
             clock: Clock::new(gpu, passes.unwrap_or(0)),
             scalar: gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("scale-sum-readback"),
@@ -209,9 +216,12 @@ impl Exec {
                     });
                     app.record(*id, &mut pass);
                 }
-                Op::Swap(field) => {
-                    let halo = self.halo.as_ref().ok_or_else(|| {
-                        Error::Device("a halo swap on a rank without halo planes".into())
+                Op::Swap { halo, field } => {
+                    let halo = self.halos.get(*halo).ok_or_else(|| {
+                        Error::Device(format!(
+                            "a swap through halo {halo} of {}",
+                            self.halos.len()
+                        ))
                     })?;
                     halo.encode_pack(&mut enc, *field, self.ts(Kind::Pack));
                     self.meet(gpu, enc, Some(halo.readback()), t).await?;
@@ -302,10 +312,11 @@ mod tests {
 
     #[test]
     fn a_swap_ends_one_stretch_and_starts_the_next() {
-        let ops = [Op::Compute(0), Op::Compute(1), Op::Swap(0), Op::Compute(2)];
+        let swap = Op::Swap { halo: 0, field: 0 };
+        let ops = [Op::Compute(0), Op::Compute(1), swap.clone(), Op::Compute(2)];
         // Two computes and the pack; then the unpack and one compute.
         assert_eq!(passes_between_meetings(&ops), 3);
-        assert_eq!(passes_between_meetings(&[Op::Swap(0), Op::Compute(0)]), 2);
+        assert_eq!(passes_between_meetings(&[swap, Op::Compute(0)]), 2);
         assert_eq!(passes_between_meetings(&[]), 0);
     }
 }

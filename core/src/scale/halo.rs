@@ -25,21 +25,37 @@ use crate::shader::{ShaderSpec, sources};
 const WG: u32 = 64;
 
 /// The components of a site each side's planes carry: what the neighbour
-/// on that side reads of them.
+/// on that side reads of them. Value `k` of a side is its component
+/// `list[k]`, plus `sign * component` of its `mix[k]` when mixed (a spin
+/// projection: milc sends half spinors), and lands in component `list[k]`
+/// of the neighbour's halo site.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Send {
     /// Of the lowest own planes, for the rank below.
     pub down: Vec<u32>,
     /// Of the highest own planes, for the rank above.
     pub up: Vec<u32>,
+    /// `(component, sign)` added to each of `down`'s and `up`'s values
+    /// (sign -1 or 1), or empty for plain copies.
+    pub mix: [Vec<(u32, i32)>; 2],
+    /// Whether the halo sites' components that no value lands in are set to
+    /// zero (a projection's receiver) or kept as they were.
+    pub zero_rest: bool,
 }
 
 impl Send {
     /// Every component both ways (a kernel that reads whole neighbour sites).
     pub fn all(ncomp: u32) -> Send {
+        Send::copies((0..ncomp).collect(), (0..ncomp).collect())
+    }
+
+    /// Plain copies of `down`'s and `up`'s components.
+    pub fn copies(down: Vec<u32>, up: Vec<u32>) -> Send {
         Send {
-            down: (0..ncomp).collect(),
-            up: (0..ncomp).collect(),
+            down,
+            up,
+            mix: Default::default(),
+            zero_rest: false,
         }
     }
 
@@ -47,12 +63,21 @@ impl Send {
     /// and receive buffers have one size.
     fn per_side(&self, ncomp: u32) -> Result<u32> {
         let valid = |v: &[u32]| !v.is_empty() && v.iter().all(|&c| c < ncomp);
-        if self.down.len() != self.up.len() || !valid(&self.down) || !valid(&self.up) {
+        let mixes = |m: &[(u32, i32)], n: usize| {
+            m.is_empty() || (m.len() == n && m.iter().all(|&(c, s)| c < ncomp && s.abs() == 1))
+        };
+        let n = self.down.len();
+        if n != self.up.len()
+            || !valid(&self.down)
+            || !valid(&self.up)
+            || !self.mix.iter().all(|m| mixes(m, n))
+            || self.mix[0].is_empty() != self.mix[1].is_empty()
+        {
             return Err(Error::Device(format!(
-                "halo: send lists {self:?} are not two equal, non-empty lists of components below {ncomp}"
+                "halo: send lists {self:?} are not two equal, non-empty lists of components below {ncomp} (with mixes of as many, or none)"
             )));
         }
-        Ok(self.down.len() as u32)
+        Ok(n as u32)
     }
 }
 
@@ -70,6 +95,18 @@ fn const_list(name: &str, v: &[u32]) -> String {
 /// side carrying the components `send` lists (checked by
 /// [`HaloPlanes::sending`]).
 pub fn spec(p: Precision, layout: &Layout, d: &Decomposition, send: &Send) -> ShaderSpec {
+    // Unmixed: each value adds zero times itself, which the kernel skips.
+    let mix = |side: usize, list: &[u32]| -> (Vec<u32>, Vec<u32>) {
+        match send.mix[side].is_empty() {
+            true => (list.to_vec(), vec![0; list.len()]),
+            false => send.mix[side]
+                .iter()
+                .map(|&(c, s)| (c, u32::from(s > 0) + 1))
+                .unzip(),
+        }
+    };
+    let (mix0, sign0) = mix(0, &send.down);
+    let (mix1, sign1) = mix(1, &send.up);
     let spec = ShaderSpec::new("halo", sources::HALO, p)
         .with_u32("WG", WG)
         .with_u32("NCOMP", layout.ncomp)
@@ -77,7 +114,10 @@ pub fn spec(p: Precision, layout: &Layout, d: &Decomposition, send: &Send) -> Sh
         .with_u32("PLANES", d.local as u32)
         .with_u32("HALO", d.halo as u32)
         .with_u32("NSEND", send.down.len() as u32)
+        .with_u32("ZERO_REST", u32::from(send.zero_rest))
         .with_include(const_list("SEND0", &send.down) + &const_list("SEND1", &send.up))
+        .with_include(const_list("MIX0", &mix0) + &const_list("MIX1", &mix1))
+        .with_include(const_list("SIGN0", &sign0) + &const_list("SIGN1", &sign1))
         .with_include(sources::GRID);
     layout.apply(spec)
 }
@@ -87,6 +127,8 @@ pub fn spec(p: Precision, layout: &Layout, d: &Decomposition, send: &Send) -> Sh
 pub struct HaloPlanes {
     pack: Pipeline,
     unpack: Pipeline,
+    /// Zeroes the halo planes before an unpack (`Send::zero_rest`).
+    clear: Option<Pipeline>,
     /// One group per field buffer: (field i, send) and (field i, recv).
     pack_groups: Vec<wgpu::BindGroup>,
     unpack_groups: Vec<wgpu::BindGroup>,
@@ -102,6 +144,8 @@ pub struct HaloPlanes {
     /// Bytes of one side's planes.
     side_bytes: usize,
     dispatch: (u32, u32),
+    /// Of the clear: every real of the halo planes.
+    clear_dispatch: (u32, u32),
 }
 
 impl HaloPlanes {
@@ -141,6 +185,11 @@ impl HaloPlanes {
         let binds = [Bind::ReadWrite, Bind::ReadWrite];
         let pack = gpu.pipeline(&module, "pack", &binds)?;
         let unpack = gpu.pipeline(&module, "unpack", &binds)?;
+        let clear = match send.zero_rest {
+            true => Some(gpu.pipeline(&module, "clear", &binds)?),
+            false => None,
+        };
+        let halo_reals = 2 * d.halo * d.plane_sites() * layout.ncomp as usize;
         let send = gpu.storage("halo-send", bytes)?;
         let recv = gpu.storage("halo-recv", bytes)?;
         let readback = gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -161,8 +210,10 @@ impl HaloPlanes {
             pack_groups: pack_groups.collect(),
             unpack_groups: unpack_groups.collect(),
             dispatch: dispatch_shape(reals as u64, WG, gpu.caps.max_workgroups_per_dim)?,
+            clear_dispatch: dispatch_shape(halo_reals as u64, WG, gpu.caps.max_workgroups_per_dim)?,
             pack,
             unpack,
+            clear,
             send,
             recv,
             readback,
@@ -180,7 +231,10 @@ impl HaloPlanes {
         field: usize,
         ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) {
-        self.encode_pass(enc, &self.pack, &self.pack_groups[field], ts);
+        let mut pass = begin(enc, ts);
+        self.pack.set(&mut pass, &self.pack_groups[field]);
+        pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
+        drop(pass);
         enc.copy_buffer_to_buffer(&self.send, 0, &self.readback, 0, self.readback.size());
     }
 
@@ -230,23 +284,28 @@ impl HaloPlanes {
         ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) {
         enc.copy_buffer_to_buffer(&self.upload, 0, &self.recv, 0, self.recv.size());
-        self.encode_pass(enc, &self.unpack, &self.unpack_groups[field], ts);
-    }
-
-    fn encode_pass(
-        &self,
-        enc: &mut wgpu::CommandEncoder,
-        pipe: &Pipeline,
-        group: &wgpu::BindGroup,
-        ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
-    ) {
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("halo"),
-            timestamp_writes: ts,
-        });
-        pipe.set(&mut pass, group);
+        let group = &self.unpack_groups[field];
+        let mut pass = begin(enc, ts);
+        // Dispatches of one pass are ordered: the clear lands first.
+        if let Some(clear) = &self.clear {
+            clear.set(&mut pass, group);
+            let (x, y) = self.clear_dispatch;
+            pass.dispatch_workgroups(x, y, 1);
+        }
+        self.unpack.set(&mut pass, group);
         pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
     }
+}
+
+/// A compute pass of the halo kernels.
+fn begin<'e>(
+    enc: &'e mut wgpu::CommandEncoder,
+    ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
+) -> wgpu::ComputePass<'e> {
+    enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some("halo"),
+        timestamp_writes: ts,
+    })
 }
 
 #[cfg(test)]
@@ -256,21 +315,19 @@ mod tests {
     #[test]
     fn send_lists_must_be_equal_nonempty_and_in_range() {
         assert_eq!(Send::all(19).per_side(19).expect("all"), 19);
+        let mut mixed = Send::copies(vec![0, 1], vec![0, 1]);
+        mixed.mix = [vec![(2, -1), (3, -1)], vec![(2, 1), (3, 1)]];
+        assert_eq!(mixed.per_side(4).expect("mixed"), 2);
+        mixed.mix[1].clear();
+        assert!(mixed.per_side(4).is_err(), "one side mixed");
+        mixed.mix[1] = vec![(2, 2), (3, 1)];
+        assert!(mixed.per_side(4).is_err(), "a sign of 2");
         let lbm = crate::apps::lbm::dist::halo_send();
         assert_eq!(lbm.per_side(19).expect("lbm"), 5);
         let bad = [
-            Send {
-                down: vec![0, 1],
-                up: vec![2],
-            },
-            Send {
-                down: vec![],
-                up: vec![],
-            },
-            Send {
-                down: vec![19],
-                up: vec![0],
-            },
+            Send::copies(vec![0, 1], vec![2]),
+            Send::copies(vec![], vec![]),
+            Send::copies(vec![19], vec![0]),
         ];
         for s in bad {
             assert!(s.per_side(19).is_err(), "{s:?}");

@@ -42,10 +42,7 @@ pub fn halo_send() -> Send {
             .filter(|&q| d3q19::C[q as usize][2] == dz)
             .collect()
     };
-    Send {
-        down: moving(-1),
-        up: moving(1),
-    }
+    Send::copies(moving(-1), moving(1))
 }
 
 /// lbm over ranks.
@@ -115,7 +112,10 @@ fn run_ops(entries: &[&str], steps: u64, mut from: usize) -> Vec<Op> {
     for _ in 0..steps {
         for (k, entry) in entries.iter().enumerate() {
             if matches!(*entry, "propagate" | "fused") {
-                ops.push(Op::Swap(from));
+                ops.push(Op::Swap {
+                    halo: 0,
+                    field: from,
+                });
             }
             ops.push(Op::Compute(2 * k + from));
             from = 1 - from;
@@ -159,7 +159,7 @@ impl<'a> Rank<'a> {
             comm,
             d,
             precision: p,
-            exec: Exec::new(gpu, p, &[&ops[0], &ops[1]], Some(halo)),
+            exec: Exec::new(gpu, p, &[&ops[0], &ops[1]], vec![halo]),
             lattice: Slabs(lattice),
             ops,
             current: 0,

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use super::codegen::{Field, slot};
 use super::gpu::{Plan, Recorded, Sync};
 use super::reference::{Inputs, Setup, lattice};
-use super::wilson::{self, LINKS, SPINOR};
+use super::wilson::{self, GAMMA, LINKS, Phase, SPINOR};
 use super::{KernelName, Params, case_model, solve_metrics};
 use crate::app::{Case, Validation};
 use crate::error::{Error, Result};
@@ -29,7 +29,7 @@ use crate::precision::Precision;
 use crate::record::ResultRecord;
 use crate::runner::RunOptions;
 use crate::scale::exec::{Exec, Op, Record};
-use crate::scale::halo::HaloPlanes;
+use crate::scale::halo::{HaloPlanes, Send};
 use crate::scale::{
     Comm, Decomposition, Distributed, LocalFuture, PhaseTimes, Scaling, Slab, field_hash,
     from_bytes, measure, to_bytes,
@@ -81,6 +81,32 @@ impl Distributed for Split {
         opts: RunOptions,
     ) -> LocalFuture<'a, Result<Option<ResultRecord>>> {
         Box::pin(run(gpu, comm, case, d, scaling, opts))
+    }
+}
+
+/// What a rank's neighbours read of its edge slices for a Dslash of sign
+/// `isign`: the rank below (whose forward t hop reaches the slice) the
+/// projection `(1 - isign gamma_t) psi`, the rank above (backward hop)
+/// `(1 + isign gamma_t) psi`. A projection is fixed by its upper two spins
+/// (see `GAMMA`), so each side carries 12 of the spinor's 24 reals; they
+/// land in the upper spins of the halo site, its lower spins zero, where
+/// the receiving kernel's own projection gives them back exactly.
+pub fn halo_send(isign: i32) -> Send {
+    let (upper, mut mix) = (0..12u32, [Vec::new(), Vec::new()]);
+    for k in upper.clone() {
+        let (spin, rest) = (k as usize / 6, k % 6);
+        let (partner, phase) = GAMMA[3][spin];
+        // gamma_t is real in this basis: each value is one sum or difference.
+        let g = if phase == Phase::MinusOne { -1 } else { 1 };
+        let other = partner as u32 * 6 + rest;
+        mix[0].push((other, -isign * g));
+        mix[1].push((other, isign * g));
+    }
+    Send {
+        down: upper.clone().collect(),
+        up: upper.collect(),
+        mix,
+        zero_rest: true,
     }
 }
 
@@ -149,10 +175,13 @@ fn segments(prog: Recorded, p: Precision) -> (Segments, Vec<Op>, Vec<wgpu::Buffe
     for (end, sync) in &prog.syncs {
         compute(*end, &mut cuts, &mut ops);
         ops.push(match sync {
-            Sync::Swap(b) => Op::Swap(fields.iter().position(|x| x == b).unwrap_or_else(|| {
-                fields.push(b.clone());
-                fields.len() - 1
-            })),
+            Sync::Swap(b, isign) => Op::Swap {
+                halo: usize::from(*isign < 0),
+                field: fields.iter().position(|x| x == b).unwrap_or_else(|| {
+                    fields.push(b.clone());
+                    fields.len() - 1
+                }),
+            },
             Sync::Reduce(b, slot) => Op::Sum(b.clone(), u64::from(*slot) * p.real_bytes()),
         });
     }
@@ -202,12 +231,15 @@ impl<'a> Rank<'a> {
             ncomp: Field::Spinor.ncomp(),
         };
         let refs: Vec<&wgpu::Buffer> = fields.iter().collect();
-        let halo = HaloPlanes::new(gpu, p, &layout, d, &refs)?;
+        // Halo 0 serves D, halo 1 D^dagger (see `Op::Swap`).
+        let halos =
+            [1, -1].map(|isign| HaloPlanes::sending(gpu, p, &layout, d, &refs, &halo_send(isign)));
+        let [plus, minus] = halos;
         Ok(Rank {
             gpu,
             comm,
             d,
-            exec: Exec::new(gpu, p, &[&ops], Some(halo)),
+            exec: Exec::new(gpu, p, &[&ops], vec![plus?, minus?]),
             prog,
             ops,
             first_scalars: RefCell::default(),

@@ -64,8 +64,8 @@ impl Plan {
 /// scalar over the ranks.
 #[derive(Clone, Debug)]
 pub(super) enum Sync {
-    /// Swap the halo planes of this spinor field.
-    Swap(wgpu::Buffer),
+    /// Swap the halo planes of this spinor field for a Dslash of this sign.
+    Swap(wgpu::Buffer, i32),
     /// Sum this slot of this scalar buffer over the ranks.
     Reduce(wgpu::Buffer, u32),
 }
@@ -232,7 +232,7 @@ impl<'g> Program<'g> {
         [links, src, dst]: [&wgpu::Buffer; 3],
         isign: i32,
     ) -> Result<()> {
-        self.sync(Sync::Swap(src.clone()));
+        self.sync(Sync::Swap(src.clone(), isign));
         let Some(t) = split else {
             return self.over_sites("dslash_fused", isign, &[src, links, dst]);
         };

@@ -364,6 +364,17 @@ impl App for Milc {
                     specs.push(codegen::spec(m, &b, -1));
                 }
             }
+            // The scale-out halo swap of a 4^3 x 8 lattice over two ranks
+            // (4^3 x 6 padded slabs), sending half spinors.
+            if let Ok(d) = crate::scale::Decomposition::plan("t", &[4, 4, 4, 8], 2, 1) {
+                let spinor = Layout::new(name, 384, SPINOR as u32);
+                specs.push(crate::scale::halo::spec(
+                    p,
+                    &spinor,
+                    &d,
+                    &dist::halo_send(1),
+                ));
+            }
         }
         specs
     }
