@@ -96,7 +96,6 @@ fn a_box_over_the_binding_limit_is_a_clean_error() {
 #[test]
 fn one_rank_scale_out_swaps_halos_through_every_layout() {
     use skylight_core::apps::lbm::dist;
-    use skylight_core::runner::RunOptions;
     use skylight_core::scale::{Distributed, Scaling, SelfComm};
     let gpu = skylight_tests::gpu();
     let req = Request::default()
@@ -108,20 +107,20 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
     let cases = skylight_core::runner::plan(&Lbm, &req, &gpu.caps, true)
         .expect("plan")
         .cases;
-    let opts = RunOptions {
-        warmup: 0,
-        warmup_s: 0.0,
-        samples: 1,
-        budget_s: 0.0,
-    };
     for case in &cases {
         let d = dist::Split
             .decomposition(case, Scaling::Strong, 1)
             .expect("split");
-        let r =
-            pollster::block_on(dist::Split.run(&gpu, &SelfComm, case, &d, Scaling::Strong, opts))
-                .expect("run")
-                .expect("rank 0's record");
+        let r = pollster::block_on(dist::Split.run(
+            &gpu,
+            &SelfComm,
+            case,
+            &d,
+            Scaling::Strong,
+            skylight_tests::ONCE,
+        ))
+        .expect("run")
+        .expect("rank 0's record");
         assert!(
             r.validation.passed,
             "{}: {}",

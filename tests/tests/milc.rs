@@ -126,7 +126,6 @@ fn too_few_iterations_fail_and_a_lattice_over_the_limit_is_a_clean_error() {
 #[test]
 fn one_rank_scale_out_swaps_halos_through_every_layout() {
     use skylight_core::apps::milc::dist;
-    use skylight_core::runner::RunOptions;
     use skylight_core::scale::{Distributed, Scaling, SelfComm};
     let gpu = skylight_tests::gpu();
     // The solve (split Dslash, halo swaps, dot products summed over the
@@ -145,20 +144,20 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
     let mut cases = plan("cg", "aos,soa,aosoa-8", Precision::F32);
     cases.extend(plan("dslash-fused", "aosoa-8", double(&gpu)));
     assert_eq!(cases.len(), 4);
-    let opts = RunOptions {
-        warmup: 0,
-        warmup_s: 0.0,
-        samples: 1,
-        budget_s: 0.0,
-    };
     for case in &cases {
         let d = dist::Split
             .decomposition(case, Scaling::Strong, 1)
             .expect("split");
-        let r =
-            pollster::block_on(dist::Split.run(&gpu, &SelfComm, case, &d, Scaling::Strong, opts))
-                .expect("run")
-                .expect("rank 0's record");
+        let r = pollster::block_on(dist::Split.run(
+            &gpu,
+            &SelfComm,
+            case,
+            &d,
+            Scaling::Strong,
+            skylight_tests::ONCE,
+        ))
+        .expect("run")
+        .expect("rank 0's record");
         let label = case.label();
         assert!(r.validation.passed, "{label}: {}", r.validation.detail);
         let split = r.scale.expect("scale-out part").split;

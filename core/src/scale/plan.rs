@@ -150,6 +150,13 @@ impl Decomposition {
         self.plane_sites() * self.local
     }
 
+    /// The owned planes' values of a rank's padded field (logical order,
+    /// `reals` values a site): what it contributes to the gathered field.
+    pub fn owned<'f>(&self, field: &'f [f64], reals: usize) -> &'f [f64] {
+        let plane = self.plane_sites() * reals;
+        &field[self.halo * plane..(self.halo + self.local) * plane]
+    }
+
     /// A rank's extents with its halo planes (what it allocates).
     pub fn padded(&self) -> Vec<usize> {
         let mut e = self.global.clone();
@@ -196,6 +203,8 @@ mod tests {
         assert_eq!(d.neighbours(0), (3, 1));
         assert_eq!(d.neighbours(3), (2, 0));
         assert_eq!(d.label(), "z/4 x 4 planes, halo 1");
+        let field: Vec<f64> = (0..8 * 8 * 6 * 2).map(f64::from).collect();
+        assert_eq!(d.owned(&field, 2), &field[128..640]);
     }
 
     #[test]

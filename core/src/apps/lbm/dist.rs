@@ -186,9 +186,7 @@ impl Slab for Rank<'_> {
             .read_buffers(&[&self.lattice.0.buffers[self.current]])
             .await?;
         let field = self.lattice.0.layout.decode(self.precision, &raw[0]);
-        let plane = self.d.plane_sites() * NVEL;
-        let owned = &field[self.d.halo * plane..(self.d.halo + self.d.local) * plane];
-        Ok(to_bytes(owned))
+        Ok(to_bytes(self.d.owned(&field, NVEL)))
     }
 }
 

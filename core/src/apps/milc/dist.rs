@@ -263,9 +263,7 @@ impl Slab for Rank<'_> {
             *self.first_scalars.borrow_mut() = prog.unpack(scalars, Field::Plain);
         }
         let field = prog.unpack(&raw[0], Field::Spinor);
-        let plane = self.d.plane_sites() * SPINOR;
-        let owned = &field[self.d.halo * plane..(self.d.halo + self.d.local) * plane];
-        Ok(to_bytes(owned))
+        Ok(to_bytes(self.d.owned(&field, SPINOR)))
     }
 }
 
