@@ -53,6 +53,80 @@ impl std::fmt::Display for Reported {
 
 impl std::error::Error for Reported {}
 
+/// Why rank 0 refused the job after every rank opened its adapter (and
+/// before any allocated): the ranks would not run the same cases.
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// Checks on rank 0 that every rank runs the same cases: a rank that plans
+/// other ones (another command line) or skips one (an adapter without f64,
+/// say) would leave its neighbours waiting in a swap. Collective.
+fn agree(
+    world: &SimpleCommunicator,
+    splits: &[(Case, Decomposition)],
+    cases: &[Case],
+) -> Result<()> {
+    use std::hash::{Hash, Hasher};
+    let hash = |v: &dyn Fn(&mut std::collections::hash_map::DefaultHasher)| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        v(&mut h);
+        h.finish()
+    };
+    let labels: Vec<String> = splits.iter().map(|(c, _)| c.label()).collect();
+    // Every parameter and the split: a label leaves some out (lbm's steps).
+    let planned: Vec<String> = splits.iter().map(|(c, d)| format!("{c:?} {d:?}")).collect();
+    let runs: Vec<bool> = splits.iter().map(|(c, _)| cases.contains(c)).collect();
+    let first_skipped = runs.iter().position(|r| !r).map_or(u64::MAX, |k| k as u64);
+    let mine = [
+        hash(&|h| planned.hash(h)),
+        hash(&|h| runs.hash(h)),
+        first_skipped,
+    ];
+    let root = world.process_at_rank(0);
+    let mut refusal = None;
+    if world.rank() == 0 {
+        let mut all = vec![0u64; 3 * world.size() as usize];
+        root.gather_into_root(&mine[..], &mut all[..]);
+        let label = |k: u64| labels.get(k as usize).cloned().unwrap_or_default();
+        refusal = all.chunks_exact(3).enumerate().skip(1).find_map(|(r, theirs)| {
+            if theirs[0] != mine[0] {
+                return Some(format!(
+                    "rank {r} planned other cases than rank 0: every rank needs the same command line"
+                ));
+            }
+            let why = "every rank needs an adapter that runs the same precisions and features";
+            match theirs[1] != mine[1] {
+                false => None,
+                true if runs.get(theirs[2] as usize) == Some(&true) => Some(format!(
+                    "rank {r}'s adapter cannot run {} (rank 0's can): {why}",
+                    label(theirs[2])
+                )),
+                true => Some(format!(
+                    "rank 0's adapter cannot run {} (rank {r}'s can): {why}",
+                    label(mine[2])
+                )),
+            }
+        });
+    } else {
+        root.gather_into(&mine[..]);
+    }
+    let mut agreed = [u8::from(refusal.is_none())];
+    root.broadcast_into(&mut agreed[..]);
+    match (refusal, agreed[0]) {
+        (Some(why), _) => Err(Refused(why).into()),
+        (None, 0) => Err(Reported.into()),
+        _ => Ok(()),
+    }
+}
+
 /// [`Comm`] over an MPI communicator. MPI's default error handler aborts
 /// the job on a failed call, so these never return an error themselves.
 struct MpiComm {
@@ -158,6 +232,8 @@ pub fn run(args: &RunArgs, scaling: Scaling) -> Result<bool> {
     };
     let ok = match ranks_run(args, &world, split, &req, &splits, scaling) {
         Ok(ok) => ok,
+        // Every rank stopped at the same point: no rank waits, no abort.
+        Err(e) if e.is::<Refused>() || e.is::<Reported>() => return Err(e),
         Err(e) => abort(rank, &e),
     };
     // Rank 0's verdict becomes every rank's exit code.
@@ -227,6 +303,7 @@ fn ranks_run(
     // The cases the device can run, as a single-device run would plan them.
     let app = registry::find(split.name())?;
     let runner::Plan { cases, skipped } = runner::plan(app, req, &gpu.caps, true)?;
+    agree(world, splits, &cases)?;
     let comm = |d: &Decomposition| {
         let (lo, hi) = d.neighbours(rank);
         MpiComm {

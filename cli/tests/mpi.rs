@@ -210,6 +210,27 @@ fn a_bad_split_is_refused_by_rank_0_before_any_device() {
 }
 
 #[test]
+fn ranks_that_would_run_different_cases_are_refused_by_rank_0() {
+    let bin = env!("CARGO_BIN_EXE_skylight");
+    let run = [
+        bin, "run", "lbm", "--size", "8", "--kernel", "step", "--quiet",
+    ];
+    let mut args = run.to_vec();
+    args.extend([":", "-np", "1"]);
+    args.extend(run);
+    args.extend(["--set", "steps=2"]);
+    let out = mpirun(1, &args);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert_eq!(
+        all.matches("rank 1 planned other cases than rank 0")
+            .count(),
+        1,
+        "{all}"
+    );
+}
+
+#[test]
 fn a_failing_rank_aborts_the_job_with_its_rank_and_reason() {
     let bin = env!("CARGO_BIN_EXE_skylight");
     let run = [
