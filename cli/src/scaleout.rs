@@ -213,6 +213,20 @@ fn abort(rank: usize, why: &anyhow::Error) -> ! {
     SimpleCommunicator::world().abort(ABORT_CODE)
 }
 
+/// Ends a job that every rank refused at the same point: rank 0 says why
+/// (unless it was already said), then every rank waits for that at a
+/// barrier. Without it a rank could exit before rank 0 had written the
+/// reason, and mpirun would kill rank 0 mid-message.
+fn refuse(world: &SimpleCommunicator, why: &anyhow::Error) -> anyhow::Error {
+    if world.rank() == 0 && !why.is::<Reported>() {
+        eprintln!("error: {why:#}");
+    }
+    use std::io::Write as _;
+    let _ = std::io::stderr().flush();
+    world.barrier();
+    Reported.into()
+}
+
 /// Runs `args` over the ranks of the MPI job this process belongs to.
 /// `Ok(false)` when a case failed validation (rank 0's verdict, shared).
 pub fn run(args: &RunArgs, scaling: Scaling) -> Result<bool> {
@@ -227,13 +241,12 @@ pub fn run(args: &RunArgs, scaling: Scaling) -> Result<bool> {
     let planned = plan(args, scaling, size);
     let (split, req, splits) = match planned {
         Ok(p) => p,
-        Err(e) if rank == 0 => return Err(e),
-        Err(_) => return Err(Reported.into()),
+        Err(e) => return Err(refuse(&world, &e)),
     };
     let ok = match ranks_run(args, &world, split, &req, &splits, scaling) {
         Ok(ok) => ok,
         // Every rank stopped at the same point: no rank waits, no abort.
-        Err(e) if e.is::<Refused>() || e.is::<Reported>() => return Err(e),
+        Err(e) if e.is::<Refused>() || e.is::<Reported>() => return Err(refuse(&world, &e)),
         Err(e) => abort(rank, &e),
     };
     // Rank 0's verdict becomes every rank's exit code.
