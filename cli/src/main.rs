@@ -181,6 +181,12 @@ struct RunArgs {
     #[cfg(feature = "mpi")]
     #[arg(long, default_value = "strong", value_parser = skylight_core::scale::Scaling::parse)]
     scaling: skylight_core::scale::Scaling,
+    /// Under `mpirun`: swap the halos before updating any site, instead of
+    /// updating each rank's interior while they travel (the default, where
+    /// the kernel allows).
+    #[cfg(feature = "mpi")]
+    #[arg(long)]
+    no_overlap: bool,
 }
 
 /// Fails before any work when `path` cannot be written: its folder must
@@ -350,9 +356,15 @@ fn open_platform(common: &CommonArgs) -> Result<Platform> {
 fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
     #[cfg(feature = "mpi")]
     if !sweep && scaleout::launched() {
-        return scaleout::run(args, args.scaling);
+        let mode = skylight_core::scale::ScaleMode {
+            scaling: args.scaling,
+            overlap: !args.no_overlap,
+        };
+        return scaleout::run(args, mode);
     } else if args.scaling != skylight_core::scale::Scaling::Strong {
         bail!("--scaling weak needs an MPI launch (mpirun -np N skylight run ...)");
+    } else if args.no_overlap {
+        bail!("--no-overlap needs an MPI launch (mpirun -np N skylight run ...)");
     }
     let apps: Vec<&dyn App> = if args.app == "all" {
         registry::apps()

@@ -132,8 +132,12 @@ pub fn split_line(o: &Outcome) -> Option<String> {
     let s = r.scale.as_ref()?;
     let t = s.split;
     let ms = |v: f64| format!("{:.3} ms", v * 1e3);
+    let overlap = match s.overlap {
+        true => format!(", of which {} hidden behind the swap", ms(t.overlap_s)),
+        false => String::new(),
+    };
     Some(format!(
-        "  {} ranks, {} scaling ({}): compute {}, pack {}, transfer {}, exchange {} per run; communication {:.0}%",
+        "  {} ranks, {} scaling ({}): compute {}{overlap}, pack {}, transfer {}, exchange {} per run; communication {:.0}%",
         s.ranks,
         s.scaling.name(),
         s.decomposition.label(),

@@ -16,7 +16,7 @@ use mpi::traits::*;
 use skylight_core::app::Case;
 use skylight_core::gpu::{Gpu, Selector, list_adapters};
 use skylight_core::runner::{self, Outcome};
-use skylight_core::scale::{Comm, Decomposition, Distributed, Scaling};
+use skylight_core::scale::{Comm, Decomposition, Distributed, ScaleMode, Scaling};
 use skylight_core::{Error, registry};
 
 use super::{RunArgs, report};
@@ -229,7 +229,7 @@ fn refuse(world: &SimpleCommunicator, why: &anyhow::Error) -> anyhow::Error {
 
 /// Runs `args` over the ranks of the MPI job this process belongs to.
 /// `Ok(false)` when a case failed validation (rank 0's verdict, shared).
-pub fn run(args: &RunArgs, scaling: Scaling) -> Result<bool> {
+pub fn run(args: &RunArgs, mode: ScaleMode) -> Result<bool> {
     let universe = mpi::initialize().ok_or_else(|| anyhow!("MPI was already initialized"))?;
     let world = universe.world();
     let (rank, size) = (world.rank() as usize, world.size() as usize);
@@ -238,12 +238,12 @@ pub fn run(args: &RunArgs, scaling: Scaling) -> Result<bool> {
         panic_hook(info);
         abort(rank, &anyhow!("panicked"));
     }));
-    let planned = plan(args, scaling, size);
+    let planned = plan(args, mode.scaling, size);
     let (split, req, splits) = match planned {
         Ok(p) => p,
         Err(e) => return Err(refuse(&world, &e)),
     };
-    let ok = match ranks_run(args, &world, split, &req, &splits, scaling) {
+    let ok = match ranks_run(args, &world, split, &req, &splits, mode) {
         Ok(ok) => ok,
         // Every rank stopped at the same point: no rank waits, no abort.
         Err(e) if e.is::<Refused>() || e.is::<Reported>() => return Err(refuse(&world, &e)),
@@ -307,7 +307,7 @@ fn ranks_run(
     split: &dyn Distributed,
     req: &skylight_core::app::Request,
     splits: &[(Case, Decomposition)],
-    scaling: Scaling,
+    mode: ScaleMode,
 ) -> Result<bool> {
     let rank = world.rank() as usize;
     let local = world.split_shared(world.rank()).rank() as usize;
@@ -327,9 +327,14 @@ fn ranks_run(
     };
     if rank == 0 && !args.common.quiet {
         eprintln!(
-            "{} ranks, {} scaling; rank 0 on {} [{}]",
+            "{} ranks, {} scaling{}; rank 0 on {} [{}]",
             world.size(),
-            scaling.name(),
+            mode.scaling.name(),
+            if mode.overlap {
+                ", interior overlapped with the halo swap"
+            } else {
+                ""
+            },
             gpu.info.label(),
             gpu.info.device_type
         );
@@ -354,7 +359,7 @@ fn ranks_run(
     };
     let mut outcomes = Vec::new();
     for (case, d) in splits.iter().filter(|(c, _)| cases.contains(c)) {
-        let record = pollster::block_on(split.run(&gpu, &comm(d), case, d, scaling, opts))
+        let record = pollster::block_on(split.run(&gpu, &comm(d), case, d, mode, opts))
             .map_err(|e: Error| anyhow!(e))
             .with_context(|| case.label())?;
         if let Some(r) = record {

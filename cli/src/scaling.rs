@@ -60,12 +60,13 @@ pub fn curves(records: &[ResultRecord]) -> Curves {
             (Err(_), _) => String::new(),
         };
         let key = format!(
-            "{}/{} {} {} L={}{t}",
+            "{}/{} {} {} L={}{t}{}",
             c.app,
             c.kernel,
             c.variant,
             c.precision,
-            c.text("L")
+            c.text("L"),
+            if s.overlap { " overlapped" } else { "" }
         );
         out.entry((s.scaling, key)).or_default().push(Point {
             ranks: s.ranks,
@@ -246,8 +247,9 @@ mod tests {
         r.scale = Some(ScaleOut {
             ranks,
             scaling,
+            overlap: false,
             decomposition: Decomposition::plan("z", &global, ranks, 1).expect("plan"),
-            split: PhaseTimes::from_array([run_s / 2.0, 0.0, 0.0, run_s / 2.0]),
+            split: PhaseTimes::from_array([run_s / 2.0, 0.0, 0.0, run_s / 2.0, 0.0]),
         });
         r
     }

@@ -130,8 +130,28 @@ fn one_two_and_four_ranks_agree_bit_for_bit() {
                     "{what}: {phase} {t}"
                 );
             }
+            // 8 / np planes a rank: 4 ranks leave no interior to overlap.
+            let overlapped = swaps && np < 4;
+            assert_eq!(r["scale"]["overlap"], overlapped, "{what}");
+            let hidden = r["scale"]["split"]["overlap_s"].as_f64().expect("overlap");
+            assert_eq!(hidden > 0.0, overlapped, "{what}: overlap {hidden}");
         },
     );
+    // Without overlap the same fields, every plane updated after the swap.
+    let one = lbm(1, &dir, &[]);
+    for r in lbm(2, &dir, &["--no-overlap"]) {
+        let what = format!("no overlap, {}", r["kernel"]);
+        assert_eq!(r["scale"]["overlap"], false, "{what}");
+        assert_eq!(r["scale"]["split"]["overlap_s"], 0.0, "{what}");
+        let r1 = one
+            .iter()
+            .find(|o| o["kernel"] == r["kernel"])
+            .expect("1 rank");
+        assert_eq!(
+            r["metrics"]["field_hash"], r1["metrics"]["field_hash"],
+            "{what}"
+        );
+    }
     // Weak scaling: an 8 x 8 x 16 lattice over two ranks, still validated.
     for r in lbm(2, &dir, &["--scaling", "weak"]) {
         assert_eq!(r["validation"]["passed"], true, "weak: {}", r["validation"]);

@@ -4,6 +4,7 @@
 //   WG, NX, NY, NZ, SITES   workgroup size and box
 //   SAL                     targetDP layout (tdp_index, included)
 //   VVL                     virtual vector length: consecutive sites per invocation
+//   PART_*                  the sites of the dispatch (part.wgsl, included)
 // and appends the per-site functions generated from the velocity set
 // (lbm_collide_at, lbm_propagate_at, lbm_fused_at).
 const NVEL: u32 = 19u;
@@ -15,12 +16,13 @@ const NVEL: u32 = 19u;
 // kernel's precision so that f64 and df64 see exact constants.
 @group(0) @binding(2) var<storage, read> coef: array<RealStore>;
 
-// targetDP's __targetILP__ loop: invocation t owns sites t*VVL .. t*VVL + VVL - 1.
+// targetDP's __targetILP__ loop: invocation t owns sites t*VVL .. t*VVL + VVL - 1
+// of the dispatch's part (the whole box on one device).
 @compute @workgroup_size(WG)
 fn collide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let first = linear_id(gid, nwg) * VVL;
     for (var v = 0u; v < VVL; v++) {
-        if (first + v < SITES) { lbm_collide_at(first + v); }
+        if (first + v < PART_COUNT) { lbm_collide_at(part_site(first + v)); }
     }
 }
 
@@ -28,7 +30,7 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 fn propagate(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let first = linear_id(gid, nwg) * VVL;
     for (var v = 0u; v < VVL; v++) {
-        if (first + v < SITES) { lbm_propagate_at(first + v); }
+        if (first + v < PART_COUNT) { lbm_propagate_at(part_site(first + v)); }
     }
 }
 
@@ -36,6 +38,6 @@ fn propagate(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
 fn fused(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let first = linear_id(gid, nwg) * VVL;
     for (var v = 0u; v < VVL; v++) {
-        if (first + v < SITES) { lbm_fused_at(first + v); }
+        if (first + v < PART_COUNT) { lbm_fused_at(part_site(first + v)); }
     }
 }

@@ -96,7 +96,7 @@ fn a_box_over_the_binding_limit_is_a_clean_error() {
 #[test]
 fn one_rank_scale_out_swaps_halos_through_every_layout() {
     use skylight_core::apps::lbm::dist;
-    use skylight_core::scale::{Distributed, Scaling, SelfComm};
+    use skylight_core::scale::{Distributed, ScaleMode, Scaling, SelfComm};
     let gpu = skylight_tests::gpu();
     let req = Request::default()
         .set("size", "4")
@@ -107,26 +107,35 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
     let cases = skylight_core::runner::plan(&Lbm, &req, &gpu.caps, true)
         .expect("plan")
         .cases;
-    for case in &cases {
+    // With overlap, the interior planes (2 of the 4) are updated during the
+    // swap and the boundary planes after it.
+    for (case, overlap) in cases.iter().flat_map(|c| [(c, false), (c, true)]) {
         let d = dist::Split
             .decomposition(case, Scaling::Strong, 1)
             .expect("split");
+        let mode = ScaleMode {
+            scaling: Scaling::Strong,
+            overlap,
+        };
         let r = pollster::block_on(dist::Split.run(
             &gpu,
             &SelfComm,
             case,
             &d,
-            Scaling::Strong,
+            mode,
             skylight_tests::ONCE,
         ))
         .expect("run")
         .expect("rank 0's record");
         assert!(
             r.validation.passed,
-            "{}: {}",
+            "{} (overlap {overlap}): {}",
             case.label(),
             r.validation.detail
         );
-        assert_eq!(r.scale.expect("scale-out part").ranks, 1);
+        let scale = r.scale.expect("scale-out part");
+        // Collision alone swaps nothing, so it has nothing to overlap.
+        let swaps = case.kernel != "collide";
+        assert_eq!((scale.ranks, scale.overlap), (1, overlap && swaps));
     }
 }

@@ -126,7 +126,7 @@ fn too_few_iterations_fail_and_a_lattice_over_the_limit_is_a_clean_error() {
 #[test]
 fn one_rank_scale_out_swaps_halos_through_every_layout() {
     use skylight_core::apps::milc::dist;
-    use skylight_core::scale::{Distributed, Scaling, SelfComm};
+    use skylight_core::scale::{Distributed, ScaleMode, Scaling, SelfComm};
     let gpu = skylight_tests::gpu();
     // The solve (split Dslash, halo swaps, dot products summed over the
     // ranks) in every layout family in f32; the fused Dslash in f64 or df64.
@@ -153,7 +153,10 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
             &SelfComm,
             case,
             &d,
-            Scaling::Strong,
+            ScaleMode {
+                scaling: Scaling::Strong,
+                overlap: true,
+            },
             skylight_tests::ONCE,
         ))
         .expect("run")

@@ -355,6 +355,18 @@ impl Gpu {
         self.check_lost()
     }
 
+    /// Maps the whole of `buffer` for `mode` once submission `until` (its
+    /// last use) is done, even while later submissions run.
+    pub async fn map_after(
+        &self,
+        buffer: &wgpu::Buffer,
+        mode: wgpu::MapMode,
+        until: wgpu::SubmissionIndex,
+    ) -> Result<()> {
+        resources::map_after(&self.device, buffer, mode, until).await?;
+        self.check_lost()
+    }
+
     /// Resolves when the queue has finished everything submitted so far.
     pub async fn finish(&self) -> Result<()> {
         resources::finish(&self.device, &self.queue).await?;

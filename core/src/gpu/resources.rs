@@ -20,6 +20,10 @@ use crate::error::{Error, Result};
 struct Pump<'a, T> {
     device: &'a wgpu::Device,
     rx: oneshot::Receiver<T>,
+    /// The submission the callback waits for, when known: the fence wait
+    /// then ends when it is done, not when the newest submission is (which
+    /// may be later work the caller means to overlap with).
+    until: Option<wgpu::SubmissionIndex>,
 }
 
 impl<T> Future for Pump<'_, T> {
@@ -36,7 +40,7 @@ impl<T> Future for Pump<'_, T> {
             // in the driver instead of spinning, and the future still yields so
             // other work on the executor proceeds.
             let r = self.device.poll(wgpu::PollType::Wait {
-                submission_index: None,
+                submission_index: self.until.clone(),
                 timeout: Some(std::time::Duration::from_millis(2)),
             });
             if let Err(e) = r
@@ -47,7 +51,7 @@ impl<T> Future for Pump<'_, T> {
             cx.waker().wake_by_ref();
         }
         #[cfg(target_arch = "wasm32")]
-        let _ = self.device;
+        let _ = (self.device, &self.until);
         Poll::Pending
     }
 }
@@ -247,11 +251,33 @@ pub async fn map_range(
     mode: wgpu::MapMode,
     range: std::ops::Range<u64>,
 ) -> Result<()> {
+    map_when(device, buffer, mode, range, None).await
+}
+
+/// Maps the whole of `buffer` for `mode`, whose last use on the GPU was
+/// in submission `until`: resolves once that submission is done, while
+/// later submissions may still run.
+pub async fn map_after(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    mode: wgpu::MapMode,
+    until: wgpu::SubmissionIndex,
+) -> Result<()> {
+    map_when(device, buffer, mode, 0..buffer.size(), Some(until)).await
+}
+
+async fn map_when(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    mode: wgpu::MapMode,
+    range: std::ops::Range<u64>,
+    until: Option<wgpu::SubmissionIndex>,
+) -> Result<()> {
     let (tx, rx) = oneshot::channel();
     buffer.map_async(mode, range, move |r| {
         let _ = tx.send(r);
     });
-    Pump { device, rx }
+    Pump { device, rx, until }
         .await?
         .map_err(|e| Error::Device(format!("buffer map failed: {e}")))
 }
@@ -262,7 +288,12 @@ pub async fn finish(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<()> {
     queue.on_submitted_work_done(move || {
         let _ = tx.send(());
     });
-    Pump { device, rx }.await
+    Pump {
+        device,
+        rx,
+        until: None,
+    }
+    .await
 }
 
 /// Runs `f` inside validation and out-of-memory error scopes of `device` and

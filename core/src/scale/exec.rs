@@ -5,13 +5,21 @@
 //! recording and waiting per step cost more than the swap itself on the
 //! lent GPU machines (BENCHMARKS.md, scale-out).
 //!
+//! A swap may carry work to run `during` it (a rank's interior planes,
+//! which read no halo): that work is submitted right after the pack, so the
+//! GPU computes while the host reads the planes back, swaps them through
+//! MPI and writes what arrived; the work after the swap (the boundary
+//! planes) waits for the unpack as before.
+//!
 //! The phases of [`PhaseTimes`] come from GPU timestamps around every pass
 //! where the adapter has them (compute: the app's passes; pack: the halo
 //! passes), and from the host clock for the rest of each wait (transfer:
 //! copies to and from the host and the waits for them) and the meetings
-//! (exchange).
+//! (exchange). Work run during a swap counts as compute; the part of it
+//! that ran while the host swapped is also counted as overlap, so that the
+//! phases less the overlap add up to the run.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use web_time::Instant;
 
@@ -28,12 +36,15 @@ pub enum Op {
     Compute(usize),
     /// Fill the halo planes of field buffer `field` of halo `halo` (an
     /// app may swap different things: milc's two projections) from the
-    /// neighbours.
+    /// neighbours, running the dispatches `during` (each in a pass of its
+    /// own; they must not read the halo planes) while the planes travel.
     Swap {
         /// Which of the executor's halos.
         halo: usize,
         /// Which of its field buffers.
         field: usize,
+        /// Work that overlaps the swap, or none.
+        during: Vec<usize>,
     },
     /// Replace the real at byte `offset` of the buffer with its sum over the ranks.
     Sum(wgpu::Buffer, u64),
@@ -52,23 +63,26 @@ enum Kind {
     Pack,
 }
 
-/// The most passes between two meetings that one query set times (WebGPU
-/// allows 4096 queries in a set); a longer stretch is timed by the host.
+/// The most passes that one query set times (WebGPU allows 4096 queries
+/// in a set); a longer stretch is timed by the host.
 const MAX_PASSES: usize = 2048;
 
-/// GPU timestamps of the passes between two meetings.
-struct Clock {
+/// GPU timestamps of a stretch of passes, read back after the submission
+/// that resolves them.
+struct Bank {
     set: wgpu::QuerySet,
     resolve: wgpu::Buffer,
     readback: wgpu::Buffer,
     period_ns: f64,
     kinds: RefCell<Vec<Kind>>,
+    /// The submission that resolved the passes, until they are read.
+    resolved_in: RefCell<Option<wgpu::SubmissionIndex>>,
 }
 
-impl Clock {
+impl Bank {
     /// Room for `passes` passes, or `None` where the adapter has no
-    /// timestamps (or there are too many passes).
-    fn new(gpu: &Gpu, passes: usize) -> Option<Clock> {
+    /// timestamps (or there are none or too many passes).
+    fn new(gpu: &Gpu, passes: usize) -> Option<Bank> {
         if !gpu.caps.timestamps || passes == 0 || passes > MAX_PASSES {
             return None;
         }
@@ -83,7 +97,7 @@ impl Clock {
             })
         };
         use wgpu::BufferUsages as U;
-        Some(Clock {
+        Some(Bank {
             set: gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("phase-clock"),
                 ty: wgpu::QueryType::Timestamp,
@@ -93,6 +107,7 @@ impl Clock {
             readback: buffer("phase-clock-readback", U::MAP_READ | U::COPY_DST),
             period_ns: f64::from(gpu.queue.get_timestamp_period()),
             kinds: RefCell::default(),
+            resolved_in: RefCell::default(),
         })
     }
 
@@ -117,14 +132,23 @@ impl Clock {
         }
     }
 
-    /// After the submission: (compute, pack) seconds of this stretch's
-    /// passes; starts the next stretch.
-    async fn take(&self, gpu: &Gpu) -> Result<(f64, f64)> {
-        let kinds: Vec<Kind> = self.kinds.borrow_mut().drain(..).collect();
-        if kinds.is_empty() {
-            return Ok((0.0, 0.0));
+    /// Notes the submission that holds [`Bank::encode_resolve`].
+    fn submitted(&self, index: &wgpu::SubmissionIndex) {
+        if !self.kinds.borrow().is_empty() {
+            *self.resolved_in.borrow_mut() = Some(index.clone());
         }
-        gpu.map(&self.readback, wgpu::MapMode::Read).await?;
+    }
+
+    /// Once the resolving submission is done: (compute, pack) seconds of
+    /// the stretch's passes; starts the next stretch. Nothing to read
+    /// gives zeros.
+    async fn take(&self, gpu: &Gpu) -> Result<(f64, f64)> {
+        let Some(index) = self.resolved_in.borrow_mut().take() else {
+            return Ok((0.0, 0.0));
+        };
+        let kinds: Vec<Kind> = self.kinds.borrow_mut().drain(..).collect();
+        gpu.map_after(&self.readback, wgpu::MapMode::Read, index)
+            .await?;
         let mut sums = (0.0, 0.0);
         {
             let view = self
@@ -146,15 +170,16 @@ impl Clock {
 }
 
 /// The most passes between two meetings of `ops` (a swap's pack ends a
-/// stretch, its unpack starts the next).
-fn passes_between_meetings(ops: &[Op]) -> usize {
-    let (mut most, mut n) = (0, 0);
+/// stretch, its unpack starts the next), and the most run during a swap.
+fn passes_between_meetings(ops: &[Op]) -> (usize, usize) {
+    let (mut most, mut n, mut during_most) = (0, 0, 0);
     for op in ops {
         match op {
             Op::Compute(_) => n += 1,
-            Op::Swap { .. } => {
+            Op::Swap { during, .. } => {
                 most = most.max(n + 1);
                 n = 1;
+                during_most = during_most.max(during.len());
             }
             Op::Sum(..) => {
                 most = most.max(n);
@@ -162,14 +187,29 @@ fn passes_between_meetings(ops: &[Op]) -> usize {
             }
         }
     }
-    most.max(n)
+    (most.max(n), during_most)
+}
+
+/// Work submitted during a swap, until its timestamps are read: when the
+/// host started swapping (the GPU then runs it) and for how long.
+#[derive(Default)]
+struct During {
+    host_from: Option<Instant>,
+    host_s: f64,
 }
 
 /// Runs a rank's ops on its GPU.
 pub struct Exec {
     precision: Precision,
     halos: Vec<HaloPlanes>,
-    clock: Option<Clock>,
+    /// The passes between meetings.
+    clock: Option<Bank>,
+    /// The passes run during a swap.
+    side: Option<Bank>,
+    during: RefCell<During>,
+    /// GPU time of work run during a swap that the host did not hide, to
+    /// take from the next wait (it is compute, not transfer).
+    leftover_s: Cell<f64>,
     /// Where a summed real is read back.
     scalar: wgpu::Buffer,
 }
@@ -177,11 +217,17 @@ pub struct Exec {
 impl Exec {
     /// An executor for runs of (any of) `ops`, swapping through `halos`.
     pub fn new(gpu: &Gpu, p: Precision, ops: &[&[Op]], halos: Vec<HaloPlanes>) -> Exec {
-        let passes = ops.iter().map(|o| passes_between_meetings(o)).max();
+        let (passes, during) = ops
+            .iter()
+            .map(|o| passes_between_meetings(o))
+            .fold((0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
         Exec {
             precision: p,
             halos,
-            clock: Clock::new(gpu, passes.unwrap_or(0)),
+            clock: Bank::new(gpu, passes),
+            side: Bank::new(gpu, during),
+            during: RefCell::default(),
+            leftover_s: Cell::new(0.0),
             scalar: gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("scale-sum-readback"),
                 size: p.real_bytes(),
@@ -193,6 +239,15 @@ impl Exec {
 
     fn ts(&self, kind: Kind) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
         self.clock.as_ref().map(|c| c.pass(kind))
+    }
+
+    fn halo(&self, halo: usize) -> Result<&HaloPlanes> {
+        self.halos.get(halo).ok_or_else(|| {
+            Error::Device(format!(
+                "a swap through halo {halo} of {}",
+                self.halos.len()
+            ))
+        })
     }
 
     /// One run of `ops`, `app` recording the compute; each phase's time
@@ -216,65 +271,143 @@ impl Exec {
                     });
                     app.record(*id, &mut pass);
                 }
-                Op::Swap { halo, field } => {
-                    let halo = self.halos.get(*halo).ok_or_else(|| {
-                        Error::Device(format!(
-                            "a swap through halo {halo} of {}",
-                            self.halos.len()
-                        ))
-                    })?;
+                Op::Swap {
+                    halo,
+                    field,
+                    during,
+                } => {
+                    let halo = self.halo(*halo)?;
                     halo.encode_pack(&mut enc, *field, self.ts(Kind::Pack));
-                    self.meet(gpu, enc, Some(halo.readback()), t).await?;
-                    let (exchange, write) = halo.exchange(gpu, comm).await?;
+                    let (sent, t0) = self.submit(gpu, enc);
+                    self.start_during(gpu, app, during, t).await?;
+                    gpu.map_after(halo.readback(), wgpu::MapMode::Read, sent.clone())
+                        .await?;
+                    let swapping = Instant::now();
+                    self.settle(gpu, t0, true, false, t).await?;
+                    let (exchange, write) = halo.exchange(gpu, comm, sent).await?;
                     t.exchange_s += exchange;
                     t.transfer_s += write;
+                    if !during.is_empty() {
+                        self.during.borrow_mut().host_from = Some(swapping);
+                    }
                     enc = encoder();
                     halo.encode_unpack(&mut enc, *field, self.ts(Kind::Pack));
                 }
                 Op::Sum(buffer, offset) => {
                     let len = self.precision.real_bytes();
                     enc.copy_buffer_to_buffer(buffer, *offset, &self.scalar, 0, len);
-                    self.meet(gpu, enc, Some(&self.scalar), t).await?;
+                    let (sent, t0) = self.submit(gpu, enc);
+                    gpu.map_after(&self.scalar, wgpu::MapMode::Read, sent)
+                        .await?;
+                    self.settle(gpu, t0, true, true, t).await?;
                     self.sum(gpu, comm, buffer, *offset, t)?;
                     enc = encoder();
                 }
             }
         }
-        self.meet(gpu, enc, None, t).await
+        let (_, t0) = self.submit(gpu, enc);
+        gpu.finish().await?;
+        self.settle(gpu, t0, false, true, t).await
     }
 
-    /// Submits `enc` and waits for it (for `mapped` to map, when set); the
-    /// wait beyond the stretch's timed passes is transfer when something
-    /// was read back, else compute (submission and completion).
-    async fn meet(
-        &self,
-        gpu: &Gpu,
-        mut enc: wgpu::CommandEncoder,
-        mapped: Option<&wgpu::Buffer>,
-        t: &mut PhaseTimes,
-    ) -> Result<()> {
+    /// Submits `enc` with the resolve of the stretch's timestamps; returns
+    /// the submission and when it was made. Handing the GPU new work ends
+    /// the host's part of a swap that work ran during.
+    fn submit(&self, gpu: &Gpu, mut enc: wgpu::CommandEncoder) -> (wgpu::SubmissionIndex, Instant) {
         if let Some(c) = &self.clock {
             c.encode_resolve(&mut enc);
         }
-        let t0 = Instant::now();
-        gpu.queue.submit([enc.finish()]);
-        match mapped {
-            Some(b) => gpu.map(b, wgpu::MapMode::Read).await?,
-            None => gpu.finish().await?,
+        {
+            let mut d = self.during.borrow_mut();
+            if let Some(from) = d.host_from.take() {
+                d.host_s = from.elapsed().as_secs_f64();
+            }
         }
+        let t0 = Instant::now();
+        let index = gpu.queue.submit([enc.finish()]);
+        if let Some(c) = &self.clock {
+            c.submitted(&index);
+        }
+        (index, t0)
+    }
+
+    /// Submits the work `during` a swap, each id in a timed pass of its
+    /// own, after reading the timestamps of the last swap's (whose bank
+    /// this one reuses).
+    async fn start_during(
+        &self,
+        gpu: &Gpu,
+        app: &impl Record,
+        during: &[usize],
+        t: &mut PhaseTimes,
+    ) -> Result<()> {
+        if during.is_empty() {
+            return Ok(());
+        }
+        self.take_side(gpu, t).await?;
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        for id in during {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("rank-during-swap"),
+                timestamp_writes: self.side.as_ref().map(|s| s.pass(Kind::Compute)),
+            });
+            app.record(*id, &mut pass);
+        }
+        if let Some(s) = &self.side {
+            s.encode_resolve(&mut enc);
+        }
+        let index = gpu.queue.submit([enc.finish()]);
+        if let Some(s) = &self.side {
+            s.submitted(&index);
+        }
+        Ok(())
+    }
+
+    /// Reads the timestamps of the work run during the last swap (once its
+    /// submission is done): compute, and the part of it the host's swap
+    /// hid as overlap; the rest shows in a wait for the GPU.
+    async fn take_side(&self, gpu: &Gpu, t: &mut PhaseTimes) -> Result<()> {
+        let Some(side) = &self.side else {
+            return Ok(());
+        };
+        let (compute, _) = side.take(gpu).await?;
+        let host = std::mem::take(&mut self.during.borrow_mut().host_s);
+        let hidden = compute.min(host);
+        t.compute_s += compute;
+        t.overlap_s += hidden;
+        self.leftover_s
+            .set(self.leftover_s.get() + compute - hidden);
+        Ok(())
+    }
+
+    /// After the wait for the submission made at `t0`: the stretch's timed
+    /// passes, and the rest of the wait as transfer when something was read
+    /// back (`mapped`), else compute (submission and completion). With
+    /// `side`, also the work of a swap before (its submission is done).
+    async fn settle(
+        &self,
+        gpu: &Gpu,
+        t0: Instant,
+        mapped: bool,
+        side: bool,
+        t: &mut PhaseTimes,
+    ) -> Result<()> {
         let wall = t0.elapsed().as_secs_f64();
         let (compute, pack) = match &self.clock {
             Some(c) => c.take(gpu).await?,
             None => (0.0, 0.0),
         };
-        let rest = (wall - compute - pack).max(0.0);
+        if side {
+            self.take_side(gpu, t).await?;
+        }
+        let rest = (wall - compute - pack - self.leftover_s.replace(0.0)).max(0.0);
         t.pack_s += pack;
         match mapped {
-            Some(_) => {
+            true => {
                 t.compute_s += compute;
                 t.transfer_s += rest;
             }
-            None => t.compute_s += compute + rest,
+            false => t.compute_s += compute + rest,
         }
         Ok(())
     }
@@ -312,11 +445,27 @@ mod tests {
 
     #[test]
     fn a_swap_ends_one_stretch_and_starts_the_next() {
-        let swap = Op::Swap { halo: 0, field: 0 };
-        let ops = [Op::Compute(0), Op::Compute(1), swap.clone(), Op::Compute(2)];
+        let swap = |during: Vec<usize>| Op::Swap {
+            halo: 0,
+            field: 0,
+            during,
+        };
+        let ops = [Op::Compute(0), Op::Compute(1), swap(vec![]), Op::Compute(2)];
         // Two computes and the pack; then the unpack and one compute.
-        assert_eq!(passes_between_meetings(&ops), 3);
-        assert_eq!(passes_between_meetings(&[swap, Op::Compute(0)]), 2);
-        assert_eq!(passes_between_meetings(&[]), 0);
+        assert_eq!(passes_between_meetings(&ops), (3, 0));
+        assert_eq!(
+            passes_between_meetings(&[swap(vec![]), Op::Compute(0)]),
+            (2, 0)
+        );
+        assert_eq!(passes_between_meetings(&[]), (0, 0));
+        // Work during a swap is timed apart, in passes of its own; between
+        // the meetings: the unpack, one compute and the next pack.
+        let ops = [
+            Op::Compute(0),
+            swap(vec![1, 2]),
+            Op::Compute(3),
+            swap(vec![4]),
+        ];
+        assert_eq!(passes_between_meetings(&ops), (3, 2));
     }
 }

@@ -238,12 +238,17 @@ impl HaloPlanes {
         enc.copy_buffer_to_buffer(&self.send, 0, &self.readback, 0, self.readback.size());
     }
 
-    /// After the submission holding [`HaloPlanes::encode_pack`] is done
-    /// (its readback mapped by [`HaloPlanes::readback`]): swaps the planes
-    /// with the neighbours and writes what arrived to the upload buffer.
-    /// Returns the seconds spent in the swap between ranks (neighbours'
-    /// waits included) and in writing the upload buffer.
-    pub async fn exchange(&self, gpu: &Gpu, comm: &dyn Comm) -> Result<(f64, f64)> {
+    /// After submission `done`, holding [`HaloPlanes::encode_pack`], is
+    /// done (its readback mapped by [`HaloPlanes::readback`]): swaps the
+    /// planes with the neighbours and writes what arrived to the upload
+    /// buffer. Returns the seconds spent in the swap between ranks
+    /// (neighbours' waits included) and in writing the upload buffer.
+    pub async fn exchange(
+        &self,
+        gpu: &Gpu,
+        comm: &dyn Comm,
+        done: wgpu::SubmissionIndex,
+    ) -> Result<(f64, f64)> {
         let t0 = Instant::now();
         {
             let mut arrived = self.arrived.borrow_mut();
@@ -257,9 +262,10 @@ impl HaloPlanes {
         }
         self.readback.unmap();
         let t1 = Instant::now();
-        // The last upload's copy finished with its submission: this map
-        // does not wait for the GPU.
-        gpu.map(&self.upload, wgpu::MapMode::Write).await?;
+        // The last upload's copy was submitted before `done`: this map
+        // does not wait for the GPU, nor for work submitted after `done`.
+        gpu.map_after(&self.upload, wgpu::MapMode::Write, done)
+            .await?;
         self.upload
             .get_mapped_range_mut(..)
             .map_err(|e| Error::Device(format!("halo upload: {e}")))?

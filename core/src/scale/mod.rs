@@ -7,6 +7,7 @@
 
 pub mod exec;
 pub mod halo;
+pub mod part;
 pub mod plan;
 
 use std::future::Future;
@@ -14,6 +15,7 @@ use std::pin::Pin;
 
 use serde::{Deserialize, Serialize};
 
+pub use part::Part;
 pub use plan::{DecompError, Decomposition, Scaling};
 
 use web_time::Instant;
@@ -128,6 +130,17 @@ impl WarmUp {
     }
 }
 
+/// How a run over ranks is set up: how the lattice follows the rank count,
+/// and whether a rank updates its interior while its halos travel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScaleMode {
+    /// Strong or weak scaling.
+    pub scaling: Scaling,
+    /// Overlap the interior's update with the halo swap, where the kernel
+    /// allows (see `exec`).
+    pub overlap: bool,
+}
+
 /// A future polled where it is made (not `Send`: the browser has no threads).
 pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
@@ -150,7 +163,7 @@ pub trait Distributed: Sync {
         comm: &'a dyn Comm,
         case: &'a Case,
         d: &'a Decomposition,
-        scaling: Scaling,
+        mode: ScaleMode,
         opts: RunOptions,
     ) -> LocalFuture<'a, Result<Option<ResultRecord>>>;
 }
@@ -180,16 +193,18 @@ pub struct Measured {
 }
 
 impl Measured {
-    /// `record` (rank 0's) with its scale-out part: `d`, `scaling` and the split.
+    /// `record` (rank 0's) with its scale-out part: `d`, `mode` (whether
+    /// the run overlapped, not whether it was asked to) and the split.
     pub fn attach(
         &self,
         mut record: ResultRecord,
         d: &Decomposition,
-        scaling: Scaling,
+        mode: ScaleMode,
     ) -> ResultRecord {
         record.scale = Some(ScaleOut {
             ranks: d.ranks,
-            scaling,
+            scaling: mode.scaling,
+            overlap: mode.overlap,
             decomposition: d.clone(),
             split: self.split,
         });
@@ -218,7 +233,7 @@ pub async fn measure(slab: &mut impl Slab, comm: &dyn Comm, opts: RunOptions) ->
     // A run lasts as long as its slowest rank.
     let samples = comm.max(&samples)?;
     let per_run = t.to_array().map(|v| v / samples.len() as f64);
-    let split: [f64; 4] = comm
+    let split: [f64; 5] = comm
         .max(&per_run)?
         .try_into()
         .map_err(|_| Error::Comm("the phase times came back short".into()))?;
@@ -252,9 +267,11 @@ pub fn field_hash(values: &[f64]) -> f64 {
     (h >> 12) as f64
 }
 
-/// Where one run's time went on a rank, in seconds. Phases are timed on
-/// the host clock with the queue drained after each, so they add up to the
-/// run (their overlap is not measured).
+/// Where one run's time went on a rank, in seconds: GPU timestamps for
+/// the kernels, the host clock for the rest (see `exec`). Work that ran
+/// while the host swapped halos counts in compute and, for the time the
+/// swap hid it, in `overlap_s`; the phases less the overlap add up to the
+/// run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PhaseTimes {
     /// The app's own kernels.
@@ -266,35 +283,42 @@ pub struct PhaseTimes {
     pub transfer_s: f64,
     /// The halo swap between ranks, waiting for neighbours included.
     pub exchange_s: f64,
+    /// Compute that ran while the halos travelled (a rank's interior),
+    /// counted in `compute_s` and hidden behind transfer and exchange.
+    #[serde(default)]
+    pub overlap_s: f64,
 }
 
 impl PhaseTimes {
-    /// The four phases in order (compute, pack, transfer, exchange).
-    pub fn to_array(self) -> [f64; 4] {
+    /// The phases in order (compute, pack, transfer, exchange, overlap).
+    pub fn to_array(self) -> [f64; 5] {
         [
             self.compute_s,
             self.pack_s,
             self.transfer_s,
             self.exchange_s,
+            self.overlap_s,
         ]
     }
 
     /// From [`PhaseTimes::to_array`]'s order.
-    pub fn from_array(a: [f64; 4]) -> PhaseTimes {
+    pub fn from_array(a: [f64; 5]) -> PhaseTimes {
         PhaseTimes {
             compute_s: a[0],
             pack_s: a[1],
             transfer_s: a[2],
             exchange_s: a[3],
+            overlap_s: a[4],
         }
     }
 
-    /// Their sum.
+    /// The run: every phase, less what overlapped.
     pub fn total(&self) -> f64 {
-        self.to_array().iter().sum()
+        self.compute_s + self.pack_s + self.transfer_s + self.exchange_s - self.overlap_s
     }
 
-    /// Everything but compute: what the decomposition costs.
+    /// What the decomposition costs beyond the compute: the swap's phases
+    /// less the part that compute hid.
     pub fn communication(&self) -> f64 {
         self.total() - self.compute_s
     }
@@ -308,6 +332,10 @@ pub struct ScaleOut {
     pub ranks: usize,
     /// Strong (fixed lattice) or weak (fixed lattice per rank).
     pub scaling: Scaling,
+    /// Whether the ranks updated their interiors while the halos travelled
+    /// (false in files from before it existed).
+    #[serde(default)]
+    pub overlap: bool,
     /// The split.
     pub decomposition: Decomposition,
     /// Mean time of one run per phase, the slowest rank's.
@@ -340,8 +368,17 @@ mod tests {
 
     #[test]
     fn phase_times_round_trip_and_split_compute_from_the_rest() {
-        let t = PhaseTimes::from_array([4.0, 1.0, 2.0, 3.0]);
-        assert_eq!(t.to_array(), [4.0, 1.0, 2.0, 3.0]);
+        let t = PhaseTimes::from_array([4.0, 1.0, 2.0, 3.0, 0.0]);
+        assert_eq!(t.to_array(), [4.0, 1.0, 2.0, 3.0, 0.0]);
         assert_eq!((t.total(), t.communication()), (10.0, 6.0));
+        // Compute hidden behind the swap shortens the run, not the compute.
+        let t = PhaseTimes::from_array([4.0, 1.0, 2.0, 3.0, 1.5]);
+        assert_eq!((t.total(), t.communication()), (8.5, 4.5));
+        // Files written before overlap existed read as none.
+        let old: PhaseTimes = serde_json::from_str(
+            r#"{"compute_s": 4.0, "pack_s": 1.0, "transfer_s": 2.0, "exchange_s": 3.0}"#,
+        )
+        .expect("old split");
+        assert_eq!(old.overlap_s, 0.0);
     }
 }

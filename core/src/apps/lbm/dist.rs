@@ -5,9 +5,13 @@
 //! periodic box of `local + 2` planes: interior planes read only their
 //! neighbours, so the wrap-around reads land in halo planes, whose values
 //! are never used. Before every kernel that propagates, the halos are
-//! refilled from the neighbours ([`HaloPlanes::swap`]). Rank 0 gathers the
-//! owned planes, which in rank order are the global field in logical
-//! order, and checks them against the single-rank f64 reference.
+//! refilled from the neighbours ([`HaloPlanes`]). With overlap, a rank
+//! propagates its interior planes (and collides them, in `step`) while the
+//! halos travel, and its two boundary planes once they have arrived; in
+//! `step` it collides the boundary planes first, since they are what it
+//! sends. Rank 0 gathers the owned planes, which in rank order are the
+//! global field in logical order, and checks them against the single-rank
+//! f64 reference.
 
 use std::collections::BTreeMap;
 
@@ -24,8 +28,8 @@ use crate::runner::RunOptions;
 use crate::scale::exec::{Exec, Op, Record};
 use crate::scale::halo::{HaloPlanes, Send};
 use crate::scale::{
-    Comm, Decomposition, Distributed, LocalFuture, PhaseTimes, Scaling, Slab, field_hash,
-    from_bytes, measure, to_bytes,
+    Comm, Decomposition, Distributed, LocalFuture, PhaseTimes, ScaleMode, Scaling, Slab,
+    field_hash, from_bytes, measure, to_bytes,
 };
 use crate::timing::TimingMethod;
 
@@ -63,10 +67,10 @@ impl Distributed for Split {
         comm: &'a dyn Comm,
         case: &'a Case,
         d: &'a Decomposition,
-        scaling: Scaling,
+        mode: ScaleMode,
         opts: RunOptions,
     ) -> LocalFuture<'a, Result<Option<ResultRecord>>> {
-        Box::pin(run(gpu, comm, case, d, scaling, opts))
+        Box::pin(run(gpu, comm, case, d, mode, opts))
     }
 }
 
@@ -93,33 +97,91 @@ struct Rank<'a> {
     exec: Exec,
     /// The buffer holding the current field.
     current: usize,
+    /// Kernels a run applies (each writes the other buffer).
+    kernels: usize,
 }
 
-/// The lattice's kernels as [`Op::Compute`] numbers them: kernel `k`
-/// reading buffer `from` is `2 k + from`.
-struct Slabs(Lattice);
-
-impl Record for Slabs {
-    fn record(&self, id: usize, pass: &mut wgpu::ComputePass<'_>) {
-        self.0.record(pass, id / 2, id % 2);
+impl Rank<'_> {
+    /// Whether a run updates the interior during a swap (overlap asked for,
+    /// a slab with an interior, a kernel that swaps).
+    fn overlapped(&self) -> bool {
+        self.ops[0]
+            .iter()
+            .any(|op| matches!(op, Op::Swap { during, .. } if !during.is_empty()))
     }
 }
 
-/// One run of `steps` steps of `entries` from buffer `from`: before every
-/// kernel that propagates, the halos of the field it reads are swapped.
-fn run_ops(entries: &[&str], steps: u64, mut from: usize) -> Vec<Op> {
+/// The parts of a slab the lattice's kernels are built for besides the
+/// whole of it (part 0).
+#[derive(Clone, Copy)]
+enum Sites {
+    All = 0,
+    Boundary = 1,
+    Interior = 2,
+}
+
+/// The lattice's kernels as [`Op::Compute`] numbers them: kernel `k` over
+/// part `sites`, reading buffer `from`.
+struct Slabs(Lattice);
+
+impl Slabs {
+    fn id(&self, sites: Sites, k: usize, from: usize) -> usize {
+        (sites as usize * self.0.entries.len() + k) * 2 + from
+    }
+}
+
+impl Record for Slabs {
+    fn record(&self, id: usize, pass: &mut wgpu::ComputePass<'_>) {
+        let per_part = 2 * self.0.entries.len();
+        let (part, rest) = (id / per_part, id % per_part);
+        self.0.record_part(pass, part, rest / 2, rest % 2);
+    }
+}
+
+/// One run of `steps` steps of the lattice's kernel from buffer `from`:
+/// before every kernel that propagates, the halos of the field it reads
+/// are swapped. With `interior` (overlap on a slab that has one), the
+/// interior planes are updated during the swap and the boundary planes
+/// after it.
+fn run_ops(lattice: &Slabs, steps: u64, mut from: usize, interior: bool) -> Vec<Op> {
+    let id = |sites, k, from| lattice.id(sites, k, from);
+    let entries = &lattice.0.entries;
+    let propagates = |k: usize| matches!(entries[k], "propagate" | "fused");
     let mut ops = Vec::new();
     for _ in 0..steps {
-        for (k, entry) in entries.iter().enumerate() {
-            if matches!(*entry, "propagate" | "fused") {
-                ops.push(Op::Swap {
-                    halo: 0,
-                    field: from,
-                });
+        // `step` is collide (k = 0) then propagate (k = 1).
+        let collide_first = entries.len() == 2;
+        let k = usize::from(collide_first);
+        if !propagates(k) {
+            ops.push(Op::Compute(id(Sites::All, 0, from)));
+            from = 1 - from;
+            continue;
+        }
+        let mut during = Vec::new();
+        if collide_first {
+            match interior {
+                true => {
+                    ops.push(Op::Compute(id(Sites::Boundary, 0, from)));
+                    during.push(id(Sites::Interior, 0, from));
+                }
+                false => ops.push(Op::Compute(id(Sites::All, 0, from))),
             }
-            ops.push(Op::Compute(2 * k + from));
             from = 1 - from;
         }
+        let after = match interior {
+            true => {
+                during.push(id(Sites::Interior, k, from));
+                Sites::Boundary
+            }
+            false => Sites::All,
+        };
+        ops.push(Op::Swap {
+            halo: 0,
+            field: from,
+            during,
+        });
+        ops.push(Op::Compute(id(after, k, from)));
+        from = 1 - from;
     }
     ops
 }
@@ -133,6 +195,7 @@ impl<'a> Rank<'a> {
         d: &'a Decomposition,
         params: &Params,
         setup: &Setup,
+        overlap: bool,
     ) -> Result<Rank<'a>> {
         let plane = d.plane_sites() * NVEL;
         let first = d.first_plane(comm.rank()) * plane;
@@ -145,22 +208,28 @@ impl<'a> Rank<'a> {
             .copy_from_slice(&setup.start.f0[first..first + d.local * plane]);
         let p = params.precision;
         let f0 = Lattice::layout(params, padded.sites()).encode(p, &f0, 0.0);
+        // Parts 1 and 2 (`Sites`): a thin slab has no interior, and then
+        // nothing to overlap.
+        let interior = d.interior().filter(|_| overlap);
+        let parts: Vec<_> = interior.map(|i| vec![d.boundary(), i]).unwrap_or_default();
         let (lattice, halo) = gpu
             .scoped(|| {
-                let lattice = Lattice::new(gpu, params, &padded, &f0)?;
+                let lattice = Lattice::new(gpu, params, &padded, &f0, &parts)?;
                 let fields = [&lattice.buffers[0], &lattice.buffers[1]];
                 let halo = HaloPlanes::sending(gpu, p, &lattice.layout, d, &fields, &halo_send())?;
                 Ok((lattice, halo))
             })
             .await?;
-        let ops = [0, 1].map(|from| run_ops(&lattice.entries, params.steps, from));
+        let lattice = Slabs(lattice);
+        let ops = [0, 1].map(|from| run_ops(&lattice, params.steps, from, interior.is_some()));
         Ok(Rank {
             gpu,
             comm,
             d,
             precision: p,
             exec: Exec::new(gpu, p, &[&ops[0], &ops[1]], vec![halo]),
-            lattice: Slabs(lattice),
+            kernels: params.steps as usize * lattice.0.entries.len(),
+            lattice,
             ops,
             current: 0,
         })
@@ -173,9 +242,7 @@ impl Slab for Rank<'_> {
         let ops = &self.ops[self.current];
         let (gpu, comm) = (self.gpu, self.comm);
         self.exec.run(gpu, comm, ops, &self.lattice, t).await?;
-        // Every kernel writes the other buffer.
-        let kernels = ops.iter().filter(|o| matches!(o, Op::Compute(_))).count();
-        self.current = (self.current + kernels) % 2;
+        self.current = (self.current + self.kernels) % 2;
         Ok(())
     }
 
@@ -199,7 +266,7 @@ async fn run(
     comm: &dyn Comm,
     case: &Case,
     d: &Decomposition,
-    scaling: Scaling,
+    mode: ScaleMode,
     opts: RunOptions,
 ) -> Result<Option<ResultRecord>> {
     let params = Params::try_from(case)?;
@@ -207,7 +274,7 @@ async fn run(
     let n = [d.global[0], d.global[1], d.global[2]];
     let mut rng = rand_pcg::Pcg64::seed_from_u64(SEED);
     let setup = Setup::on(n, &params, params.precision, &mut rng);
-    let mut rank = Rank::new(gpu, comm, d, &params, &setup).await?;
+    let mut rank = Rank::new(gpu, comm, d, &params, &setup, mode.overlap).await?;
     let measured = measure(&mut rank, comm, opts).await?;
     let Some(bytes) = &measured.gathered else {
         return Ok(None);
@@ -220,7 +287,7 @@ async fn run(
         .param("sites", sites)
         .param("lattice", format!("{}x{}x{}", n[0], n[1], n[2]))
         .param("ranks", d.ranks)
-        .param("scaling", scaling.name());
+        .param("scaling", mode.scaling.name());
     let record = ResultRecord::new(
         case,
         gpu.info.clone(),
@@ -230,7 +297,11 @@ async fn run(
         validation,
         metrics,
     );
-    let record = measured.attach(record, d, scaling);
+    let mode = ScaleMode {
+        overlap: rank.overlapped(),
+        ..mode
+    };
+    let record = measured.attach(record, d, mode);
     Ok(Some(record))
 }
 

@@ -13,18 +13,27 @@ use crate::error::Result;
 use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
 use crate::params::Choice;
 use crate::precision::Precision;
+use crate::scale::Part;
 
 /// A lattice's field on a GPU: two buffers ping-ponged by the pipelines of
 /// one kernel (`step` has collide then propagate). A scale-out rank holds
-/// its slab with halo planes as such a lattice, with the same kernels.
+/// its slab with halo planes as such a lattice, with the same kernels built
+/// for its interior and boundary planes too.
 pub(super) struct Lattice {
     pub(super) layout: Layout,
     pub(super) buffers: [wgpu::Buffer; 2],
     /// The kernel's entry points, in the order a step runs them.
     pub(super) entries: Vec<&'static str>,
-    pipes: Vec<Pipeline>,
+    /// The kernel over each part of the lattice it was built for (the
+    /// first: every site).
+    parts: Vec<Parted>,
     /// Bind groups reading field 0 into 1, and 1 into 0.
     groups: [wgpu::BindGroup; 2],
+}
+
+/// A kernel's pipelines over one part of the lattice.
+struct Parted {
+    pipes: Vec<Pipeline>,
     dispatch: (u32, u32),
 }
 
@@ -35,28 +44,47 @@ impl Lattice {
     }
 
     /// Uploads `f0` (a field of box `b3` in [`Lattice::layout`], encoded)
-    /// and builds the pipelines of `params`' kernel for that box.
-    pub(super) fn new(gpu: &Gpu, params: &Params, b3: &Box3, f0: &[u8]) -> Result<Lattice> {
+    /// and builds the pipelines of `params`' kernel for that box: over
+    /// every site, and over each of `parts` (see [`Lattice::record_part`]).
+    pub(super) fn new(
+        gpu: &Gpu,
+        params: &Params,
+        b3: &Box3,
+        f0: &[u8],
+        parts: &[Part],
+    ) -> Result<Lattice> {
         let p = params.precision;
-        let sites = b3.sites() as u32;
-        let (vvl, wg) = (params.vvl, params.wg);
         let layout = Lattice::layout(params, b3.sites());
         let bytes = layout.reals() * p.real_bytes();
         gpu.check_size(bytes)?;
-        let dispatch = dispatch_shape(
-            u64::from(sites.div_ceil(vvl)),
-            wg,
-            gpu.caps.max_workgroups_per_dim,
-        )?;
-        let module = spec(p, wg, b3.n.map(|v| v as u32), &layout, vvl);
-        let binds = [Bind::Read, Bind::ReadWrite, Bind::Read];
         let entries: Vec<&'static str> = match params.kernel {
             KernelName::Step => vec!["collide", "propagate"],
             k => vec![k.name()],
         };
-        let pipes = entries
-            .iter()
-            .map(|e| gpu.pipeline(&module, e, &binds))
+        let parted = |part: &Part| -> Result<Parted> {
+            let module = part.apply(spec(
+                p,
+                params.wg,
+                b3.n.map(|v| v as u32),
+                &layout,
+                params.vvl,
+            ));
+            let binds = [Bind::Read, Bind::ReadWrite, Bind::Read];
+            Ok(Parted {
+                pipes: entries
+                    .iter()
+                    .map(|e| gpu.pipeline(&module, e, &binds))
+                    .collect::<Result<Vec<_>>>()?,
+                dispatch: dispatch_shape(
+                    u64::from(part.count.div_ceil(params.vvl)),
+                    params.wg,
+                    gpu.caps.max_workgroups_per_dim,
+                )?,
+            })
+        };
+        let parts = std::iter::once(Part::all(b3.sites() as u32))
+            .chain(parts.iter().copied())
+            .map(|part| parted(&part))
             .collect::<Result<Vec<_>>>()?;
         let a = gpu.storage_init("lbm-f0", f0)?;
         let b = gpu.storage_poisoned("lbm-f1", bytes, &p.poison_pattern())?;
@@ -71,24 +99,39 @@ impl Lattice {
             d3q19::WEIGHTS[2],
         ];
         let coef = gpu.storage_init("lbm-coef", &p.encode(&coef))?;
+        // Every pipeline has the same bindings, so one pair of groups serves all.
+        let first = &parts[0].pipes[0];
         let groups = [
-            gpu.bind(&pipes[0], &[&a, &b, &coef]),
-            gpu.bind(&pipes[0], &[&b, &a, &coef]),
+            gpu.bind(first, &[&a, &b, &coef]),
+            gpu.bind(first, &[&b, &a, &coef]),
         ];
         Ok(Lattice {
             layout,
             buffers: [a, b],
             entries,
-            pipes,
+            parts,
             groups,
-            dispatch,
         })
     }
 
-    /// Records entry point `k` of the kernel reading field `from` into the other.
+    /// Records entry point `k` of the kernel over every site, reading field
+    /// `from` into the other.
     pub(super) fn record(&self, pass: &mut wgpu::ComputePass<'_>, k: usize, from: usize) {
-        self.pipes[k].set(pass, &self.groups[from]);
-        pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
+        self.record_part(pass, 0, k, from);
+    }
+
+    /// As [`Lattice::record`], over part `part`: 0 is every site, `1 + i`
+    /// the `i`-th part [`Lattice::new`] was given.
+    pub(super) fn record_part(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        part: usize,
+        k: usize,
+        from: usize,
+    ) {
+        let part = &self.parts[part];
+        part.pipes[k].set(pass, &self.groups[from]);
+        pass.dispatch_workgroups(part.dispatch.0, part.dispatch.1, 1);
     }
 }
 
@@ -133,7 +176,7 @@ impl LbmGpu {
             .get_or_make(&format!("{problem}/{}/{layout:?}", start.id), || {
                 layout.encode(p, &start.f0, 0.0)
             });
-        let lattice = Lattice::new(gpu, params, &start.lattice, &encoded)?;
+        let lattice = Lattice::new(gpu, params, &start.lattice, &encoded, &[])?;
         Ok(LbmGpu {
             shared,
             precision: params.precision,

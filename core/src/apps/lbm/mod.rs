@@ -26,6 +26,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{Capabilities, Gpu};
 use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
+use crate::scale::Part;
 use crate::shader::{ShaderSpec, sources};
 use d3q19::{Box3, NVEL};
 
@@ -228,7 +229,10 @@ impl App for Lbm {
         let layouts = [LayoutName::Aos, LayoutName::Soa, LayoutName::Aosoa8];
         let mut specs: Vec<ShaderSpec> = layouts
             .into_iter()
-            .map(|name| spec(p, 64, [8, 8, 8], &Layout::new(name, 512, NVEL as u32), 2))
+            .map(|name| {
+                let layout = Layout::new(name, 512, NVEL as u32);
+                Part::all(512).apply(spec(p, 64, [8, 8, 8], &layout, 2))
+            })
             .collect();
         // The scale-out halo swap of an 8^3 box over two ranks (8 x 8 x 6 padded slabs).
         if let Ok(d) = crate::scale::Decomposition::plan("z", &[8, 8, 8], 2, 1) {

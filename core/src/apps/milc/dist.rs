@@ -31,8 +31,8 @@ use crate::runner::RunOptions;
 use crate::scale::exec::{Exec, Op, Record};
 use crate::scale::halo::{HaloPlanes, Send};
 use crate::scale::{
-    Comm, Decomposition, Distributed, LocalFuture, PhaseTimes, Scaling, Slab, field_hash,
-    from_bytes, measure, to_bytes,
+    Comm, Decomposition, Distributed, LocalFuture, PhaseTimes, ScaleMode, Scaling, Slab,
+    field_hash, from_bytes, measure, to_bytes,
 };
 use crate::timing::TimingMethod;
 
@@ -77,10 +77,10 @@ impl Distributed for Split {
         comm: &'a dyn Comm,
         case: &'a Case,
         d: &'a Decomposition,
-        scaling: Scaling,
+        mode: ScaleMode,
         opts: RunOptions,
     ) -> LocalFuture<'a, Result<Option<ResultRecord>>> {
-        Box::pin(run(gpu, comm, case, d, scaling, opts))
+        Box::pin(run(gpu, comm, case, d, mode, opts))
     }
 }
 
@@ -177,6 +177,7 @@ fn segments(prog: Recorded, p: Precision) -> (Segments, Vec<Op>, Vec<wgpu::Buffe
         ops.push(match sync {
             Sync::Swap(b, isign) => Op::Swap {
                 halo: usize::from(*isign < 0),
+                during: Vec::new(),
                 field: fields.iter().position(|x| x == b).unwrap_or_else(|| {
                     fields.push(b.clone());
                     fields.len() - 1
@@ -273,7 +274,7 @@ async fn run(
     comm: &dyn Comm,
     case: &Case,
     d: &Decomposition,
-    scaling: Scaling,
+    mode: ScaleMode,
     opts: RunOptions,
 ) -> Result<Option<ResultRecord>> {
     let params = Params::try_from(case)?;
@@ -304,7 +305,7 @@ async fn run(
     let case = global
         .case()
         .param("ranks", d.ranks)
-        .param("scaling", scaling.name());
+        .param("scaling", mode.scaling.name());
     let model = case_model(
         global.kernel,
         setup.fused,
@@ -321,7 +322,12 @@ async fn run(
         validation,
         metrics,
     );
-    Ok(Some(measured.attach(record, d, scaling)))
+    // The Dslash's interior is not yet updated during the swap.
+    let mode = ScaleMode {
+        overlap: false,
+        ..mode
+    };
+    Ok(Some(measured.attach(record, d, mode)))
 }
 
 /// The gathered field against the single-device f64 reference with the
