@@ -187,6 +187,12 @@ struct RunArgs {
     #[cfg(feature = "mpi")]
     #[arg(long)]
     no_overlap: bool,
+    /// Under `mpirun`: split the lattice along its slowest axis (1) or
+    /// over a grid of ranks along its two slowest axes (2: as square as
+    /// the rank count and the extents allow).
+    #[cfg(feature = "mpi")]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=2))]
+    axes: u32,
 }
 
 /// Fails before any work when `path` cannot be written: its folder must
@@ -359,12 +365,16 @@ fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
         let mode = skylight_core::scale::ScaleMode {
             scaling: args.scaling,
             overlap: !args.no_overlap,
+            axes: args.axes as usize,
         };
         return scaleout::run(args, mode);
-    } else if args.scaling != skylight_core::scale::Scaling::Strong {
-        bail!("--scaling weak needs an MPI launch (mpirun -np N skylight run ...)");
-    } else if args.no_overlap {
-        bail!("--no-overlap needs an MPI launch (mpirun -np N skylight run ...)");
+    } else if args.scaling != skylight_core::scale::Scaling::Strong
+        || args.no_overlap
+        || args.axes != 1
+    {
+        bail!(
+            "--scaling, --no-overlap and --axes need an MPI launch (mpirun -np N skylight run ...)"
+        );
     }
     let apps: Vec<&dyn App> = if args.app == "all" {
         registry::apps()

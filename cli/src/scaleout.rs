@@ -16,7 +16,7 @@ use mpi::traits::*;
 use skylight_core::app::Case;
 use skylight_core::gpu::{Gpu, Selector, list_adapters};
 use skylight_core::runner::{self, Outcome};
-use skylight_core::scale::{Comm, Decomposition, Distributed, ScaleMode, Scaling};
+use skylight_core::scale::{Comm, Decomposition, Distributed, ScaleMode};
 use skylight_core::{Error, registry};
 
 use super::{RunArgs, report};
@@ -28,10 +28,13 @@ const ABORT_CODE: i32 = 3;
 /// count).
 const GATHER_BYTES: usize = 1 << 30;
 
-/// Message tags: which way a halo travels, so that two messages between the
-/// same pair of ranks (two ranks, or one) cannot be confused.
-const TAG_DOWN: i32 = 1;
-const TAG_UP: i32 = 2;
+/// Message tags: which way a halo travels (down, up) across which split
+/// axis, so that two messages between the same pair of ranks (two ranks
+/// along an axis, or one) cannot be confused.
+fn tags(axis: usize) -> (i32, i32) {
+    let base = 2 * axis as i32;
+    (base + 1, base + 2)
+}
 
 /// Whether an MPI launcher started this process (Open MPI, MPICH, PMIx).
 pub fn launched() -> bool {
@@ -131,8 +134,8 @@ fn agree(
 /// the job on a failed call, so these never return an error themselves.
 struct MpiComm {
     world: SimpleCommunicator,
-    lo: i32,
-    hi: i32,
+    /// The ranks below and above along each split axis.
+    neighbours: Vec<(i32, i32)>,
 }
 
 impl Comm for MpiComm {
@@ -146,21 +149,29 @@ impl Comm for MpiComm {
 
     fn exchange(
         &self,
+        axis: usize,
         to_lo: &[u8],
         to_hi: &[u8],
         from_lo: &mut [u8],
         from_hi: &mut [u8],
     ) -> skylight_core::Result<()> {
+        let &(lo, hi) = self.neighbours.get(axis).ok_or_else(|| {
+            Error::Comm(format!(
+                "a swap across split axis {axis} of {}",
+                self.neighbours.len()
+            ))
+        })?;
         let (lo, hi) = (
-            self.world.process_at_rank(self.lo),
-            self.world.process_at_rank(self.hi),
+            self.world.process_at_rank(lo),
+            self.world.process_at_rank(hi),
         );
+        let (down, up) = tags(axis);
         // All four posted before any wait: no ordering between ranks can deadlock.
         mpi::request::scope(|scope| {
-            let r1 = lo.immediate_receive_into_with_tag(scope, from_lo, TAG_UP);
-            let r2 = hi.immediate_receive_into_with_tag(scope, from_hi, TAG_DOWN);
-            let s1 = lo.immediate_send_with_tag(scope, to_lo, TAG_DOWN);
-            let s2 = hi.immediate_send_with_tag(scope, to_hi, TAG_UP);
+            let r1 = lo.immediate_receive_into_with_tag(scope, from_lo, up);
+            let r2 = hi.immediate_receive_into_with_tag(scope, from_hi, down);
+            let s1 = lo.immediate_send_with_tag(scope, to_lo, down);
+            let s2 = hi.immediate_send_with_tag(scope, to_hi, up);
             r1.wait();
             r2.wait();
             s1.wait();
@@ -238,7 +249,7 @@ pub fn run(args: &RunArgs, mode: ScaleMode) -> Result<bool> {
         panic_hook(info);
         abort(rank, &anyhow!("panicked"));
     }));
-    let planned = plan(args, mode.scaling, size);
+    let planned = plan(args, mode, size);
     let (split, req, splits) = match planned {
         Ok(p) => p,
         Err(e) => return Err(refuse(&world, &e)),
@@ -263,7 +274,7 @@ type Planned = (
 
 /// The request and each case's split, from the flags alone: no device, so
 /// every rank finds the same answer and a bad split is refused first.
-fn plan(args: &RunArgs, scaling: Scaling, ranks: usize) -> Result<Planned> {
+fn plan(args: &RunArgs, mode: ScaleMode, ranks: usize) -> Result<Planned> {
     let split = registry::find_distributed(&args.app)?;
     if args.isolate {
         bail!("--isolate does not combine with an MPI run");
@@ -273,7 +284,7 @@ fn plan(args: &RunArgs, scaling: Scaling, ranks: usize) -> Result<Planned> {
     let cases = app.cases(&req, &runner::cpu_capabilities())?;
     let splits = cases
         .into_iter()
-        .map(|c| split.decomposition(&c, scaling, ranks).map(|d| (c, d)))
+        .map(|c| split.decomposition(&c, mode, ranks).map(|d| (c, d)))
         .collect::<skylight_core::Result<Vec<_>>>()
         .context("planning the decomposition")?;
     for path in [&args.common.json, &args.common.csv].into_iter().flatten() {
@@ -317,13 +328,12 @@ fn ranks_run(
     let app = registry::find(split.name())?;
     let runner::Plan { cases, skipped } = runner::plan(app, req, &gpu.caps, true)?;
     agree(world, splits, &cases)?;
-    let comm = |d: &Decomposition| {
-        let (lo, hi) = d.neighbours(rank);
-        MpiComm {
-            world: world.duplicate(),
-            lo: lo as i32,
-            hi: hi as i32,
-        }
+    let comm = |d: &Decomposition| MpiComm {
+        world: world.duplicate(),
+        neighbours: (0..d.split_axes())
+            .map(|axis| d.neighbours_along(rank, axis))
+            .map(|(lo, hi)| (lo as i32, hi as i32))
+            .collect(),
     };
     if rank == 0 && !args.common.quiet {
         eprintln!(

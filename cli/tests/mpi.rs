@@ -137,20 +137,37 @@ fn one_two_and_four_ranks_agree_bit_for_bit() {
             assert_eq!(hidden > 0.0, overlapped, "{what}: overlap {hidden}");
         },
     );
-    // Without overlap the same fields, every plane updated after the swap.
+    // The one-rank record of a kernel (fields that must not depend on the split).
     let one = lbm(1, &dir, &[]);
+    let one_rank = |r: &Value| -> Value {
+        let same = one.iter().find(|o| o["kernel"] == r["kernel"]);
+        same.expect("the kernel on one rank").clone()
+    };
+    // A 2 x 2 grid over y and z: the same fields, corners included (they
+    // arrive through the y swap, then the z swap).
+    for r in lbm(4, &dir, &["--axes", "2"]) {
+        let what = format!("2 x 2 grid, {}", r["kernel"]);
+        assert_eq!(
+            r["validation"]["passed"], true,
+            "{what}: {}",
+            r["validation"]
+        );
+        let d = &r["scale"]["decomposition"];
+        assert_eq!(
+            (&d["local"], &d["second"]["local"]),
+            (&4.into(), &4.into()),
+            "{what}"
+        );
+        let hash = &one_rank(&r)["metrics"]["field_hash"];
+        assert_eq!(&r["metrics"]["field_hash"], hash, "{what}");
+    }
+    // Without overlap the same fields, every plane updated after the swap.
     for r in lbm(2, &dir, &["--no-overlap"]) {
         let what = format!("no overlap, {}", r["kernel"]);
         assert_eq!(r["scale"]["overlap"], false, "{what}");
         assert_eq!(r["scale"]["split"]["overlap_s"], 0.0, "{what}");
-        let r1 = one
-            .iter()
-            .find(|o| o["kernel"] == r["kernel"])
-            .expect("1 rank");
-        assert_eq!(
-            r["metrics"]["field_hash"], r1["metrics"]["field_hash"],
-            "{what}"
-        );
+        let hash = &one_rank(&r)["metrics"]["field_hash"];
+        assert_eq!(&r["metrics"]["field_hash"], hash, "{what}");
     }
     // Weak scaling: an 8 x 8 x 16 lattice over two ranks, still validated.
     for r in lbm(2, &dir, &["--scaling", "weak"]) {
@@ -227,6 +244,11 @@ fn a_bad_split_is_refused_by_rank_0_before_any_device() {
         "{all}"
     );
     assert!(!all.contains("adapter:"), "{all}");
+    // No grid of 3 ranks over y and z divides an 8^3 box either.
+    let out = mpirun(3, &[bin, "run", "lbm", "--size", "8", "--axes", "2"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert_eq!(all.matches("no grid of 3 ranks").count(), 1, "{all}");
 }
 
 #[test]

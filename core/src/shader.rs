@@ -27,9 +27,6 @@ pub mod sources {
     /// `pack` and `unpack` of the halo planes of a lattice field split over
     /// ranks (needs `WG`, the grid functions and `tdp_index`).
     pub const HALO: &str = include_str!("../../shaders/common/halo.wgsl");
-    /// `part_site`: the sites one dispatch covers (needs the `PART_*`
-    /// constants of `crate::scale::part::Part`).
-    pub const PART: &str = include_str!("../../shaders/common/part.wgsl");
 }
 
 /// The df64 formulation a kernel is composed with.

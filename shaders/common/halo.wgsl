@@ -1,7 +1,10 @@
-// Halo planes of a lattice field split along its slowest axis over ranks.
-// A rank's field holds HALO planes of each neighbour's data, then its own
-// PLANES planes, then HALO more: planes [0, HALO) and [PLANES + HALO,
-// PLANES + 2 HALO) are halos. `pack` copies the planes the neighbours need
+// Halo planes of a lattice field split over ranks, across one split axis.
+// Along that axis a rank's field holds HALO planes of each neighbour's
+// data, then its own PLANES planes, then HALO more: planes [0, HALO) and
+// [PLANES + HALO, PLANES + 2 HALO) are halos. A plane has PLANE sites; its
+// i-th is halo_site(k, i): runs of INNER sites (the faster axes), EXTENT
+// planes apart (the axis's padded extent). Across the slowest axis a plane
+// is one run (INNER = PLANE). `pack` copies the planes the neighbours need
 // into `halo` (side 0: the lowest own planes, for the rank below; side 1:
 // the highest, for the rank above); `unpack` writes a received `halo` into
 // the halo planes. Both go through tdp_index, so one text serves every
@@ -16,7 +19,7 @@
 // SIGNs[k] (0: nothing, 1: minus, 2: plus) to component SENDs[k]; its
 // receiver zeroes the halo planes first (`clear`, when ZERO_REST is 1), so
 // the components no value lands in read as zero. The host injects WG,
-// NCOMP (reals per site), PLANE (sites per plane), PLANES, HALO, NSEND,
+// NCOMP (reals per site), PLANE, INNER, EXTENT, PLANES, HALO, NSEND,
 // SEND0, SEND1, MIX0, MIX1, SIGN0, SIGN1, ZERO_REST and SAL (with
 // tdp_index).
 @group(0) @binding(0) var<storage, read_write> field: array<RealStore>;
@@ -40,13 +43,28 @@ fn halo_mix(list: u32, k: u32) -> vec2<u32> {
     return select(vec2<u32>(mix0[k], sign0[k]), vec2<u32>(mix1[k], sign1[k]), list == 1u);
 }
 
+// Site i of plane k across the split axis.
+fn halo_site(k: u32, i: u32) -> u32 {
+    return i % INNER + INNER * (k + EXTENT * (i / INNER));
+}
+
+// Site `n` of the HALO planes from plane `first`.
+fn halo_planes_site(first: u32, n: u32) -> u32 {
+    return halo_site(first + n / PLANE, n % PLANE);
+}
+
+// The site of halo element `e` when side 0 starts at plane `lo` and side 1
+// at plane `hi`.
+fn halo_element_site(e: u32, lo: u32, hi: u32) -> u32 {
+    return halo_planes_site(select(lo, hi, e / SIDE == 1u), (e % SIDE) / NSEND);
+}
+
 // The field slot of halo element `e` when side 0 starts at plane `lo` and
 // side 1 at plane `hi`, and side 0 carries list `list0`.
 fn halo_slot(e: u32, lo: u32, hi: u32, list0: u32) -> u32 {
     let side = e / SIDE;
-    let rest = e % SIDE;
-    let site = select(lo, hi, side == 1u) * PLANE + rest / NSEND;
-    return tdp_index(site, halo_component(side ^ list0, rest % NSEND), NCOMP);
+    let site = halo_element_site(e, lo, hi);
+    return tdp_index(site, halo_component(side ^ list0, (e % SIDE) % NSEND), NCOMP);
 }
 
 @compute @workgroup_size(WG)
@@ -61,7 +79,7 @@ fn pack(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     // The same site's other component: the slot of component m.x.
-    let site = select(HALO, PLANES, side == 1u) * PLANE + (e % SIDE) / NSEND;
+    let site = halo_element_site(e, HALO, PLANES);
     let other = r_load(field[tdp_index(site, m.x, NCOMP)]);
     let mine = r_load(field[slot]);
     if (m.y == 2u) {
@@ -77,7 +95,7 @@ fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     let per_side = HALO * PLANE * NCOMP;
     if (ZERO_REST == 0u || e >= 2u * per_side) { return; }
     let side = e / per_side;
-    let site = select(0u, PLANES + HALO, side == 1u) * PLANE + (e % per_side) / NCOMP;
+    let site = halo_planes_site(select(0u, PLANES + HALO, side == 1u), (e % per_side) / NCOMP);
     field[tdp_index(site, e % NCOMP, NCOMP)] = r_store(r_zero());
 }
 

@@ -4,7 +4,7 @@
 //   WG, NX, NY, NZ, SITES   workgroup size and box
 //   SAL                     targetDP layout (tdp_index, included)
 //   VVL                     virtual vector length: consecutive sites per invocation
-//   PART_*                  the sites of the dispatch (part.wgsl, included)
+//   PART_COUNT, part_site   the sites of the dispatch (scale::Part)
 // and appends the per-site functions generated from the velocity set
 // (lbm_collide_at, lbm_propagate_at, lbm_fused_at).
 const NVEL: u32 = 19u;

@@ -96,7 +96,7 @@ fn a_box_over_the_binding_limit_is_a_clean_error() {
 #[test]
 fn one_rank_scale_out_swaps_halos_through_every_layout() {
     use skylight_core::apps::lbm::dist;
-    use skylight_core::scale::{Distributed, ScaleMode, Scaling, SelfComm};
+    use skylight_core::scale::{Distributed, ScaleMode, SelfComm};
     let gpu = skylight_tests::gpu();
     let req = Request::default()
         .set("size", "4")
@@ -111,11 +111,11 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
     // swap and the boundary planes after it.
     for (case, overlap) in cases.iter().flat_map(|c| [(c, false), (c, true)]) {
         let d = dist::Split
-            .decomposition(case, Scaling::Strong, 1)
+            .decomposition(case, ScaleMode::default(), 1)
             .expect("split");
         let mode = ScaleMode {
-            scaling: Scaling::Strong,
             overlap,
+            ..ScaleMode::default()
         };
         let r = pollster::block_on(dist::Split.run(
             &gpu,

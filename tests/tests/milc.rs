@@ -126,7 +126,7 @@ fn too_few_iterations_fail_and_a_lattice_over_the_limit_is_a_clean_error() {
 #[test]
 fn one_rank_scale_out_swaps_halos_through_every_layout() {
     use skylight_core::apps::milc::dist;
-    use skylight_core::scale::{Distributed, ScaleMode, Scaling, SelfComm};
+    use skylight_core::scale::{Distributed, ScaleMode, SelfComm};
     let gpu = skylight_tests::gpu();
     // The solve (split Dslash, halo swaps, dot products summed over the
     // ranks) in every layout family in f32; the fused Dslash in f64 or df64.
@@ -146,17 +146,14 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
     assert_eq!(cases.len(), 4);
     for case in &cases {
         let d = dist::Split
-            .decomposition(case, Scaling::Strong, 1)
+            .decomposition(case, ScaleMode::default(), 1)
             .expect("split");
         let r = pollster::block_on(dist::Split.run(
             &gpu,
             &SelfComm,
             case,
             &d,
-            ScaleMode {
-                scaling: Scaling::Strong,
-                overlap: true,
-            },
+            ScaleMode::default(),
             skylight_tests::ONCE,
         ))
         .expect("run")

@@ -91,10 +91,17 @@ fn const_list(name: &str, v: &[u32]) -> String {
     )
 }
 
-/// The halo module for a field of `layout` split as `d` describes, each
-/// side carrying the components `send` lists (checked by
-/// [`HaloPlanes::sending`]).
-pub fn spec(p: Precision, layout: &Layout, d: &Decomposition, send: &Send) -> ShaderSpec {
+/// The halo module for a field of `layout` split as `d` describes, across
+/// split axis `axis` (0: the slowest, 1: the second), each side carrying
+/// the components `send` lists (checked by [`HaloPlanes::sending`]).
+pub fn spec(
+    p: Precision,
+    layout: &Layout,
+    d: &Decomposition,
+    axis: usize,
+    send: &Send,
+) -> ShaderSpec {
+    let along = d.along(axis);
     // Unmixed: each value adds zero times itself, which the kernel skips.
     let mix = |side: usize, list: &[u32]| -> (Vec<u32>, Vec<u32>) {
         match send.mix[side].is_empty() {
@@ -110,8 +117,10 @@ pub fn spec(p: Precision, layout: &Layout, d: &Decomposition, send: &Send) -> Sh
     let spec = ShaderSpec::new("halo", sources::HALO, p)
         .with_u32("WG", WG)
         .with_u32("NCOMP", layout.ncomp)
-        .with_u32("PLANE", d.plane_sites() as u32)
-        .with_u32("PLANES", d.local as u32)
+        .with_u32("PLANE", along.plane as u32)
+        .with_u32("INNER", along.inner as u32)
+        .with_u32("EXTENT", along.extent as u32)
+        .with_u32("PLANES", along.owned as u32)
         .with_u32("HALO", d.halo as u32)
         .with_u32("NSEND", send.down.len() as u32)
         .with_u32("ZERO_REST", u32::from(send.zero_rest))
@@ -123,8 +132,10 @@ pub fn spec(p: Precision, layout: &Layout, d: &Decomposition, send: &Send) -> Sh
 }
 
 /// Pack and unpack pipelines bound to a rank's field buffers, and the
-/// buffers the halos travel through.
+/// buffers the halos travel through, across one split axis.
 pub struct HaloPlanes {
+    /// The split axis (0: the slowest, 1: the second).
+    axis: usize,
     pack: Pipeline,
     unpack: Pipeline,
     /// Zeroes the halo planes before an unpack (`Send::zero_rest`).
@@ -150,37 +161,28 @@ pub struct HaloPlanes {
 
 impl HaloPlanes {
     /// Builds the pipelines for `fields` (buffers of `layout`, any of which
-    /// a step may leave the current field in), every component sent.
-    pub fn new(
-        gpu: &Gpu,
-        p: Precision,
-        layout: &Layout,
-        d: &Decomposition,
-        fields: &[&wgpu::Buffer],
-    ) -> Result<HaloPlanes> {
-        HaloPlanes::sending(gpu, p, layout, d, fields, &Send::all(layout.ncomp))
-    }
-
-    /// As [`HaloPlanes::new`], each side carrying only the components
-    /// `send` lists (the others' halo values stay as they were).
+    /// a step may leave the current field in) across split axis `axis`
+    /// (0: the slowest, 1: the second), each side carrying only the
+    /// components `send` lists (the others' halo values stay as they were).
     pub fn sending(
         gpu: &Gpu,
         p: Precision,
         layout: &Layout,
-        d: &Decomposition,
+        (d, axis): (&Decomposition, usize),
         fields: &[&wgpu::Buffer],
         send: &Send,
     ) -> Result<HaloPlanes> {
-        if layout.sites as usize != d.plane_sites() * (d.local + 2 * d.halo) {
+        if layout.sites as usize != d.padded_sites() || axis >= d.split_axes() {
             return Err(Error::Device(format!(
-                "halo: a field of {} sites is not the padded slab of {:?}",
+                "halo: a field of {} sites is not the padded box of {:?}, or it has no split axis {axis}",
                 layout.sites,
                 d.padded()
             )));
         }
         send.per_side(layout.ncomp)?;
-        let module = spec(p, layout, d, send);
-        let reals = 2 * d.halo * d.plane_sites() * send.down.len();
+        let module = spec(p, layout, d, axis, send);
+        let plane = d.along(axis).plane;
+        let reals = 2 * d.halo * plane * send.down.len();
         let bytes = reals as u64 * p.real_bytes();
         let binds = [Bind::ReadWrite, Bind::ReadWrite];
         let pack = gpu.pipeline(&module, "pack", &binds)?;
@@ -189,7 +191,7 @@ impl HaloPlanes {
             true => Some(gpu.pipeline(&module, "clear", &binds)?),
             false => None,
         };
-        let halo_reals = 2 * d.halo * d.plane_sites() * layout.ncomp as usize;
+        let halo_reals = 2 * d.halo * plane * layout.ncomp as usize;
         let send = gpu.storage("halo-send", bytes)?;
         let recv = gpu.storage("halo-recv", bytes)?;
         let readback = gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -207,6 +209,7 @@ impl HaloPlanes {
         let pack_groups = fields.iter().map(|f| gpu.bind(&pack, &[f, &send]));
         let unpack_groups = fields.iter().map(|f| gpu.bind(&unpack, &[f, &recv]));
         Ok(HaloPlanes {
+            axis,
             pack_groups: pack_groups.collect(),
             unpack_groups: unpack_groups.collect(),
             dispatch: dispatch_shape(reals as u64, WG, gpu.caps.max_workgroups_per_dim)?,
@@ -258,7 +261,7 @@ impl HaloPlanes {
                 .map_err(|e| Error::Device(format!("halo readback: {e}")))?;
             let (to_lo, to_hi) = sent.split_at(self.side_bytes);
             let (from_lo, from_hi) = arrived.split_at_mut(self.side_bytes);
-            comm.exchange(to_lo, to_hi, from_lo, from_hi)?;
+            comm.exchange(self.axis, to_lo, to_hi, from_lo, from_hi)?;
         }
         self.readback.unmap();
         let t1 = Instant::now();
@@ -328,8 +331,10 @@ mod tests {
         assert!(mixed.per_side(4).is_err(), "one side mixed");
         mixed.mix[1] = vec![(2, 2), (3, 1)];
         assert!(mixed.per_side(4).is_err(), "a sign of 2");
-        let lbm = crate::apps::lbm::dist::halo_send();
-        assert_eq!(lbm.per_side(19).expect("lbm"), 5);
+        for axis in [0, 1] {
+            let lbm = crate::apps::lbm::dist::halo_send(axis);
+            assert_eq!(lbm.per_side(19).expect("lbm"), 5);
+        }
         let bad = [
             Send::copies(vec![0, 1], vec![2]),
             Send::copies(vec![], vec![]),

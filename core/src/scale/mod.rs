@@ -16,7 +16,7 @@ use std::pin::Pin;
 use serde::{Deserialize, Serialize};
 
 pub use part::Part;
-pub use plan::{DecompError, Decomposition, Scaling};
+pub use plan::{Along, DecompError, Decomposition, NoGrid, Scaling, SecondAxis, square_grid};
 
 use web_time::Instant;
 
@@ -33,11 +33,14 @@ pub trait Comm {
     fn rank(&self) -> usize;
     /// Number of ranks.
     fn size(&self) -> usize;
-    /// The periodic halo swap along the split axis: `to_lo` goes to the rank
-    /// below and arrives there as its `from_hi`; `to_hi` goes to the rank
-    /// above and arrives as its `from_lo`. All four have the same length.
+    /// The periodic halo swap along split axis `axis` (0: the slowest, 1:
+    /// the second; see [`Decomposition::neighbours_along`]): `to_lo` goes
+    /// to the rank below and arrives there as its `from_hi`; `to_hi` goes to
+    /// the rank above and arrives as its `from_lo`. All four have the same
+    /// length.
     fn exchange(
         &self,
+        axis: usize,
         to_lo: &[u8],
         to_hi: &[u8],
         from_lo: &mut [u8],
@@ -68,6 +71,7 @@ impl Comm for SelfComm {
 
     fn exchange(
         &self,
+        _axis: usize,
         to_lo: &[u8],
         to_hi: &[u8],
         from_lo: &mut [u8],
@@ -131,14 +135,28 @@ impl WarmUp {
 }
 
 /// How a run over ranks is set up: how the lattice follows the rank count,
-/// and whether a rank updates its interior while its halos travel.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// over how many axes it is split, and whether a rank updates its interior
+/// while its halos travel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScaleMode {
     /// Strong or weak scaling.
     pub scaling: Scaling,
     /// Overlap the interior's update with the halo swap, where the kernel
     /// allows (see `exec`).
     pub overlap: bool,
+    /// Split axes: 1 (slabs along the slowest axis) or 2 (a grid of ranks
+    /// along the two slowest; see [`Decomposition::plan_grid`]).
+    pub axes: usize,
+}
+
+impl Default for ScaleMode {
+    fn default() -> ScaleMode {
+        ScaleMode {
+            scaling: Scaling::Strong,
+            overlap: true,
+            axes: 1,
+        }
+    }
 }
 
 /// A future polled where it is made (not `Send`: the browser has no threads).
@@ -149,10 +167,10 @@ pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 pub trait Distributed: Sync {
     /// The app's name.
     fn name(&self) -> &'static str;
-    /// How `case` splits over `ranks` ranks. Pure (no device), so every
-    /// rank plans the same and rank 0 can refuse a bad split before any
-    /// rank allocates.
-    fn decomposition(&self, case: &Case, scaling: Scaling, ranks: usize) -> Result<Decomposition>;
+    /// How `case` splits over `ranks` ranks as `mode` asks. Pure (no
+    /// device), so every rank plans the same and rank 0 can refuse a bad
+    /// split before any rank allocates.
+    fn decomposition(&self, case: &Case, mode: ScaleMode, ranks: usize) -> Result<Decomposition>;
     /// Runs `case` split as `d` over the ranks of `comm`, this rank's slab
     /// on `gpu`, as [`measure`] does, and validates the gathered result on
     /// rank 0 against the single-device reference. Collective; rank 0 gets
@@ -350,7 +368,7 @@ mod tests {
     fn one_rank_wraps_its_halos_onto_itself() {
         let (mut lo, mut hi) = ([0u8; 2], [0u8; 2]);
         SelfComm
-            .exchange(&[1, 2], &[3, 4], &mut lo, &mut hi)
+            .exchange(0, &[1, 2], &[3, 4], &mut lo, &mut hi)
             .expect("exchange");
         assert_eq!((lo, hi), ([3, 4], [1, 2]));
         assert_eq!(SelfComm.gather(&[5]).expect("gather"), Some(vec![5]));

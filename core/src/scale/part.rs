@@ -1,82 +1,146 @@
 //! The sites a kernel is dispatched over: a whole lattice, or the interior
-//! or boundary planes of a rank's slab. A rank updates its interior while
-//! its halos travel and its boundary (the planes that read the halos) once
+//! or boundary of a rank's padded box. A rank updates its interior while
+//! its halos travel and its boundary (the sites that read a halo) once
 //! they have arrived, so the swap hides behind the interior's update
 //! (`exec`'s [`Op::Swap`](super::exec::Op::Swap) with work `during` it).
 
 use super::Decomposition;
-use crate::shader::{ShaderSpec, sources};
+use crate::shader::ShaderSpec;
 
-/// `count` sites: `split` from `first`, then the rest `gap` sites further
-/// on (a slab's two boundary runs). `shaders/common/part.wgsl` maps an
-/// index of the part to its site.
+/// A box of a lattice whose sites run `inner` fastest (the axes below the
+/// two slowest), then `ey` along the second slowest axis, then the
+/// slowest: `ny` rows from `y0` along the second, `nz` planes from `z0`
+/// along the slowest, every inner site. The whole lattice of `n` sites is
+/// the box of `n` inner sites.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Part {
-    /// The first site.
-    pub first: u32,
-    /// Sites in the first run.
-    pub split: u32,
-    /// Sites skipped after the first run.
-    pub gap: u32,
-    /// Sites in all.
-    pub count: u32,
+    /// Sites of the axes below the two slowest.
+    pub inner: u32,
+    /// Extent of the second slowest axis.
+    pub ey: u32,
+    /// First row along the second slowest axis.
+    pub y0: u32,
+    /// Rows along it.
+    pub ny: u32,
+    /// First plane along the slowest axis.
+    pub z0: u32,
+    /// Planes along it.
+    pub nz: u32,
 }
 
 impl Part {
     /// Every one of `sites` sites.
     pub fn all(sites: u32) -> Part {
-        Part::run(0, sites)
-    }
-
-    /// `count` consecutive sites from `first`.
-    fn run(first: u32, count: u32) -> Part {
         Part {
-            first,
-            split: count,
-            gap: 0,
-            count,
+            inner: sites,
+            ey: 1,
+            y0: 0,
+            ny: 1,
+            z0: 0,
+            nz: 1,
         }
     }
 
-    /// `spec` with the part's constants and `part_site`.
-    pub fn apply(self, spec: ShaderSpec) -> ShaderSpec {
-        spec.with_u32("PART_FIRST", self.first)
-            .with_u32("PART_SPLIT", self.split)
-            .with_u32("PART_GAP", self.gap)
-            .with_u32("PART_COUNT", self.count)
-            .with_include(sources::PART)
+    /// Sites in the box.
+    pub fn count(self) -> u32 {
+        self.inner * self.ny * self.nz
     }
 
-    /// The sites in order (for tests and host-side checks).
+    /// `spec` with the box's `PART_COUNT` and `part_site(i)`, the site of
+    /// the box's `i`-th site. Written out per box: a box of whole planes
+    /// (every single-device dispatch) maps by an addition alone.
+    pub fn apply(self, spec: ShaderSpec) -> ShaderSpec {
+        let Part {
+            inner,
+            ey,
+            y0,
+            ny,
+            z0,
+            ..
+        } = self;
+        let body = match (y0, ny == ey) {
+            (0, true) if z0 == 0 => "i".to_string(),
+            (0, true) => format!("{}u + i", inner * ey * z0),
+            _ => format!(
+                "i % {inner}u + {inner}u * ({y0}u + (i / {inner}u) % {ny}u) + {}u * ({z0}u + i / {}u)",
+                inner * ey,
+                inner * ny
+            ),
+        };
+        spec.with_u32("PART_COUNT", self.count()).with_include(format!(
+            "// Site of the dispatch's i-th site (scale::Part).\nfn part_site(i: u32) -> u32 {{ return {body}; }}\n"
+        ))
+    }
+
+    /// The sites in order (what `part_site` gives).
     pub fn sites(self) -> impl Iterator<Item = u32> {
-        (0..self.count).map(move |i| self.first + i + if i >= self.split { self.gap } else { 0 })
+        (0..self.count()).map(move |i| {
+            let (x, rest) = (i % self.inner, i / self.inner);
+            let (y, z) = (rest % self.ny, rest / self.ny);
+            x + self.inner * (self.y0 + y + self.ey * (self.z0 + z))
+        })
     }
 }
 
 impl Decomposition {
-    /// A rank's owned planes that read no halo plane (a kernel reaching
-    /// `halo` planes), as sites of its padded slab; `None` when every owned
-    /// plane is within reach of a halo.
-    pub fn interior(&self) -> Option<Part> {
-        let (p, h) = (self.plane_sites() as u32, self.halo as u32);
-        let local = self.local as u32;
-        (local > 2 * h).then(|| Part::run(2 * h * p, (local - 2 * h) * p))
+    /// A box of a rank's padded field: rows `y` along the second slowest
+    /// axis, planes `z` along the slowest.
+    fn part(&self, y: std::ops::Range<usize>, z: std::ops::Range<usize>) -> Part {
+        let [inner, ey, _] = self.padded3();
+        Part {
+            inner: inner as u32,
+            ey: ey as u32,
+            y0: y.start as u32,
+            ny: y.len() as u32,
+            z0: z.start as u32,
+            nz: z.len() as u32,
+        }
     }
 
-    /// A rank's owned planes within reach of a halo plane: the lowest and
-    /// highest `halo` owned planes (all of them on a thin slab).
-    pub fn boundary(&self) -> Part {
-        let (p, h) = (self.plane_sites() as u32, self.halo as u32);
-        let local = self.local as u32;
-        if local <= 2 * h {
-            return Part::run(h * p, local * p);
+    /// The owned rows along the second slowest axis (all of them on a slab
+    /// split) and whether that axis is split.
+    fn owned_rows(&self) -> (std::ops::Range<usize>, bool) {
+        match &self.second {
+            Some(s) => (self.halo..self.halo + s.local, true),
+            None => (0..self.padded3()[1], false),
         }
-        Part {
-            first: h * p,
-            split: h * p,
-            gap: (local - 2 * h) * p,
-            count: 2 * h * p,
+    }
+
+    /// A rank's owned sites that read no halo (a kernel reaching `halo`
+    /// sites along each split axis), as a box of its padded field; `None`
+    /// when every owned site is within reach of a halo.
+    pub fn interior(&self) -> Option<Part> {
+        let h = self.halo;
+        let (rows, split) = self.owned_rows();
+        let rows = if split {
+            rows.start + h..rows.end - h
+        } else {
+            rows
+        };
+        let planes = 2 * h..self.local;
+        (!rows.is_empty() && !planes.is_empty()).then(|| self.part(rows, planes))
+    }
+
+    /// A rank's owned sites within reach of a halo, as boxes of its padded
+    /// field: the lowest and highest `halo` planes along the slowest axis,
+    /// and on a grid the lowest and highest `halo` rows along the second
+    /// between them (the whole owned box when it has no interior).
+    pub fn boundary(&self) -> Vec<Part> {
+        let h = self.halo;
+        let (rows, split) = self.owned_rows();
+        if self.interior().is_none() {
+            return vec![self.part(rows, h..h + self.local)];
         }
+        let mut parts = vec![
+            self.part(rows.clone(), h..2 * h),
+            self.part(rows.clone(), self.local..self.local + h),
+        ];
+        if split {
+            let planes = 2 * h..self.local;
+            parts.push(self.part(rows.start..rows.start + h, planes.clone()));
+            parts.push(self.part(rows.end - h..rows.end, planes));
+        }
+        parts
     }
 }
 
@@ -84,31 +148,62 @@ impl Decomposition {
 mod tests {
     use super::*;
 
+    /// Every owned site of a rank's padded field, in order.
+    fn owned(d: &Decomposition) -> Vec<u32> {
+        let field: Vec<f64> = (0..d.padded_sites()).map(|s| s as f64).collect();
+        d.owned(&field, 1).iter().map(|&s| s as u32).collect()
+    }
+
     #[test]
-    fn interior_and_boundary_cover_the_owned_planes_once() {
-        for (ranks, halo) in [(1, 1), (2, 1), (4, 1), (8, 1), (2, 2), (4, 2)] {
-            let d = Decomposition::plan("z", &[3, 2, 8], ranks, halo).expect("plan");
-            let mut sites: Vec<u32> = d.boundary().sites().collect();
+    fn interior_and_boundary_cover_the_owned_sites_once() {
+        let slabs = [(1, 1), (2, 1), (4, 1), (8, 1), (2, 2), (4, 2)]
+            .map(|(r, h)| Decomposition::plan("z", &[3, 2, 8], r, h).expect("slabs"));
+        let grids = [(4, 1), (6, 1), (9, 1), (4, 2), (16, 1)]
+            .map(|(r, h)| Decomposition::plan_grid(["y", "z"], &[2, 12, 12], r, h).expect("grid"));
+        for d in slabs.iter().chain(&grids) {
+            let mut sites: Vec<u32> = d.boundary().into_iter().flat_map(Part::sites).collect();
             sites.extend(d.interior().into_iter().flat_map(Part::sites));
             sites.sort_unstable();
-            let p = d.plane_sites() as u32;
-            let owned: Vec<u32> = (halo as u32 * p..(halo + d.local) as u32 * p).collect();
-            assert_eq!(sites, owned, "{ranks} ranks, halo {halo}");
+            assert_eq!(sites, owned(d), "{}", d.label());
         }
     }
 
     #[test]
-    fn the_boundary_is_the_planes_next_to_the_halos() {
+    fn the_boundary_is_the_sites_next_to_the_halos() {
         let d = Decomposition::plan("z", &[2, 2, 8], 2, 1).expect("plan");
         // Padded planes 0 and 5 are halos; 1 and 4 read them.
-        let b: Vec<u32> = d.boundary().sites().collect();
+        let b: Vec<u32> = d.boundary().into_iter().flat_map(Part::sites).collect();
         assert_eq!(b, [4, 5, 6, 7, 16, 17, 18, 19]);
         let i: Vec<u32> = d.interior().expect("interior").sites().collect();
         assert_eq!(i, (8..16).collect::<Vec<_>>());
         // One plane per rank: all boundary, no interior.
         let thin = Decomposition::plan("z", &[2, 2, 8], 8, 1).expect("plan");
         assert_eq!(thin.interior(), None);
-        assert_eq!(thin.boundary().sites().collect::<Vec<_>>(), [4, 5, 6, 7]);
+        let b: Vec<u32> = thin.boundary().into_iter().flat_map(Part::sites).collect();
+        assert_eq!(b, [4, 5, 6, 7]);
         assert_eq!(Part::all(5).sites().collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+        // A grid: 4 boxes around an interior of 2 x 2 rows and planes.
+        let g = Decomposition::plan_grid(["y", "z"], &[1, 8, 8], 4, 1).expect("grid");
+        assert_eq!(g.boundary().len(), 4);
+        // Padded 6 x 6: the interior is rows 2..4 of planes 2..4.
+        let i: Vec<u32> = g.interior().expect("interior").sites().collect();
+        assert_eq!(i, [14, 15, 20, 21]);
+    }
+
+    #[test]
+    fn whole_planes_map_by_an_addition() {
+        let d = Decomposition::plan("z", &[2, 2, 8], 2, 1).expect("plan");
+        let body = |p: Part| {
+            p.apply(ShaderSpec::new("t", "", crate::Precision::F32))
+                .includes
+        };
+        assert!(body(Part::all(9)).concat().contains("return i;"));
+        assert!(body(d.boundary()[1]).concat().contains("return 16u + i;"));
+        let g = Decomposition::plan_grid(["y", "z"], &[1, 8, 8], 4, 1).expect("grid");
+        assert!(
+            body(g.interior().expect("interior"))
+                .concat()
+                .contains("% 2u")
+        );
     }
 }

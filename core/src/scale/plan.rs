@@ -23,6 +23,9 @@ pub enum DecompError {
         /// Ranks asked for.
         ranks: usize,
     },
+    /// No grid over two axes fits.
+    #[error(transparent)]
+    NoGrid(#[from] NoGrid),
     /// Each rank would own fewer planes than one halo holds.
     #[error(
         "{ranks} ranks leave {local} plane(s) of the {axis} axis per rank, fewer than the {halo}-plane halo: use at most {max} ranks"
@@ -39,6 +42,24 @@ pub enum DecompError {
         /// The most ranks this axis allows.
         max: usize,
     },
+}
+
+/// A lattice that no grid of ranks over two axes splits.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error(
+    "no grid of {ranks} ranks over the {second} and {slowest} axes ({extents:?} sites) divides both and leaves each rank at least {halo} plane(s) along each: choose another rank count, or split one axis"
+)]
+pub struct NoGrid {
+    /// Ranks asked for.
+    pub ranks: usize,
+    /// Names of the two axes.
+    pub second: &'static str,
+    /// Name of the slowest axis.
+    pub slowest: &'static str,
+    /// Their extents (second, slowest).
+    pub extents: [usize; 2],
+    /// Halo depth in planes.
+    pub halo: usize,
 }
 
 /// How the global lattice follows the rank count.
@@ -84,21 +105,93 @@ impl Scaling {
     }
 }
 
+/// The most square grid of `ranks`: (along the slowest axis, along the
+/// second), with the larger part along the slowest.
+pub fn square_grid(ranks: usize) -> [usize; 2] {
+    let r2 = (1..=ranks)
+        .filter(|r| ranks % r == 0 && r * r <= ranks)
+        .max()
+        .unwrap_or(1);
+    [ranks / r2.max(1), r2]
+}
+
 /// A lattice split along its slowest (last) axis into equal slabs, one per
-/// rank, each padded with `halo` planes per side for its neighbours' data.
-/// Neighbours wrap around (periodic lattices).
+/// rank, each padded with `halo` planes per side for its neighbours' data;
+/// or, with `second`, over a grid of ranks along its two slowest axes, each
+/// rank's box padded along both. Neighbours wrap around (periodic
+/// lattices). Ranks are numbered along the second axis fastest, so a slab
+/// split numbers them along the slowest axis.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decomposition {
-    /// Name of the split axis (`z`, `t`).
+    /// Name of the slowest split axis (`z`, `t`).
     pub axis: String,
     /// Global extents, fastest axis first; the last one is split.
     pub global: Vec<usize>,
     /// Ranks.
     pub ranks: usize,
-    /// Planes each rank owns along the split axis.
+    /// Planes each rank owns along the slowest axis.
     pub local: usize,
     /// Halo planes per side.
     pub halo: usize,
+    /// The next slowest axis, when it is split too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second: Option<SecondAxis>,
+}
+
+/// The planes across one split axis of a rank's padded field: plane `k`'s
+/// `i`-th site is `i % inner + inner * (k + extent * (i / inner))`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Along {
+    /// Sites of the faster axes (padded).
+    pub inner: usize,
+    /// Padded extent of the axis.
+    pub extent: usize,
+    /// Sites in one plane.
+    pub plane: usize,
+    /// Planes a rank owns along it.
+    pub owned: usize,
+}
+
+/// The second split axis of a grid decomposition (the one before the last).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SecondAxis {
+    /// Its name (`y`, `z`).
+    pub axis: String,
+    /// Ranks along it.
+    pub ranks: usize,
+    /// Planes each rank owns along it.
+    pub local: usize,
+}
+
+/// Checks that `ranks` split an axis of `extent` sites into parts of at
+/// least `halo` planes; gives the planes per rank.
+fn split_axis(
+    axis: &'static str,
+    extent: usize,
+    ranks: usize,
+    halo: usize,
+) -> Result<usize, DecompError> {
+    if ranks == 0 {
+        return Err(DecompError::NoRanks);
+    }
+    if extent % ranks != 0 {
+        return Err(DecompError::Indivisible {
+            axis,
+            extent,
+            ranks,
+        });
+    }
+    let local = extent / ranks;
+    if local < halo.max(1) {
+        return Err(DecompError::TooThin {
+            axis,
+            local,
+            halo,
+            ranks,
+            max: extent / halo.max(1),
+        });
+    }
+    Ok(local)
 }
 
 impl Decomposition {
@@ -110,81 +203,301 @@ impl Decomposition {
         ranks: usize,
         halo: usize,
     ) -> Result<Decomposition, DecompError> {
-        if ranks == 0 {
-            return Err(DecompError::NoRanks);
-        }
         let extent = global.last().copied().unwrap_or(0);
-        if extent % ranks != 0 {
-            return Err(DecompError::Indivisible {
-                axis,
-                extent,
-                ranks,
-            });
-        }
-        let local = extent / ranks;
-        if local < halo.max(1) {
-            return Err(DecompError::TooThin {
-                axis,
-                local,
-                halo,
-                ranks,
-                max: extent / halo.max(1),
-            });
-        }
+        let local = split_axis(axis, extent, ranks, halo)?;
         Ok(Decomposition {
             axis: axis.to_string(),
             global: global.to_vec(),
             ranks,
             local,
             halo,
+            second: None,
         })
     }
 
-    /// Sites in one plane across the split axis.
+    /// The split of a problem of `extents` (fastest axis first) over
+    /// `ranks` ranks, along its slowest axis (`axes` 1) or over a grid
+    /// along its two slowest (`axes` 2), named `names` (the second slowest,
+    /// the slowest), the lattice growing with the ranks as `scaling` says
+    /// (weak scaling grows each split axis by its ranks).
+    pub fn for_problem<const D: usize>(
+        names: [&'static str; 2],
+        extents: [usize; D],
+        ranks: usize,
+        halo: usize,
+        scaling: Scaling,
+        axes: usize,
+    ) -> Result<Decomposition, DecompError> {
+        if axes < 2 || D < 2 {
+            return Decomposition::plan(names[1], &scaling.global(extents, ranks), ranks, halo);
+        }
+        let mut global = extents;
+        if scaling == Scaling::Weak {
+            let [r1, r2] = square_grid(ranks);
+            global[D - 1] *= r1;
+            global[D - 2] *= r2;
+        }
+        Decomposition::plan_grid(names, &global, ranks, halo)
+    }
+
+    /// Splits `global` over a grid of `ranks` along its two slowest axes,
+    /// named `names` (the second slowest, the slowest): as square a grid as
+    /// divides both (more ranks along the slowest axis when it cannot be
+    /// square), which keeps the halos, and so the swap, smallest. A grid
+    /// of one rank along the second axis is a slab split.
+    pub fn plan_grid(
+        names: [&'static str; 2],
+        global: &[usize],
+        ranks: usize,
+        halo: usize,
+    ) -> Result<Decomposition, DecompError> {
+        let n = global.len();
+        if ranks == 0 {
+            return Err(DecompError::NoRanks);
+        }
+        if n < 2 {
+            return Decomposition::plan(names[1], global, ranks, halo);
+        }
+        let (e2, e1) = (global[n - 2], global[n - 1]);
+        let second = (1..=ranks)
+            .rev()
+            .filter(|r| ranks % r == 0 && r * r <= ranks);
+        for r2 in second {
+            let (Ok(l1), Ok(l2)) = (
+                split_axis(names[1], e1, ranks / r2, halo),
+                split_axis(names[0], e2, r2, halo),
+            ) else {
+                continue;
+            };
+            return Ok(Decomposition {
+                axis: names[1].to_string(),
+                global: global.to_vec(),
+                ranks,
+                local: l1,
+                halo,
+                second: (r2 > 1).then(|| SecondAxis {
+                    axis: names[0].to_string(),
+                    ranks: r2,
+                    local: l2,
+                }),
+            });
+        }
+        Err(NoGrid {
+            ranks,
+            second: names[0],
+            slowest: names[1],
+            extents: [e2, e1],
+            halo,
+        }
+        .into())
+    }
+
+    /// Ranks along the slowest axis and along the second (1 for a slab split).
+    pub fn grid(&self) -> [usize; 2] {
+        let r2 = self.second.as_ref().map_or(1, |s| s.ranks);
+        [self.ranks / r2, r2]
+    }
+
+    /// Split axes: 1 (slabs) or 2 (a grid).
+    pub fn split_axes(&self) -> usize {
+        1 + usize::from(self.second.is_some())
+    }
+
+    /// Extents of a rank's padded field as (inner, second, slowest): sites
+    /// of the axes below the second, then the padded second and slowest
+    /// axes.
+    pub(super) fn padded3(&self) -> [usize; 3] {
+        let n = self.global.len();
+        let inner = self.global[..n.saturating_sub(2)].iter().product();
+        let second = match (&self.second, n) {
+            (_, 0 | 1) => 1,
+            (Some(s), _) => s.local + 2 * self.halo,
+            (None, _) => self.global[n - 2],
+        };
+        [inner, second, self.local + 2 * self.halo]
+    }
+
+    /// Global extents as (inner, second, slowest), as [`Self::padded3`].
+    fn global3(&self) -> [usize; 3] {
+        let n = self.global.len();
+        let inner = self.global[..n.saturating_sub(2)].iter().product();
+        let second = if n >= 2 { self.global[n - 2] } else { 1 };
+        [inner, second, self.global[n - 1]]
+    }
+
+    /// How the planes across split axis `axis` (0: the slowest, 1: the
+    /// second) lie in a rank's padded field.
+    pub fn along(&self, axis: usize) -> Along {
+        let [inner, p2, p1] = self.padded3();
+        match (axis, &self.second) {
+            (1, Some(s)) => Along {
+                inner,
+                extent: p2,
+                plane: inner * p1,
+                owned: s.local,
+            },
+            _ => Along {
+                inner: inner * p2,
+                extent: p1,
+                plane: inner * p2,
+                owned: self.local,
+            },
+        }
+    }
+
+    /// Sites in one plane of a rank's padded field across the slowest axis.
     pub fn plane_sites(&self) -> usize {
-        self.global[..self.global.len() - 1].iter().product()
+        let [inner, second, _] = self.padded3();
+        inner * second
+    }
+
+    /// Sites of a rank's padded field.
+    pub fn padded_sites(&self) -> usize {
+        self.padded3().iter().product()
     }
 
     /// Sites a rank owns (halos excluded).
     pub fn owned_sites(&self) -> usize {
-        self.plane_sites() * self.local
+        let l2 = self.second.as_ref().map_or(self.global3()[1], |s| s.local);
+        self.global3()[0] * l2 * self.local
     }
 
-    /// The owned planes' values of a rank's padded field (logical order,
+    /// A rank's place in the grid: (along the slowest axis, along the second).
+    pub fn coords(&self, rank: usize) -> [usize; 2] {
+        let r2 = self.grid()[1];
+        [rank / r2, rank % r2]
+    }
+
+    /// The owned sites' values of a rank's padded field (logical order,
     /// `reals` values a site): what it contributes to the gathered field.
-    pub fn owned<'f>(&self, field: &'f [f64], reals: usize) -> &'f [f64] {
-        let plane = self.plane_sites() * reals;
-        &field[self.halo * plane..(self.halo + self.local) * plane]
+    pub fn owned(&self, field: &[f64], reals: usize) -> Vec<f64> {
+        let [inner, p2, _] = self.padded3();
+        let (lo2, n2) = match &self.second {
+            Some(s) => (self.halo, s.local),
+            None => (0, p2),
+        };
+        let mut out = Vec::with_capacity(self.owned_sites() * reals);
+        for k in self.halo..self.halo + self.local {
+            let row = |j: usize| (k * p2 + j) * inner * reals;
+            out.extend_from_slice(&field[row(lo2)..row(lo2 + n2)]);
+        }
+        out
+    }
+
+    /// The global field (logical order) from every rank's [`Self::owned`]
+    /// values concatenated in rank order.
+    pub fn assemble(&self, gathered: &[f64], reals: usize) -> Vec<f64> {
+        let [inner, g2, g1] = self.global3();
+        let l2 = self.second.as_ref().map_or(g2, |s| s.local);
+        let row = inner * l2 * reals;
+        let mut out = vec![0.0; inner * g2 * g1 * reals];
+        for (rank, mine) in gathered
+            .chunks_exact(self.owned_sites() * reals)
+            .enumerate()
+        {
+            let [c1, c2] = self.coords(rank);
+            for (k, values) in mine.chunks_exact(row).enumerate() {
+                let at = ((c1 * self.local + k) * g2 + c2 * l2) * inner * reals;
+                out[at..at + row].copy_from_slice(values);
+            }
+        }
+        out
+    }
+
+    /// A rank's padded field cut from the global one (periodic): owned
+    /// sites, and halo sites too when `halos` (else NaN, so that a missed
+    /// swap shows).
+    pub fn scatter(&self, global: &[f64], rank: usize, reals: usize, halos: bool) -> Vec<f64> {
+        let [inner, p2, p1] = self.padded3();
+        let [_, g2, g1] = self.global3();
+        let [c1, c2] = self.coords(rank);
+        let h = self.halo;
+        let (first2, split2) = match &self.second {
+            Some(s) => (c2 * s.local, true),
+            None => (0, false),
+        };
+        let own2 = |j: usize| !split2 || (h..p2 - h).contains(&j);
+        let mut out = vec![f64::NAN; p1 * p2 * inner * reals];
+        for k in 0..p1 {
+            let own1 = (h..p1 - h).contains(&k);
+            let gk = (c1 * self.local + g1 + k - h) % g1;
+            for j in 0..p2 {
+                if !(halos || own1 && own2(j)) {
+                    continue;
+                }
+                let gj = if split2 {
+                    (first2 + g2 + j - h) % g2
+                } else {
+                    j
+                };
+                let src = (gk * g2 + gj) * inner * reals;
+                let dst = (k * p2 + j) * inner * reals;
+                out[dst..dst + inner * reals].copy_from_slice(&global[src..src + inner * reals]);
+            }
+        }
+        out
     }
 
     /// A rank's extents with its halo planes (what it allocates).
     pub fn padded(&self) -> Vec<usize> {
         let mut e = self.global.clone();
+        let n = e.len();
+        if let Some(s) = &self.second {
+            e[n - 2] = s.local + 2 * self.halo;
+        }
         if let Some(last) = e.last_mut() {
             *last = self.local + 2 * self.halo;
         }
         e
     }
 
-    /// The first global plane `rank` owns.
+    /// The first global plane `rank` owns along the slowest axis.
     pub fn first_plane(&self, rank: usize) -> usize {
-        rank * self.local
+        self.coords(rank)[0] * self.local
     }
 
-    /// The ranks below and above `rank` along the split axis (periodic).
+    /// The ranks below and above `rank` along the slowest axis (periodic).
     pub fn neighbours(&self, rank: usize) -> (usize, usize) {
-        (
-            (rank + self.ranks - 1) % self.ranks,
-            (rank + 1) % self.ranks,
-        )
+        self.neighbours_along(rank, 0)
     }
 
-    /// Short label for tables and records, e.g. `z/4 x 8 planes, halo 1`.
+    /// The ranks below and above `rank` along split axis `axis` (0: the
+    /// slowest, 1: the second), periodic.
+    pub fn neighbours_along(&self, rank: usize, axis: usize) -> (usize, usize) {
+        let grid = self.grid();
+        let [c1, c2] = self.coords(rank);
+        let at = |c1: usize, c2: usize| c1 * grid[1] + c2;
+        match axis {
+            0 => (
+                at((c1 + grid[0] - 1) % grid[0], c2),
+                at((c1 + 1) % grid[0], c2),
+            ),
+            _ => (
+                at(c1, (c2 + grid[1] - 1) % grid[1]),
+                at(c1, (c2 + 1) % grid[1]),
+            ),
+        }
+    }
+
+    /// Short label for tables and records, e.g. `z/4 x 8 planes, halo 1`
+    /// or `y,z/2x2 x 8x8 planes, halo 1`.
     pub fn label(&self) -> String {
-        format!(
-            "{}/{} x {} planes, halo {}",
-            self.axis, self.ranks, self.local, self.halo
-        )
+        match &self.second {
+            None => format!(
+                "{}/{} x {} planes, halo {}",
+                self.axis, self.ranks, self.local, self.halo
+            ),
+            Some(s) => format!(
+                "{},{}/{}x{} x {}x{} planes, halo {}",
+                s.axis,
+                self.axis,
+                s.ranks,
+                self.grid()[0],
+                s.local,
+                self.local,
+                self.halo
+            ),
+        }
     }
 }
 
@@ -205,6 +518,7 @@ mod tests {
         assert_eq!(d.label(), "z/4 x 4 planes, halo 1");
         let field: Vec<f64> = (0..8 * 8 * 6 * 2).map(f64::from).collect();
         assert_eq!(d.owned(&field, 2), &field[128..640]);
+        assert_eq!(d.split_axes(), 1);
     }
 
     #[test]
@@ -245,6 +559,118 @@ mod tests {
         assert!(e.to_string().contains("at most 4 ranks"), "{e}");
         // One plane per rank is enough for a one-plane halo.
         assert!(Decomposition::plan("z", &[8, 8, 8], 8, 1).is_ok());
+    }
+
+    #[test]
+    fn a_grid_is_as_square_as_the_extents_allow() {
+        let d = Decomposition::plan_grid(["y", "z"], &[4, 8, 8], 4, 1).expect("2x2");
+        assert_eq!(d.grid(), [2, 2]);
+        assert_eq!((d.local, d.second.as_ref().map(|s| s.local)), (4, Some(4)));
+        assert_eq!(d.padded(), [4, 6, 6]);
+        assert_eq!(
+            (d.plane_sites(), d.padded_sites(), d.owned_sites()),
+            (24, 144, 64)
+        );
+        assert_eq!(d.label(), "y,z/2x2 x 4x4 planes, halo 1");
+        // 8 ranks: 4 along the slowest axis, 2 along the second.
+        let d = Decomposition::plan_grid(["y", "z"], &[4, 8, 8], 8, 1).expect("4x2");
+        assert_eq!(d.grid(), [4, 2]);
+        // 2 ranks make no square: a slab split.
+        let d = Decomposition::plan_grid(["y", "z"], &[4, 8, 8], 2, 1).expect("slabs");
+        assert_eq!((d.grid(), d.split_axes()), ([2, 1], 1));
+        // Neither 2 nor 4 ranks fit an axis of 3 sites with a halo of 2.
+        let e = Decomposition::plan_grid(["y", "z"], &[4, 3, 3], 4, 2).expect_err("no grid");
+        assert!(e.to_string().contains("no grid of 4 ranks"), "{e}");
+    }
+
+    #[test]
+    fn planes_across_either_axis_are_strided_runs() {
+        let d = Decomposition::plan_grid(["y", "z"], &[3, 4, 6], 4, 1).expect("grid");
+        // Padded 3 x 4 x 5: across z, whole planes of 12; across y, rows of
+        // 3 in each of the 5 planes.
+        assert_eq!(
+            d.along(0),
+            Along {
+                inner: 12,
+                extent: 5,
+                plane: 12,
+                owned: 3
+            }
+        );
+        assert_eq!(
+            d.along(1),
+            Along {
+                inner: 3,
+                extent: 4,
+                plane: 15,
+                owned: 2
+            }
+        );
+        let slabs = Decomposition::plan("z", &[3, 4, 6], 2, 1).expect("slabs");
+        assert_eq!(
+            slabs.along(0),
+            Along {
+                inner: 12,
+                extent: 5,
+                plane: 12,
+                owned: 3
+            }
+        );
+    }
+
+    #[test]
+    fn grid_neighbours_wrap_along_each_axis() {
+        let d = Decomposition::plan_grid(["y", "z"], &[2, 6, 9], 6, 1).expect("3x2");
+        assert_eq!(d.grid(), [3, 2]);
+        // Rank 3 is at (1, 1): ranks 1 and 5 along z, 2 and 2 along y.
+        assert_eq!(d.coords(3), [1, 1]);
+        assert_eq!(d.neighbours_along(3, 0), (1, 5));
+        assert_eq!(d.neighbours_along(3, 1), (2, 2));
+        assert_eq!(d.neighbours(0), (4, 2));
+    }
+
+    #[test]
+    fn scatter_owned_and_assemble_round_trip() {
+        let global: Vec<f64> = (0..3 * 4 * 6 * 2).map(f64::from).collect();
+        for d in [
+            Decomposition::plan("z", &[3, 4, 6], 3, 1).expect("slabs"),
+            Decomposition::plan_grid(["y", "z"], &[3, 4, 6], 4, 1).expect("grid"),
+            Decomposition::plan_grid(["y", "z"], &[3, 4, 6], 6, 1).expect("grid"),
+        ] {
+            let mut gathered = Vec::new();
+            for rank in 0..d.ranks {
+                let padded = d.scatter(&global, rank, 2, false);
+                assert_eq!(padded.len(), d.padded_sites() * 2);
+                let owned = d.owned(&padded, 2);
+                assert!(owned.iter().all(|v| !v.is_nan()), "{}", d.label());
+                assert_eq!(padded.iter().filter(|v| !v.is_nan()).count(), owned.len());
+                gathered.extend(owned);
+            }
+            assert_eq!(d.assemble(&gathered, 2), global, "{}", d.label());
+        }
+        // With halos: the site below rank 0's first owned plane wraps to
+        // the last global plane; along y too on a grid.
+        let d = Decomposition::plan_grid(["y", "z"], &[1, 4, 4], 4, 1).expect("grid");
+        let global: Vec<f64> = (0..16).map(f64::from).collect();
+        let padded = d.scatter(&global, 0, 1, true);
+        // Padded 4 x 4 (y, z), rank 0 owns y, z in {0, 1}: row z = -1 is
+        // global z = 3: y = 3, 0, 1, 2 there.
+        assert_eq!(&padded[..4], &[15.0, 12.0, 13.0, 14.0]);
+        assert_eq!(&padded[4..8], &[3.0, 0.0, 1.0, 2.0]);
+    }
+
+    #[test]
+    fn weak_scaling_on_a_grid_grows_both_split_axes() {
+        assert_eq!(square_grid(8), [4, 2]);
+        assert_eq!(square_grid(9), [3, 3]);
+        assert_eq!(square_grid(7), [7, 1]);
+        let d = Decomposition::for_problem(["y", "z"], [4, 4, 4], 8, 1, Scaling::Weak, 2)
+            .expect("weak grid");
+        assert_eq!((d.global.clone(), d.grid()), (vec![4, 8, 16], [4, 2]));
+        assert_eq!((d.local, d.second.expect("grid").local), (4, 4));
+        let d = Decomposition::for_problem(["y", "z"], [4, 4, 4], 8, 1, Scaling::Weak, 1)
+            .expect("weak slabs");
+        assert_eq!((d.global, d.local), (vec![4, 4, 32], 4));
     }
 
     #[test]

@@ -28,8 +28,8 @@ use crate::runner::RunOptions;
 use crate::scale::exec::{Exec, Op, Record};
 use crate::scale::halo::{HaloPlanes, Send};
 use crate::scale::{
-    Comm, Decomposition, Distributed, LocalFuture, PhaseTimes, ScaleMode, Scaling, Slab,
-    field_hash, from_bytes, measure, to_bytes,
+    Comm, Decomposition, Distributed, LocalFuture, PhaseTimes, ScaleMode, Slab, field_hash,
+    from_bytes, measure, to_bytes,
 };
 use crate::timing::TimingMethod;
 
@@ -37,13 +37,18 @@ use crate::timing::TimingMethod;
 /// keeps its slab (a single-rank case seeds from the clock instead).
 const SEED: u64 = 0x5ca1_e0a7;
 
-/// What the neighbours read of a rank's edge planes: pull propagation
-/// reads, from the plane beyond its slab, only the populations moving into
-/// it (5 of D3Q19's 19 each way).
-pub fn halo_send() -> Send {
-    let moving = |dz: i32| -> Vec<u32> {
+/// What the neighbours read of a rank's edge planes across split axis
+/// `axis` (0: z, 1: y): pull propagation reads, from the plane beyond its
+/// box, only the populations moving into it (5 of D3Q19's 19 each way).
+/// On a grid the y swap comes first and the z swap's planes span the y
+/// halos, so a corner site arrives from the diagonal neighbour through the
+/// one beside it: the populations that move into a corner move along both
+/// axes, so both swaps carry them.
+pub fn halo_send(axis: usize) -> Send {
+    let dim = 2 - axis.min(1);
+    let moving = |d: i32| -> Vec<u32> {
         (0..NVEL as u32)
-            .filter(|&q| d3q19::C[q as usize][2] == dz)
+            .filter(|&q| d3q19::C[q as usize][dim] == d)
             .collect()
     };
     Send::copies(moving(-1), moving(1))
@@ -57,8 +62,8 @@ impl Distributed for Split {
         "lbm"
     }
 
-    fn decomposition(&self, case: &Case, scaling: Scaling, ranks: usize) -> Result<Decomposition> {
-        decomposition(case, scaling, ranks)
+    fn decomposition(&self, case: &Case, mode: ScaleMode, ranks: usize) -> Result<Decomposition> {
+        decomposition(case, mode, ranks)
     }
 
     fn run<'a>(
@@ -74,14 +79,16 @@ impl Distributed for Split {
     }
 }
 
-/// How `case` splits: along z, one halo plane per side.
-fn decomposition(case: &Case, scaling: Scaling, ranks: usize) -> Result<Decomposition> {
+/// How `case` splits: along z, or over y and z, one halo plane per side.
+fn decomposition(case: &Case, mode: ScaleMode, ranks: usize) -> Result<Decomposition> {
     let l = case.uint("L")? as usize;
-    Ok(Decomposition::plan(
-        "z",
-        &scaling.global([l, l, l], ranks),
+    Ok(Decomposition::for_problem(
+        ["y", "z"],
+        [l, l, l],
         ranks,
         1,
+        mode.scaling,
+        mode.axes,
     )?)
 }
 
@@ -140,10 +147,11 @@ impl Record for Slabs {
 
 /// One run of `steps` steps of the lattice's kernel from buffer `from`:
 /// before every kernel that propagates, the halos of the field it reads
-/// are swapped. With `interior` (overlap on a slab that has one), the
-/// interior planes are updated during the swap and the boundary planes
-/// after it.
-fn run_ops(lattice: &Slabs, steps: u64, mut from: usize, interior: bool) -> Vec<Op> {
+/// are swapped (across y, then z, on a grid: halo `axis` is the swap across
+/// split axis `axis`). With `interior` (overlap on a box that has one), the
+/// interior is updated during the (first) swap and the boundary after the
+/// last.
+fn run_ops(lattice: &Slabs, steps: u64, mut from: usize, interior: bool, axes: usize) -> Vec<Op> {
     let id = |sites, k, from| lattice.id(sites, k, from);
     let entries = &lattice.0.entries;
     let propagates = |k: usize| matches!(entries[k], "propagate" | "fused");
@@ -175,11 +183,13 @@ fn run_ops(lattice: &Slabs, steps: u64, mut from: usize, interior: bool) -> Vec<
             }
             false => Sites::All,
         };
-        ops.push(Op::Swap {
-            halo: 0,
-            field: from,
-            during,
-        });
+        for halo in (0..axes).rev() {
+            ops.push(Op::Swap {
+                halo,
+                field: from,
+                during: std::mem::take(&mut during),
+            });
+        }
         ops.push(Op::Compute(id(after, k, from)));
         from = 1 - from;
     }
@@ -197,37 +207,43 @@ impl<'a> Rank<'a> {
         setup: &Setup,
         overlap: bool,
     ) -> Result<Rank<'a>> {
-        let plane = d.plane_sites() * NVEL;
-        let first = d.first_plane(comm.rank()) * plane;
+        let padded = d.padded();
         let padded = Box3 {
-            n: [d.global[0], d.global[1], d.local + 2 * d.halo],
+            n: [padded[0], padded[1], padded[2]],
             ..setup.start.lattice
         };
-        let mut f0 = vec![f64::NAN; padded.sites() * NVEL];
-        f0[d.halo * plane..(d.halo + d.local) * plane]
-            .copy_from_slice(&setup.start.f0[first..first + d.local * plane]);
+        let f0 = d.scatter(&setup.start.f0, comm.rank(), NVEL, false);
         let p = params.precision;
         let f0 = Lattice::layout(params, padded.sites()).encode(p, &f0, 0.0);
-        // Parts 1 and 2 (`Sites`): a thin slab has no interior, and then
+        // Sets 1 and 2 (`Sites`): a thin box has no interior, and then
         // nothing to overlap.
         let interior = d.interior().filter(|_| overlap);
-        let parts: Vec<_> = interior.map(|i| vec![d.boundary(), i]).unwrap_or_default();
-        let (lattice, halo) = gpu
+        let parts: Vec<_> = interior
+            .map(|i| vec![d.boundary(), vec![i]])
+            .unwrap_or_default();
+        let axes = d.split_axes();
+        let (lattice, halos) = gpu
             .scoped(|| {
                 let lattice = Lattice::new(gpu, params, &padded, &f0, &parts)?;
                 let fields = [&lattice.buffers[0], &lattice.buffers[1]];
-                let halo = HaloPlanes::sending(gpu, p, &lattice.layout, d, &fields, &halo_send())?;
-                Ok((lattice, halo))
+                let halos = (0..axes)
+                    .map(|axis| {
+                        let send = halo_send(axis);
+                        HaloPlanes::sending(gpu, p, &lattice.layout, (d, axis), &fields, &send)
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Ok((lattice, halos))
             })
             .await?;
         let lattice = Slabs(lattice);
-        let ops = [0, 1].map(|from| run_ops(&lattice, params.steps, from, interior.is_some()));
+        let ops =
+            [0, 1].map(|from| run_ops(&lattice, params.steps, from, interior.is_some(), axes));
         Ok(Rank {
             gpu,
             comm,
             d,
             precision: p,
-            exec: Exec::new(gpu, p, &[&ops[0], &ops[1]], vec![halo]),
+            exec: Exec::new(gpu, p, &[&ops[0], &ops[1]], halos),
             kernels: params.steps as usize * lattice.0.entries.len(),
             lattice,
             ops,
@@ -253,7 +269,7 @@ impl Slab for Rank<'_> {
             .read_buffers(&[&self.lattice.0.buffers[self.current]])
             .await?;
         let field = self.lattice.0.layout.decode(self.precision, &raw[0]);
-        Ok(to_bytes(self.d.owned(&field, NVEL)))
+        Ok(to_bytes(&self.d.owned(&field, NVEL)))
     }
 }
 
@@ -279,7 +295,7 @@ async fn run(
     let Some(bytes) = &measured.gathered else {
         return Ok(None);
     };
-    let got = from_bytes(bytes);
+    let got = d.assemble(&from_bytes(bytes), NVEL);
     let (validation, metrics) = check(&setup, &params, &got);
     let sites = setup.start.lattice.sites() as u64;
     let case = params
@@ -346,6 +362,7 @@ mod tests {
     use crate::apps::lbm::Lbm;
     use crate::error::Error;
     use crate::runner::cpu_capabilities;
+    use crate::scale::Scaling;
 
     fn case(size: &str) -> Case {
         let req = Request::default()
@@ -357,14 +374,24 @@ mod tests {
 
     #[test]
     fn the_split_follows_the_scaling_mode() {
-        let strong = decomposition(&case("8"), Scaling::Strong, 4).expect("plan");
+        let mode = |scaling, axes| ScaleMode {
+            scaling,
+            axes,
+            ..ScaleMode::default()
+        };
+        let strong = decomposition(&case("8"), mode(Scaling::Strong, 1), 4).expect("plan");
         assert_eq!((strong.global.clone(), strong.local), (vec![8, 8, 8], 2));
-        let weak = decomposition(&case("8"), Scaling::Weak, 4).expect("plan");
+        let weak = decomposition(&case("8"), mode(Scaling::Weak, 1), 4).expect("plan");
         assert_eq!((weak.global.clone(), weak.local), (vec![8, 8, 32], 8));
         assert!(matches!(
-            decomposition(&case("8"), Scaling::Strong, 3),
+            decomposition(&case("8"), mode(Scaling::Strong, 1), 3),
             Err(Error::Decomposition(_))
         ));
+        let grid = decomposition(&case("8"), mode(Scaling::Weak, 2), 4).expect("plan");
+        assert_eq!(
+            (grid.global.clone(), grid.grid()),
+            (vec![8, 16, 16], [2, 2])
+        );
     }
 
     #[test]

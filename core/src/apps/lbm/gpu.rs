@@ -24,14 +24,14 @@ pub(super) struct Lattice {
     pub(super) buffers: [wgpu::Buffer; 2],
     /// The kernel's entry points, in the order a step runs them.
     pub(super) entries: Vec<&'static str>,
-    /// The kernel over each part of the lattice it was built for (the
-    /// first: every site).
-    parts: Vec<Parted>,
+    /// The kernel over each set of boxes of the lattice it was built for
+    /// (the first: every site).
+    parts: Vec<Vec<Parted>>,
     /// Bind groups reading field 0 into 1, and 1 into 0.
     groups: [wgpu::BindGroup; 2],
 }
 
-/// A kernel's pipelines over one part of the lattice.
+/// A kernel's pipelines over one box of the lattice.
 struct Parted {
     pipes: Vec<Pipeline>,
     dispatch: (u32, u32),
@@ -45,13 +45,14 @@ impl Lattice {
 
     /// Uploads `f0` (a field of box `b3` in [`Lattice::layout`], encoded)
     /// and builds the pipelines of `params`' kernel for that box: over
-    /// every site, and over each of `parts` (see [`Lattice::record_part`]).
+    /// every site, and over each set of boxes in `parts` (see
+    /// [`Lattice::record_part`]).
     pub(super) fn new(
         gpu: &Gpu,
         params: &Params,
         b3: &Box3,
         f0: &[u8],
-        parts: &[Part],
+        parts: &[Vec<Part>],
     ) -> Result<Lattice> {
         let p = params.precision;
         let layout = Lattice::layout(params, b3.sites());
@@ -76,15 +77,15 @@ impl Lattice {
                     .map(|e| gpu.pipeline(&module, e, &binds))
                     .collect::<Result<Vec<_>>>()?,
                 dispatch: dispatch_shape(
-                    u64::from(part.count.div_ceil(params.vvl)),
+                    u64::from(part.count().div_ceil(params.vvl)),
                     params.wg,
                     gpu.caps.max_workgroups_per_dim,
                 )?,
             })
         };
-        let parts = std::iter::once(Part::all(b3.sites() as u32))
-            .chain(parts.iter().copied())
-            .map(|part| parted(&part))
+        let parts = std::iter::once(vec![Part::all(b3.sites() as u32)])
+            .chain(parts.iter().cloned())
+            .map(|set| set.iter().map(parted).collect::<Result<Vec<_>>>())
             .collect::<Result<Vec<_>>>()?;
         let a = gpu.storage_init("lbm-f0", f0)?;
         let b = gpu.storage_poisoned("lbm-f1", bytes, &p.poison_pattern())?;
@@ -100,7 +101,7 @@ impl Lattice {
         ];
         let coef = gpu.storage_init("lbm-coef", &p.encode(&coef))?;
         // Every pipeline has the same bindings, so one pair of groups serves all.
-        let first = &parts[0].pipes[0];
+        let first = &parts[0][0].pipes[0];
         let groups = [
             gpu.bind(first, &[&a, &b, &coef]),
             gpu.bind(first, &[&b, &a, &coef]),
@@ -120,8 +121,9 @@ impl Lattice {
         self.record_part(pass, 0, k, from);
     }
 
-    /// As [`Lattice::record`], over part `part`: 0 is every site, `1 + i`
-    /// the `i`-th part [`Lattice::new`] was given.
+    /// As [`Lattice::record`], over set `part`: 0 is every site, `1 + i`
+    /// the `i`-th set of boxes [`Lattice::new`] was given (one dispatch a
+    /// box).
     pub(super) fn record_part(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
@@ -129,9 +131,10 @@ impl Lattice {
         k: usize,
         from: usize,
     ) {
-        let part = &self.parts[part];
-        part.pipes[k].set(pass, &self.groups[from]);
-        pass.dispatch_workgroups(part.dispatch.0, part.dispatch.1, 1);
+        for b in &self.parts[part] {
+            b.pipes[k].set(pass, &self.groups[from]);
+            pass.dispatch_workgroups(b.dispatch.0, b.dispatch.1, 1);
+        }
     }
 }
 

@@ -234,12 +234,20 @@ impl App for Lbm {
                 Part::all(512).apply(spec(p, 64, [8, 8, 8], &layout, 2))
             })
             .collect();
-        // The scale-out halo swap of an 8^3 box over two ranks (8 x 8 x 6 padded slabs).
-        if let Ok(d) = crate::scale::Decomposition::plan("z", &[8, 8, 8], 2, 1) {
+        // The scale-out halo swap of an 8^3 box over a 2 x 2 grid of ranks
+        // (8 x 6 x 6 padded boxes), across either axis, and the boundary and
+        // interior boxes of a rank's kernels.
+        if let Ok(d) = crate::scale::Decomposition::plan_grid(["y", "z"], &[8, 8, 8], 4, 1) {
             for name in layouts {
-                let layout = Layout::new(name, 384, NVEL as u32);
-                specs.push(crate::scale::halo::spec(p, &layout, &d, &dist::halo_send()));
+                let layout = Layout::new(name, 288, NVEL as u32);
+                for axis in [0, 1] {
+                    let send = dist::halo_send(axis);
+                    specs.push(crate::scale::halo::spec(p, &layout, &d, axis, &send));
+                }
             }
+            let layout = Layout::new(LayoutName::Soa, 288, NVEL as u32);
+            let parts = d.boundary().into_iter().chain(d.interior());
+            specs.extend(parts.map(|b| b.apply(spec(p, 64, [8, 6, 6], &layout, 2))));
         }
         specs
     }

@@ -31,8 +31,8 @@ use crate::runner::RunOptions;
 use crate::scale::exec::{Exec, Op, Record};
 use crate::scale::halo::{HaloPlanes, Send};
 use crate::scale::{
-    Comm, Decomposition, Distributed, LocalFuture, PhaseTimes, ScaleMode, Scaling, Slab,
-    field_hash, from_bytes, measure, to_bytes,
+    Comm, Decomposition, Distributed, LocalFuture, PhaseTimes, ScaleMode, Slab, field_hash,
+    from_bytes, measure, to_bytes,
 };
 use crate::timing::TimingMethod;
 
@@ -48,7 +48,7 @@ impl Distributed for Split {
         "milc"
     }
 
-    fn decomposition(&self, case: &Case, scaling: Scaling, ranks: usize) -> Result<Decomposition> {
+    fn decomposition(&self, case: &Case, mode: ScaleMode, ranks: usize) -> Result<Decomposition> {
         let params = Params::try_from(case)?;
         if !matches!(
             params.kernel,
@@ -62,10 +62,16 @@ impl Distributed for Split {
                 ),
             ));
         }
+        if mode.axes > 1 {
+            return Err(Error::bad_param(
+                "axes",
+                "milc splits its lattice along t only: use --axes 1".to_string(),
+            ));
+        }
         let (l, t) = (params.l as usize, params.t as usize);
         Ok(Decomposition::plan(
             "t",
-            &scaling.global([l, l, l, t], ranks),
+            &mode.scaling.global([l, l, l, t], ranks),
             ranks,
             1,
         )?)
@@ -108,23 +114,6 @@ pub fn halo_send(isign: i32) -> Send {
         mix,
         zero_rest: true,
     }
-}
-
-/// Slices `first - halo .. first + local + halo` (periodic) of a global
-/// field with `reals` per site; the halo slices NaN unless `halos`.
-fn slab(global: &[f64], d: &Decomposition, rank: usize, reals: usize, halos: bool) -> Vec<f64> {
-    let plane = d.plane_sites() * reals;
-    let extent = d.global[d.global.len() - 1];
-    let padded = d.local + 2 * d.halo;
-    let mut out = vec![f64::NAN; padded * plane];
-    for (k, dst) in out.chunks_exact_mut(plane).enumerate() {
-        let owned = (d.halo..d.halo + d.local).contains(&k);
-        if owned || halos {
-            let g = (d.first_plane(rank) + extent + k - d.halo) % extent;
-            dst.copy_from_slice(&global[g * plane..(g + 1) * plane]);
-        }
-    }
-    out
 }
 
 /// A rank's links (with their halo slices) and source field (halos NaN, so
@@ -216,8 +205,8 @@ impl<'a> Rank<'a> {
             d.ranks
         );
         let fields = gpu.memo.get_or_make(&key, || SlabFields {
-            links: Arc::new(slab(&global.u, d, comm.rank(), LINKS, true)),
-            field: Arc::new(slab(&global.inputs[0], d, comm.rank(), SPINOR, false)),
+            links: Arc::new(d.scatter(&global.u, comm.rank(), LINKS, true)),
+            field: Arc::new(d.scatter(&global.inputs[0], comm.rank(), SPINOR, false)),
         });
         let setup = Setup {
             lat: lattice(&local),
@@ -233,8 +222,8 @@ impl<'a> Rank<'a> {
         };
         let refs: Vec<&wgpu::Buffer> = fields.iter().collect();
         // Halo 0 serves D, halo 1 D^dagger (see `Op::Swap`).
-        let halos =
-            [1, -1].map(|isign| HaloPlanes::sending(gpu, p, &layout, d, &refs, &halo_send(isign)));
+        let halos = [1, -1]
+            .map(|isign| HaloPlanes::sending(gpu, p, &layout, (d, 0), &refs, &halo_send(isign)));
         let [plus, minus] = halos;
         Ok(Rank {
             gpu,
@@ -264,7 +253,7 @@ impl Slab for Rank<'_> {
             *self.first_scalars.borrow_mut() = prog.unpack(scalars, Field::Plain);
         }
         let field = prog.unpack(&raw[0], Field::Spinor);
-        Ok(to_bytes(self.d.owned(&field, SPINOR)))
+        Ok(to_bytes(&self.d.owned(&field, SPINOR)))
     }
 }
 
@@ -300,7 +289,7 @@ async fn run(
     let Some(bytes) = &measured.gathered else {
         return Ok(None);
     };
-    let got = from_bytes(bytes);
+    let got = d.assemble(&from_bytes(bytes), SPINOR);
     let (validation, metrics) = check(&setup, &global, &got, &rank.first_scalars.borrow());
     let case = global
         .case()
@@ -360,6 +349,7 @@ mod tests {
     use crate::app::{App, Request};
     use crate::apps::milc::Milc;
     use crate::runner::cpu_capabilities;
+    use crate::scale::Scaling;
 
     fn case(kernel: &str) -> Case {
         let req = Request::default()
@@ -371,33 +361,25 @@ mod tests {
 
     #[test]
     fn the_split_is_along_t_and_refuses_site_local_kernels() {
+        let mode = |scaling| ScaleMode {
+            scaling,
+            ..ScaleMode::default()
+        };
         let d = Split
-            .decomposition(&case("cg"), Scaling::Strong, 4)
+            .decomposition(&case("cg"), mode(Scaling::Strong), 4)
             .expect("plan");
         assert_eq!((d.global.clone(), d.local), (vec![4, 4, 4, 8], 2));
         let weak = Split
-            .decomposition(&case("dslash"), Scaling::Weak, 2)
+            .decomposition(&case("dslash"), mode(Scaling::Weak), 2)
             .expect("plan");
         assert_eq!((weak.global.clone(), weak.local), (vec![4, 4, 4, 16], 8));
         assert!(matches!(
-            Split.decomposition(&case("cg"), Scaling::Strong, 3),
+            Split.decomposition(&case("cg"), mode(Scaling::Strong), 3),
             Err(Error::Decomposition(_))
         ));
         let e = Split
-            .decomposition(&case("axpy"), Scaling::Strong, 2)
+            .decomposition(&case("axpy"), mode(Scaling::Strong), 2)
             .expect_err("axpy is per site");
         assert!(e.to_string().contains("dslash, dslash-fused and cg"), "{e}");
-    }
-
-    #[test]
-    fn a_slab_holds_its_slices_and_the_periodic_halos() {
-        // 2 sites a slice, one real a site: slice g holds g.
-        let d = Decomposition::plan("t", &[2, 1, 1, 4], 2, 1).expect("plan");
-        let global: Vec<f64> = (0..8).map(|i| (i / 2) as f64).collect();
-        let with = slab(&global, &d, 0, 1, true);
-        assert_eq!(with, [3.0, 3.0, 0.0, 0.0, 1.0, 1.0, 2.0, 2.0]);
-        let without = slab(&global, &d, 1, 1, false);
-        assert!(without[0].is_nan() && without[7].is_nan());
-        assert_eq!(without[2..6], [2.0, 2.0, 3.0, 3.0]);
     }
 }

@@ -372,6 +372,7 @@ impl App for Milc {
                     p,
                     &spinor,
                     &d,
+                    0,
                     &dist::halo_send(1),
                 ));
             }
