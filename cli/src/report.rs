@@ -132,7 +132,7 @@ pub fn split_line(o: &Outcome) -> Option<String> {
     let s = r.scale.as_ref()?;
     let t = s.split;
     let ms = |v: f64| format!("{:.3} ms", v * 1e3);
-    let overlap = match s.overlap {
+    let overlap = match t.overlap_s > 0.0 {
         true => format!(", of which {} hidden behind the swap", ms(t.overlap_s)),
         false => String::new(),
     };

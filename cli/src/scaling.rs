@@ -60,12 +60,13 @@ pub fn curves(records: &[ResultRecord]) -> Curves {
             (Err(_), _) => String::new(),
         };
         let key = format!(
-            "{}/{} {} {} L={}{t}{}",
+            "{}/{} {} {} L={}{t}{}{}",
             c.app,
             c.kernel,
             c.variant,
             c.precision,
             c.text("L"),
+            if s.axes > 1 { " grid" } else { "" },
             if s.overlap { " overlapped" } else { "" }
         );
         out.entry((s.scaling, key)).or_default().push(Point {
@@ -248,6 +249,7 @@ mod tests {
             ranks,
             scaling,
             overlap: false,
+            axes: 1,
             decomposition: Decomposition::plan("z", &global, ranks, 1).expect("plan"),
             split: PhaseTimes::from_array([run_s / 2.0, 0.0, 0.0, run_s / 2.0, 0.0]),
         });

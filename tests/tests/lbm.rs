@@ -134,8 +134,10 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
             r.validation.detail
         );
         let scale = r.scale.expect("scale-out part");
+        assert_eq!((scale.ranks, scale.overlap), (1, overlap));
         // Collision alone swaps nothing, so it has nothing to overlap.
         let swaps = case.kernel != "collide";
-        assert_eq!((scale.ranks, scale.overlap), (1, overlap && swaps));
+        let hidden = scale.split.overlap_s;
+        assert_eq!(hidden > 0.0, overlap && swaps, "{}: {hidden}", case.label());
     }
 }

@@ -211,8 +211,7 @@ pub struct Measured {
 }
 
 impl Measured {
-    /// `record` (rank 0's) with its scale-out part: `d`, `mode` (whether
-    /// the run overlapped, not whether it was asked to) and the split.
+    /// `record` (rank 0's) with its scale-out part: `d`, `mode` and the split.
     pub fn attach(
         &self,
         mut record: ResultRecord,
@@ -223,6 +222,7 @@ impl Measured {
             ranks: d.ranks,
             scaling: mode.scaling,
             overlap: mode.overlap,
+            axes: mode.axes,
             decomposition: d.clone(),
             split: self.split,
         });
@@ -342,6 +342,11 @@ impl PhaseTimes {
     }
 }
 
+/// Files from before `--axes` split one axis.
+fn one_axis() -> usize {
+    1
+}
+
 /// The scale-out part of a result record: how the lattice was split and
 /// where the time of one run went.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -350,10 +355,16 @@ pub struct ScaleOut {
     pub ranks: usize,
     /// Strong (fixed lattice) or weak (fixed lattice per rank).
     pub scaling: Scaling,
-    /// Whether the ranks updated their interiors while the halos travelled
-    /// (false in files from before it existed).
+    /// Whether the run asked the ranks to update their interiors while the
+    /// halos travelled (false in files from before it existed). A box
+    /// without an interior, or a kernel that swaps nothing, overlaps
+    /// nothing all the same: `split.overlap_s` is what was hidden.
     #[serde(default)]
     pub overlap: bool,
+    /// The split axes asked for (`--axes`): a grid run on one rank is a
+    /// slab split, and still belongs to the grid's curve.
+    #[serde(default = "one_axis")]
+    pub axes: usize,
     /// The split.
     pub decomposition: Decomposition,
     /// Mean time of one run per phase, the slowest rank's.

@@ -108,16 +108,6 @@ struct Rank<'a> {
     kernels: usize,
 }
 
-impl Rank<'_> {
-    /// Whether a run updates the interior during a swap (overlap asked for,
-    /// a slab with an interior, a kernel that swaps).
-    fn overlapped(&self) -> bool {
-        self.ops[0]
-            .iter()
-            .any(|op| matches!(op, Op::Swap { during, .. } if !during.is_empty()))
-    }
-}
-
 /// The parts of a slab the lattice's kernels are built for besides the
 /// whole of it (part 0).
 #[derive(Clone, Copy)]
@@ -313,10 +303,6 @@ async fn run(
         validation,
         metrics,
     );
-    let mode = ScaleMode {
-        overlap: rank.overlapped(),
-        ..mode
-    };
     let record = measured.attach(record, d, mode);
     Ok(Some(record))
 }

@@ -311,11 +311,6 @@ async fn run(
         validation,
         metrics,
     );
-    // The Dslash's interior is not yet updated during the swap.
-    let mode = ScaleMode {
-        overlap: false,
-        ..mode
-    };
     Ok(Some(measured.attach(record, d, mode)))
 }
 
