@@ -71,10 +71,18 @@ fn lbm(np: usize, dir: &Path, extra: &[&str]) -> Vec<Value> {
     run(np, dir, "lbm", &args)
 }
 
-/// Runs milc's operator (split and fused) and its solve on the small
-/// lattice (4^3 x 8) on `np` ranks.
+/// Runs milc's operator (split and fused) and its solve (with either
+/// operator: MILC's split Dslash, or M in one pass) on the small lattice
+/// (4^3 x 8) on `np` ranks.
 fn milc(np: usize, dir: &Path, extra: &[&str]) -> Vec<Value> {
-    let mut args = vec!["--size", "small", "--kernel", "dslash,dslash-fused,cg"];
+    let mut args = vec![
+        "--size",
+        "small",
+        "--kernel",
+        "dslash,dslash-fused,cg",
+        "--set",
+        "operator=split,fused",
+    ];
     args.extend(extra);
     run(np, dir, "milc", &args)
 }
@@ -182,7 +190,7 @@ fn milc_on_one_two_and_four_ranks_matches_the_single_device_reference() {
     let dir = scratch("milc");
     on_1_2_4(
         &dir,
-        3,
+        4,
         |np, dir| milc(np, dir, &[]),
         |np, r, r1| {
             let what = format!("{np} ranks, {}", r["kernel"]);

@@ -2,6 +2,10 @@
 // the GPU holds (-kappa for M, CG's alpha or beta): scalars[op.slot],
 // negated when op.negate is set. Every real of a site is independent, so
 // the loop runs over the layout's slots of the site's 24 reals.
+// `axpy_norm` also leaves one partial of |out|^2 per workgroup for
+// cg.wgsl's `finish` (CG's r' = r - alpha A p with |r'|^2, and M after a
+// split Dslash with |M p|^2), so no dot pass re-reads `out`. Only sites in
+// [OWN_LO, OWN_HI) count, as in dot.wgsl.
 const SPINOR: u32 = 24u;
 
 struct Op { slot: u32, negate: u32, pad0: u32, pad1: u32 }
@@ -11,22 +15,57 @@ struct Op { slot: u32, negate: u32, pad0: u32, pad1: u32 }
 @group(0) @binding(2) var<storage, read_write> out: array<RealStore>;
 @group(0) @binding(3) var<storage, read> scalars: array<RealStore>;
 @group(0) @binding(4) var<uniform> op: Op;
+@group(0) @binding(5) var<storage, read_write> partial: array<RealStore>;
 
-fn axpy_at(site: u32, s: Real) {
+// out = y + s x at one site; returns acc + the site's |out|^2 (`axpy`
+// drops it, and with it the compiler drops the squares).
+fn axpy_at(site: u32, s: Real, acc: Real) -> Real {
+    var a = acc;
     for (var k = 0u; k < SPINOR; k++) {
         let i = tdp_index(site, k, SPINOR);
-        out[i] = r_store(r_fma(s, r_load(x[i]), r_load(y[i])));
+        let o = r_fma(s, r_load(x[i]), r_load(y[i]));
+        out[i] = r_store(o);
+        a = r_fma(o, o, a);
     }
+    return a;
+}
+
+fn op_scalar() -> Real {
+    let s = r_load(scalars[op.slot]);
+    if (op.negate != 0u) { return r_neg(s); }
+    return s;
 }
 
 @compute @workgroup_size(WG)
 fn axpy(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    var s = r_load(scalars[op.slot]);
-    if (op.negate != 0u) { s = r_neg(s); }
+    let s = op_scalar();
     let first = linear_id(gid, nwg) * VVL;
     for (var v = 0u; v < VVL; v++) {
-        if (first + v < SITES) { axpy_at(first + v, s); }
+        if (first + v < SITES) { _ = axpy_at(first + v, s, r_zero()); }
     }
+}
+
+@compute @workgroup_size(WG)
+fn axpy_norm(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let s = op_scalar();
+    let first = linear_id(gid, nwg) * VVL;
+    var acc = r_zero();
+    for (var v = 0u; v < VVL; v++) {
+        let site = first + v;
+        if (site < SITES) {
+            let a = axpy_at(site, s, acc);
+            // Halo sites are written (their values are never used) but not summed.
+            if (site >= OWN_LO && site < OWN_HI) { acc = a; }
+        }
+    }
+    // Every invocation reaches the reduction (its barriers need the whole workgroup).
+    let total = reduce_sum(acc, lid);
+    if (lid == 0u) { partial[linear_group(wid, nwg)] = r_store(total); }
 }
 
 // out = 0 (CG's starting guess).

@@ -15,6 +15,19 @@ fn c_times_i(z: Complex) -> Complex { return Complex(r_neg(z.im), z.re); }
 fn v_i(a: Vec3) -> Vec3 { return Vec3(c_times_i(a.c0), c_times_i(a.c1), c_times_i(a.c2)); }
 fn spinor_zero() -> Spinor { return Spinor(v_zero(), v_zero(), v_zero(), v_zero()); }
 
+// s x + y, real by real (M's multiply-add, the same fma per real as axpy.wgsl).
+fn c_axpy(s: Real, x: Complex, y: Complex) -> Complex { return Complex(r_fma(s, x.re, y.re), r_fma(s, x.im, y.im)); }
+fn v_axpy(s: Real, x: Vec3, y: Vec3) -> Vec3 { return Vec3(c_axpy(s, x.c0, y.c0), c_axpy(s, x.c1, y.c1), c_axpy(s, x.c2, y.c2)); }
+fn spinor_axpy(s: Real, x: Spinor, y: Spinor) -> Spinor {
+    return Spinor(v_axpy(s, x.s0, y.s0), v_axpy(s, x.s1, y.s1), v_axpy(s, x.s2, y.s2), v_axpy(s, x.s3, y.s3));
+}
+// acc + |v|^2, one fma per real in component order (as dot.wgsl adds a site).
+fn c_norm2_add(z: Complex, acc: Real) -> Real { return r_fma(z.im, z.im, r_fma(z.re, z.re, acc)); }
+fn v_norm2_add(v: Vec3, acc: Real) -> Real { return c_norm2_add(v.c2, c_norm2_add(v.c1, c_norm2_add(v.c0, acc))); }
+fn spinor_norm2_add(s: Spinor, acc: Real) -> Real {
+    return v_norm2_add(s.s3, v_norm2_add(s.s2, v_norm2_add(s.s1, v_norm2_add(s.s0, acc))));
+}
+
 // conj(a) b + c.
 fn c_cfma(a: Complex, b: Complex, c: Complex) -> Complex {
     let re = r_fma(a.re, b.re, r_fma(a.im, b.im, c.re));

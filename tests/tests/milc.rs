@@ -2,7 +2,8 @@
 //! layout x vector length (on a lattice whose site count no SAL divides, so
 //! AoSoA padding is exercised), every kernel in every precision and the
 //! D^dagger kernels against the f64 reference, and CG solves (split and
-//! fused operator) checked on the host (all inside the app's validation).
+//! fused operator, every precision and layout family, and on one rank of
+//! the scale-out path) checked on the host (all inside the app's validation).
 
 use skylight_core::app::Request;
 use skylight_core::apps::milc::Milc;
@@ -45,6 +46,9 @@ fn every_layout_and_vector_length_validates() {
     run_all(&gpu, &req, 2 * 7 * 4);
 }
 
+/// Every kernel, and the solve with both operators (MILC's split Dslash
+/// and the one-pass M), in every precision: a wrong solve fails its check
+/// of `M x = b` on the host.
 #[test]
 fn every_kernel_validates_in_every_precision() {
     let gpu = skylight_tests::gpu();
@@ -54,8 +58,14 @@ fn every_kernel_validates_in_every_precision() {
         .set("layout", "aosoa-4")
         .set("vvl", "2")
         .set("wg", "64")
+        .set("operator", "split,fused")
         .precisions(&ps);
-    assert_solved(&run_all(&gpu, &req, 10 * ps.len()));
+    let records = run_all(&gpu, &req, 11 * ps.len());
+    let fused = records
+        .iter()
+        .filter(|r| r.case.variant.ends_with("/fused"));
+    assert_eq!(fused.count(), ps.len());
+    assert_solved(&records);
 }
 
 #[test]
@@ -76,16 +86,21 @@ fn the_adjoint_kernels_validate() {
     }
 }
 
+/// The solve with either operator through the layout families and vector
+/// lengths (the one-pass M and the fused updates index every field through
+/// the layout; the norms reduce over VVL sites an invocation).
 #[test]
-fn cg_with_the_fused_operator_converges() {
+fn cg_with_either_operator_converges_in_every_layout_family() {
     let gpu = skylight_tests::gpu();
     let req = Request::default()
-        .set("size", "small")
+        .set("size", "3x4")
         .set("kernel", "cg")
-        .set("operator", "fused")
-        .set("layout", "soa")
+        .set("operator", "split,fused")
+        .set("layout", "aos,soa,aosoa-8")
+        .set("vvl", "1,4")
+        .set("wg", "32")
         .precisions(&[Precision::F32, double(&gpu)]);
-    assert_solved(&run_all(&gpu, &req, 2));
+    assert_solved(&run_all(&gpu, &req, 2 * 2 * 3 * 2));
 }
 
 #[test]
@@ -128,22 +143,25 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
     use skylight_core::apps::milc::dist;
     use skylight_core::scale::{Distributed, ScaleMode, SelfComm};
     let gpu = skylight_tests::gpu();
-    // The solve (split Dslash, halo swaps, dot products summed over the
-    // ranks) in every layout family in f32; the fused Dslash in f64 or df64.
-    let plan = |kernel: &str, layout: &str, p: Precision| {
+    // The solve (halo swaps before each application of M, norms summed
+    // over the ranks) in every layout family in f32 with MILC's split
+    // Dslash, and with the one-pass M in soa; the fused Dslash in f64 or df64.
+    let plan = |kernel: &str, layout: &str, p: Precision, operator: &str| {
         let req = Request::default()
             .set("size", "3x4")
             .set("kernel", kernel)
             .set("layout", layout)
             .set("vvl", "2")
+            .set("operator", operator)
             .precisions(&[p]);
         skylight_core::runner::plan(&Milc, &req, &gpu.caps, true)
             .expect("plan")
             .cases
     };
-    let mut cases = plan("cg", "aos,soa,aosoa-8", Precision::F32);
-    cases.extend(plan("dslash-fused", "aosoa-8", double(&gpu)));
-    assert_eq!(cases.len(), 4);
+    let mut cases = plan("cg", "aos,soa,aosoa-8", Precision::F32, "split");
+    cases.extend(plan("cg", "soa", Precision::F32, "fused"));
+    cases.extend(plan("dslash-fused", "aosoa-8", double(&gpu), "split"));
+    assert_eq!(cases.len(), 5);
     for case in &cases {
         let d = dist::Split
             .decomposition(case, ScaleMode::default(), 1)

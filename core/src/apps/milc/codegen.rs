@@ -13,6 +13,8 @@ use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 
 const LATTICE: &str = include_str!("../../../../shaders/milc/lattice.wgsl");
+/// D's hopping sum at one site, shared by the one-pass D and M kernels.
+const HOP: &str = include_str!("../../../../shaders/milc/hop.wgsl");
 
 /// What a binding holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +56,9 @@ pub struct Module {
     pub spin: bool,
     /// Whether it uses the workgroup reduction.
     pub reduce: bool,
+    /// Whether it uses the one-pass hopping sum `hop.wgsl` (and so binds
+    /// `psi` and `links`).
+    pub hop: bool,
 }
 
 macro_rules! wgsl {
@@ -73,6 +78,7 @@ pub static MODULES: &[Module] = &[
         binds: &[("psi", Field::Spinor, R), ("hf", Field::Half, RW)],
         spin: true,
         reduce: false,
+        hop: false,
     },
     Module {
         name: "extract_mul",
@@ -85,6 +91,7 @@ pub static MODULES: &[Module] = &[
         ],
         spin: true,
         reduce: false,
+        hop: false,
     },
     Module {
         name: "shift",
@@ -98,6 +105,7 @@ pub static MODULES: &[Module] = &[
         ],
         spin: false,
         reduce: false,
+        hop: false,
     },
     Module {
         name: "insert_mul",
@@ -110,6 +118,7 @@ pub static MODULES: &[Module] = &[
         ],
         spin: true,
         reduce: false,
+        hop: false,
     },
     Module {
         name: "insert",
@@ -122,6 +131,7 @@ pub static MODULES: &[Module] = &[
         ],
         spin: true,
         reduce: false,
+        hop: false,
     },
     Module {
         name: "dslash_fused",
@@ -134,20 +144,52 @@ pub static MODULES: &[Module] = &[
         ],
         spin: true,
         reduce: false,
+        hop: true,
+    },
+    Module {
+        name: "m_fused",
+        source: wgsl!("m_fused.wgsl"),
+        entries: &["m_fused", "m_fused_norm"],
+        binds: &[
+            ("psi", Field::Spinor, R),
+            ("links", Field::Links, R),
+            ("out", Field::Spinor, RW),
+            ("scalars", Field::Plain, R),
+            ("partial", Field::Plain, RW),
+        ],
+        spin: true,
+        reduce: true,
+        hop: true,
     },
     Module {
         name: "axpy",
         source: wgsl!("axpy.wgsl"),
-        entries: &["axpy", "zero"],
+        entries: &["axpy", "axpy_norm", "zero"],
         binds: &[
             ("x", Field::Plain, R),
             ("y", Field::Plain, R),
             ("out", Field::Plain, RW),
             ("scalars", Field::Plain, R),
             ("op", Field::Plain, U),
+            ("partial", Field::Plain, RW),
+        ],
+        spin: false,
+        reduce: true,
+        hop: false,
+    },
+    Module {
+        name: "update",
+        source: wgsl!("update.wgsl"),
+        entries: &["update_xp"],
+        binds: &[
+            ("x", Field::Plain, RW),
+            ("p", Field::Plain, RW),
+            ("r", Field::Plain, R),
+            ("scalars", Field::Plain, R),
         ],
         spin: false,
         reduce: false,
+        hop: false,
     },
     Module {
         name: "dot",
@@ -160,6 +202,7 @@ pub static MODULES: &[Module] = &[
         ],
         spin: false,
         reduce: true,
+        hop: false,
     },
     Module {
         name: "cg",
@@ -172,6 +215,7 @@ pub static MODULES: &[Module] = &[
         ],
         spin: false,
         reduce: true,
+        hop: false,
     },
 ];
 
@@ -180,7 +224,7 @@ pub fn module_of(entry: &str) -> Option<&'static Module> {
     MODULES.iter().find(|m| m.entries.contains(&entry))
 }
 
-/// Slots of the GPU's scalar buffer, injected into `cg.wgsl` as `S_*`.
+/// Slots of the GPU's scalar buffer, injected into the kernels as `S_*`.
 pub mod slot {
     /// -kappa (the scalar of M = 1 - kappa D).
     pub const MINUS_KAPPA: u32 = 0;
@@ -207,8 +251,10 @@ pub mod slot {
     /// Slots in all.
     pub const COUNT: u32 = 11;
 
-    /// (WGSL name, slot) of every slot `cg.wgsl` names.
+    /// (WGSL name, slot) of every slot a kernel names (injected into
+    /// every module that binds `scalars`).
     pub const NAMED: &[(&str, u32)] = &[
+        ("S_MINUS_KAPPA", MINUS_KAPPA),
         ("S_TOL2", TOL2),
         ("S_RR", RR),
         ("S_PAP", PAP),
@@ -269,13 +315,16 @@ pub fn spec(m: &Module, b: &Build, isign: i32) -> ShaderSpec {
     if m.reduce {
         s = s.with_include(sources::REDUCE);
     }
-    if m.name == "cg" {
+    if m.binds.iter().any(|b| b.0 == "scalars") {
         for &(name, v) in slot::NAMED {
             s = s.with_u32(name, v);
         }
     }
     if m.spin {
         s = s.with_include(spin_functions(isign));
+    }
+    if m.hop {
+        s = s.with_include(HOP);
     }
     let mut acc = String::new();
     for &(name, field, bind) in m.binds {

@@ -1,19 +1,22 @@
 //! The app on a GPU: a case is a program of dispatches recorded into one
-//! compute pass (WebGPU orders their storage accesses), built from the split
-//! kernels. A whole CG solve is one such program: the scalars stay on the
-//! GPU, so nothing is read back until the end.
+//! compute pass (WebGPU orders their storage accesses), built from the
+//! app's kernels (see [`super::program`]). A whole CG solve is one such
+//! program (see [`super::cg`]): the scalars stay on the GPU, so nothing is
+//! read back until the end.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::codegen::{self, Build, Field, slot};
+use super::codegen::{Build, Field, slot};
+pub(super) use super::program::Sync;
+use super::program::{Program, Step};
 use super::reference::{Inputs, Setup, lattice};
 use super::{KernelName, Params, case_model, solve_metrics};
 use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::apps::targetdp::Layout;
 use crate::error::{Error, Result};
 use crate::gpu::resources::check_size;
-use crate::gpu::{Bind, Capabilities, Gpu, Pipeline, dispatch_shape};
+use crate::gpu::{Capabilities, Gpu, Pipeline, dispatch_shape};
 use crate::precision::Precision;
 
 /// The launch plan of a case, computed without a device: the constants
@@ -55,220 +58,6 @@ impl Plan {
             sites,
             dispatch,
         })
-    }
-}
-
-/// Where a rank of a lattice split over ranks must leave the recorded
-/// program for its neighbours (see `dist`): before a Dslash, to fill the
-/// halo planes of the field it reads; after a dot product, to sum the
-/// scalar over the ranks.
-#[derive(Clone, Debug)]
-pub(super) enum Sync {
-    /// Swap the halo planes of this spinor field for a Dslash of this sign.
-    Swap(wgpu::Buffer, i32),
-    /// Sum this slot of this scalar buffer over the ranks.
-    Reduce(wgpu::Buffer, u32),
-}
-
-/// One recorded dispatch.
-struct Step {
-    pipe: usize,
-    group: wgpu::BindGroup,
-    dispatch: (u32, u32),
-}
-
-/// Pipelines (built once per entry point and sign) and the dispatches using them.
-struct Program<'g> {
-    gpu: &'g Gpu,
-    build: Build,
-    sites: u32,
-    dispatch: (u32, u32),
-    pipes: Vec<Pipeline>,
-    keys: Vec<(&'static str, i32)>,
-    ops: BTreeMap<(u32, bool), wgpu::Buffer>,
-    steps: Vec<Step>,
-    /// With the step count before each: filled on a split lattice only.
-    syncs: Option<Vec<(usize, Sync)>>,
-}
-
-/// The intermediate fields of one Dslash.
-struct Temps {
-    hf: wgpu::Buffer,
-    hb: wgpu::Buffer,
-    gf: wgpu::Buffer,
-    gb: wgpu::Buffer,
-    acc: wgpu::Buffer,
-}
-
-impl<'g> Program<'g> {
-    fn new(gpu: &'g Gpu, plan: Plan) -> Program<'g> {
-        Program {
-            gpu,
-            build: plan.build,
-            sites: plan.sites,
-            dispatch: plan.dispatch,
-            pipes: Vec::new(),
-            keys: Vec::new(),
-            ops: BTreeMap::new(),
-            steps: Vec::new(),
-            syncs: (plan.build.halo > 0).then(Vec::new),
-        }
-    }
-
-    fn sync(&mut self, sync: Sync) {
-        if let Some(syncs) = self.syncs.as_mut() {
-            syncs.push((self.steps.len(), sync));
-        }
-    }
-
-    fn layout(&self, field: Field) -> Layout {
-        Layout {
-            sal: self.build.layout.sal,
-            sites: self.sites,
-            ncomp: field.ncomp(),
-        }
-    }
-
-    /// A field uploaded from logical order, or poisoned when `init` is `None`.
-    fn field(&self, label: &str, field: Field, init: Option<&[f64]>) -> Result<wgpu::Buffer> {
-        let (l, p) = (self.layout(field), self.build.precision);
-        match init {
-            Some(v) => self.gpu.storage_init(label, &l.encode(p, v, 0.0)),
-            None => {
-                self.gpu
-                    .storage_poisoned(label, l.reals() * p.real_bytes(), &p.poison_pattern())
-            }
-        }
-    }
-
-    fn temps(&self) -> Result<Temps> {
-        Ok(Temps {
-            hf: self.field("milc-hf", Field::Half, None)?,
-            hb: self.field("milc-hb", Field::Half, None)?,
-            gf: self.field("milc-gf", Field::Half, None)?,
-            gb: self.field("milc-gb", Field::Half, None)?,
-            acc: self.field("milc-acc", Field::Spinor, None)?,
-        })
-    }
-
-    /// The scalar slots: -kappa, 0 and tol^2 set, the rest poisoned.
-    fn scalars(&self, setup: &Setup) -> Result<wgpu::Buffer> {
-        let mut v = vec![f64::NAN; slot::COUNT as usize];
-        v[slot::MINUS_KAPPA as usize] = -setup.kappa;
-        v[slot::ZERO as usize] = 0.0;
-        v[slot::TOL2 as usize] = setup.tol * setup.tol;
-        self.gpu
-            .storage_init("milc-scalars", &self.build.precision.encode(&v))
-    }
-
-    /// One partial sum per workgroup of a per-site dispatch.
-    fn partial(&self) -> Result<wgpu::Buffer> {
-        let p = self.build.precision;
-        let groups = u64::from(self.dispatch.0) * u64::from(self.dispatch.1);
-        self.gpu
-            .storage_poisoned("milc-partial", groups * p.real_bytes(), &p.poison_pattern())
-    }
-
-    fn pipe(&mut self, entry: &'static str, isign: i32) -> Result<usize> {
-        let m = codegen::module_of(entry)
-            .ok_or_else(|| Error::bad_param("kernel", format!("no entry point `{entry}`")))?;
-        let isign = if m.spin { isign } else { 1 };
-        if let Some(i) = self.keys.iter().position(|k| *k == (entry, isign)) {
-            return Ok(i);
-        }
-        let binds: Vec<Bind> = m.binds.iter().map(|b| b.2).collect();
-        let spec = codegen::spec(m, &self.build, isign);
-        self.pipes.push(self.gpu.pipeline(&spec, entry, &binds)?);
-        self.keys.push((entry, isign));
-        Ok(self.pipes.len() - 1)
-    }
-
-    fn push(
-        &mut self,
-        entry: &'static str,
-        isign: i32,
-        buffers: &[&wgpu::Buffer],
-        dispatch: (u32, u32),
-    ) -> Result<()> {
-        let pipe = self.pipe(entry, isign)?;
-        let group = self.gpu.bind(&self.pipes[pipe], buffers);
-        self.steps.push(Step {
-            pipe,
-            group,
-            dispatch,
-        });
-        Ok(())
-    }
-
-    /// A kernel over every site.
-    fn over_sites(
-        &mut self,
-        entry: &'static str,
-        isign: i32,
-        buffers: &[&wgpu::Buffer],
-    ) -> Result<()> {
-        self.push(entry, isign, buffers, self.dispatch)
-    }
-
-    /// The uniform selecting scalar `slot` (negated or not).
-    fn op(&mut self, slot: u32, negate: bool) -> wgpu::Buffer {
-        let gpu = self.gpu;
-        self.ops
-            .entry((slot, negate))
-            .or_insert_with(|| {
-                gpu.uniform(
-                    "milc-op",
-                    bytemuck::cast_slice(&[slot, u32::from(negate), 0, 0]),
-                )
-            })
-            .clone()
-    }
-
-    /// `dst = D src` (`isign` 1) or `D^dagger src` (-1), as MILC splits it
-    /// through the intermediates `split`, or in one kernel without them.
-    fn dslash(
-        &mut self,
-        split: Option<&Temps>,
-        [links, src, dst]: [&wgpu::Buffer; 3],
-        isign: i32,
-    ) -> Result<()> {
-        self.sync(Sync::Swap(src.clone(), isign));
-        let Some(t) = split else {
-            return self.over_sites("dslash_fused", isign, &[src, links, dst]);
-        };
-        self.over_sites("extract", isign, &[src, &t.hf])?;
-        self.over_sites("extract_mul", isign, &[src, links, &t.hb])?;
-        self.over_sites("shift", isign, &[&t.hf, &t.hb, &t.gf, &t.gb])?;
-        self.over_sites("insert_mul", isign, &[&t.gf, links, &t.acc])?;
-        self.over_sites("insert", isign, &[&t.gb, &t.acc, dst])
-    }
-
-    /// `out = y + s x` with `s` the scalar in `slot` (negated if asked).
-    fn axpy(&mut self, bufs: [&wgpu::Buffer; 4], slot: u32, negate: bool) -> Result<()> {
-        let [x, y, out, scalars] = bufs;
-        let op = self.op(slot, negate);
-        self.over_sites("axpy", 1, &[x, y, out, scalars, &op])
-    }
-
-    /// `scalars[slot] = Re <a, b>`: per-workgroup partials, then one workgroup adds them.
-    fn dot(&mut self, bufs: [&wgpu::Buffer; 4], slot: u32) -> Result<()> {
-        let [a, b, partial, scalars] = bufs;
-        self.over_sites("dot", 1, &[a, b, partial])?;
-        let op = self.op(slot, false);
-        self.push("finish", 1, &[partial, scalars, &op], (1, 1))?;
-        self.sync(Sync::Reduce(scalars.clone(), slot));
-        Ok(())
-    }
-
-    /// A one-invocation CG update.
-    fn scalar(
-        &mut self,
-        entry: &'static str,
-        partial: &wgpu::Buffer,
-        scalars: &wgpu::Buffer,
-    ) -> Result<()> {
-        let op = self.op(0, false);
-        self.push(entry, 1, &[partial, scalars, &op], (1, 1))
     }
 }
 
@@ -425,7 +214,7 @@ fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)
             );
             let out = prog.field("milc-out", Field::Spinor, None)?;
             let scalars = prog.scalars(setup)?;
-            prog.axpy([&a, &b, &out, &scalars], slot::MINUS_KAPPA, false)?;
+            prog.axpy([&a, &b, &out, &scalars], (slot::MINUS_KAPPA, false), false)?;
             vec![(out, Field::Spinor)]
         }
         KernelName::Dot => {
@@ -433,8 +222,8 @@ fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)
                 input(prog, 0, Field::Spinor)?,
                 input(prog, 1, Field::Spinor)?,
             );
-            let (partial, scalars) = (prog.partial()?, prog.scalars(setup)?);
-            prog.dot([&a, &b, &partial, &scalars], slot::RR)?;
+            let scalars = prog.scalars(setup)?;
+            prog.dot([&a, &b, &scalars], slot::RR)?;
             vec![(scalars, Field::Plain)]
         }
         KernelName::Dslash => {
@@ -453,58 +242,9 @@ fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)
         KernelName::Cg => {
             let (b, u) = (input(prog, 0, Field::Spinor)?, links(prog)?);
             let scalars = prog.scalars(setup)?;
-            record_cg(prog, [&b, &u], scalars, setup)?
+            super::cg::record(prog, [&b, &u], scalars, setup)?
         }
     })
-}
-
-/// CG on `M^dagger M x = M^dagger b` from x = 0, the setup's iterations; returns
-/// the buffers holding x and the scalars at the end.
-fn record_cg(
-    prog: &mut Program,
-    [b, u]: [&wgpu::Buffer; 2],
-    scalars: wgpu::Buffer,
-    setup: &Setup,
-) -> Result<Vec<(wgpu::Buffer, Field)>> {
-    let iterations = setup.iterations;
-    let temps = match setup.fused {
-        true => None,
-        false => Some(prog.temps()?),
-    };
-    let t = temps.as_ref();
-    let spinor = |prog: &Program| prog.field("milc-cg", Field::Spinor, None);
-    let (d, mp, ap) = (spinor(prog)?, spinor(prog)?, spinor(prog)?);
-    let x = [spinor(prog)?, spinor(prog)?];
-    let r = [spinor(prog)?, spinor(prog)?];
-    let p = [spinor(prog)?, spinor(prog)?];
-    let partial = prog.partial()?;
-    let mk = slot::MINUS_KAPPA;
-    // r = M^dagger b, p = r, x = 0, |r0|^2.
-    prog.dslash(t, [u, b, &d], -1)?;
-    prog.axpy([&d, b, &r[0], &scalars], mk, false)?;
-    prog.axpy([&r[0], &r[0], &p[0], &scalars], slot::ZERO, false)?;
-    let op = prog.op(0, false);
-    prog.over_sites("zero", 1, &[b, b, &x[0], &scalars, &op])?;
-    prog.dot([&r[0], &r[0], &partial, &scalars], slot::RR)?;
-    prog.scalar("cg_start", &partial, &scalars)?;
-    for k in 0..iterations as usize {
-        let (c, n) = (k % 2, 1 - k % 2);
-        // A p = M^dagger M p.
-        prog.dslash(t, [u, &p[c], &d], 1)?;
-        prog.axpy([&d, &p[c], &mp, &scalars], mk, false)?;
-        prog.dslash(t, [u, &mp, &d], -1)?;
-        prog.axpy([&d, &mp, &ap, &scalars], mk, false)?;
-        prog.dot([&p[c], &ap, &partial, &scalars], slot::PAP)?;
-        prog.scalar("cg_alpha", &partial, &scalars)?;
-        prog.axpy([&p[c], &x[c], &x[n], &scalars], slot::ALPHA, false)?;
-        prog.axpy([&ap, &r[c], &r[n], &scalars], slot::ALPHA, true)?;
-        prog.dot([&r[n], &r[n], &partial, &scalars], slot::RR_NEW)?;
-        prog.scalar("cg_beta", &partial, &scalars)?;
-        prog.axpy([&p[c], &r[n], &p[n], &scalars], slot::BETA, false)?;
-    }
-    let [x0, x1] = x;
-    let x = if iterations.is_multiple_of(2) { x0 } else { x1 };
-    Ok(vec![(x, Field::Spinor), (scalars, Field::Plain)])
 }
 
 impl Kernel for MilcGpu {

@@ -12,15 +12,19 @@
 //! `U^dagger`), `shift` (gather from the 8 neighbours), `insert-mul`
 //! (multiply by `U`, rebuild the spinors, sum) and `insert` (rebuild the
 //! backward ones and add); `dslash-fused` is the same operator in one
-//! kernel. `axpy` is the scalar multiply-add, `dot` CG's
-//! deterministic reduction, and `cg` solves `M^dagger M x = M^dagger b`
-//! with every scalar kept on the GPU. Every field goes through targetDP's
-//! index function, so one kernel source serves every layout and virtual
-//! vector length.
+//! kernel. `axpy` is the scalar multiply-add, `dot` the deterministic
+//! reduction, and `cg` solves `M^dagger M x = M^dagger b` with every
+//! scalar kept on the GPU (see [`cg`]: M in one pass with the `fused`
+//! operator, each norm reduced by the pass that writes its field, x and p
+//! updated together). Every field goes through targetDP's index
+//! function, so one kernel source serves every layout and virtual vector
+//! length.
 
+mod cg;
 pub mod codegen;
 pub mod dist;
 mod gpu;
+mod program;
 mod reference;
 #[cfg(test)]
 mod tests;
@@ -55,7 +59,7 @@ choice! {
         Insert = "insert",
         /// The scalar multiply-add.
         Axpy = "axpy",
-        /// CG's deterministic reduction.
+        /// The deterministic reduction, `Re <a, b>`.
         Dot = "dot",
         /// The five split kernels.
         Dslash = "dslash",
@@ -83,11 +87,11 @@ impl KernelName {
 }
 
 choice! {
-    /// How CG applies D.
+    /// How CG applies M = 1 - kappa D.
     pub enum Operator("operator") {
-        /// MILC's five split kernels.
+        /// MILC's five split kernels, then a multiply-add.
         Split = "split",
-        /// `dslash-fused`.
+        /// One kernel (D's hopping sum as `dslash-fused` and the site's own spinor).
         Fused = "fused",
     }
 }
@@ -123,7 +127,7 @@ pub struct Params {
     pub vvl: u32,
     /// Workgroup size.
     pub wg: u32,
-    /// How a solve applies D (split for every other kernel).
+    /// How a solve applies M (split for every other kernel).
     pub operator: Operator,
     /// D or D^dagger (plus for the kernels without a sign).
     pub sign: Sign,
@@ -249,7 +253,7 @@ impl App for Milc {
             },
             ParamSpec {
                 name: "operator",
-                help: "how cg applies D: split (MILC's five kernels) or fused (dslash-fused); a comma list sweeps",
+                help: "how cg applies M = 1 - kappa D: split (MILC's five Dslash kernels, then a multiply-add) or fused (one kernel); a comma list sweeps",
                 kind: ParamKind::Choice(Operator::NAMES),
                 default: "split",
             },
@@ -425,12 +429,17 @@ fn default_tol(p: Precision) -> f64 {
     }
 }
 
-/// Reals moved and FLOPs per site of one split kernel, as MILC's kernels
-/// move and compute them: a projection is 6 complex additions per
+/// Reals moved and FLOPs per site of one kernel (an entry point), as the
+/// kernels move and compute them: a projection is 6 complex additions per
 /// direction (the gamma entries are powers of i), a half-spinor times a
-/// link 2 x 66, a reconstruction and accumulation 12 complex additions.
+/// link 2 x 66, a reconstruction and accumulation 12 complex additions; a
+/// multiply-add is one fma (2 FLOPs) per real, and so is a norm's square.
+/// The per-workgroup partials of a norm (one real per workgroup) are left
+/// out, as is every other few-real access.
 pub fn per_site(entry: &str) -> (u64, u64) {
     let (s, h, u) = (SPINOR as u64, HALF as u64, LINKS as u64);
+    // D's FLOPs, split or fused: 8 hops of projection, link product, rebuild.
+    let hops = 8 * (12 + 2 * 66 + 24);
     match entry {
         "extract" => (s + h, 4 * 12),
         "extract_mul" => (s + u + h, 4 * (12 + 2 * 66)),
@@ -441,15 +450,24 @@ pub fn per_site(entry: &str) -> (u64, u64) {
         // out. The 8 neighbours' spinors and the backward links are other
         // sites' data, re-read from cache (counting them put the H200 at
         // 7.8 TB/s, past its HBM); the split's FLOPs.
-        "dslash_fused" => (2 * s + u, 8 * (12 + 2 * 66 + 24)),
+        "dslash_fused" => (2 * s + u, hops),
+        // M = 1 - kappa D in one pass: dslash_fused's 120 reals (the
+        // site's own spinor is one of the spinors read once), plus the
+        // multiply-add; `_norm` also squares and adds the 24 reals it writes.
+        "m_fused" => (2 * s + u, hops + 2 * s),
+        "m_fused_norm" => (2 * s + u, hops + 4 * s),
+        // x, y in, out out: 72 reals.
         "axpy" => (3 * s, 2 * s),
+        "axpy_norm" => (3 * s, 4 * s),
+        // x, p, r in, x, p out: 120 reals, two multiply-adds per real.
+        "update_xp" => (5 * s, 4 * s),
         "dot" => (2 * s, 2 * s),
         "zero" => (s, 0),
         _ => (0, 0),
     }
 }
 
-/// Work and traffic of one split kernel over the lattice.
+/// Work and traffic of one kernel over the lattice.
 fn site_model(entry: &str, sites: u64, p: Precision) -> Model {
     let (reals, flops) = per_site(entry);
     Model {
@@ -459,11 +477,15 @@ fn site_model(entry: &str, sites: u64, p: Precision) -> Model {
 }
 
 /// Work and traffic of one run of `kernel`: its dispatches' per-site
-/// figures (a Dslash is its five split kernels, or `dslash_fused` in a
-/// solve with the `fused` operator; a solve is one Dslash, two
-/// multiply-adds, a zero fill and a dot to start, then per iteration two
-/// Dslash, five multiply-adds and two dots). The second pass of a dot and
-/// CG's scalar updates touch a few reals and are left out.
+/// figures (a Dslash is its five split kernels). A solve of `n` iterations
+/// (see `cg.rs`) applies M 1 + 2n times: with the `fused` operator as
+/// `m_fused_norm` (the start's `M^dagger b` and each `M p`) and `m_fused`
+/// (each `M^dagger M p`), 432 reals a site per iteration; with `split` as
+/// the five split kernels and a multiply-add (`axpy_norm` where a norm is
+/// reduced), 1632. Per iteration both add `axpy_norm` (`r'`) and
+/// `update_xp`, and the start a copy (`axpy`) and a zero fill. The
+/// second pass of a reduction and CG's scalar updates touch a few reals
+/// and are left out.
 fn case_model(kernel: KernelName, fused: bool, sites: u64, iterations: u64, p: Precision) -> Model {
     let times = |entry: &str, n: u64| {
         let m = site_model(entry, sites, p);
@@ -478,20 +500,26 @@ fn case_model(kernel: KernelName, fused: bool, sites: u64, iterations: u64, p: P
             .map(|e| times(e, n))
             .fold(Model::default(), add_models)
     };
-    let dslash = |n: u64| match fused {
-        true => times("dslash_fused", n),
-        false => split(n),
+    let n = iterations;
+    let apply_m = match fused {
+        true => vec![times("m_fused_norm", 1 + n), times("m_fused", n)],
+        false => vec![
+            split(1 + 2 * n),
+            times("axpy_norm", 1 + n),
+            times("axpy", n),
+        ],
     };
     match kernel {
         KernelName::Dslash => split(1),
-        KernelName::Cg => [
-            dslash(1 + 2 * iterations),
-            times("axpy", 2 + 5 * iterations),
-            times("zero", 1),
-            times("dot", 1 + 2 * iterations),
-        ]
-        .into_iter()
-        .fold(Model::default(), add_models),
+        KernelName::Cg => apply_m
+            .into_iter()
+            .chain([
+                times("axpy_norm", n),
+                times("update_xp", n),
+                times("axpy", 1),
+                times("zero", 1),
+            ])
+            .fold(Model::default(), add_models),
         k => times(&k.name().replace('-', "_"), 1),
     }
 }

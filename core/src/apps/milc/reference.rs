@@ -106,7 +106,7 @@ pub(super) fn lattice(params: &Params) -> Lattice {
 #[derive(Clone)]
 pub(super) struct Setup {
     pub(super) kernel: KernelName,
-    /// Whether a solve applies D with `dslash-fused`.
+    /// Whether a solve applies M in one pass (`m_fused`).
     pub(super) fused: bool,
     /// 1 for D, -1 for D^dagger.
     pub(super) isign: f64,

@@ -55,14 +55,22 @@ fn model_of_dslash_is_the_sum_of_its_split() {
     assert_eq!(m.flops, 1344.0 * 10.0);
     let f = case_model(KernelName::DslashFused, false, 10, 1, Precision::F32);
     assert_eq!((f.bytes, f.flops), (120.0 * 4.0 * 10.0, m.flops));
-    let (split, fused) = (
-        case_model(KernelName::Cg, false, 10, 3, Precision::F32),
-        case_model(KernelName::Cg, true, 10, 3, Precision::F32),
-    );
-    // 7 operator applications, 17 multiply-adds, a zero fill and 7 dots.
-    let rest = (17.0 * 72.0 + 24.0 + 7.0 * 48.0) * 40.0;
-    assert_eq!(split.bytes, 7.0 * m.bytes + rest);
-    assert_eq!(fused.bytes, 7.0 * f.bytes + rest);
+    let cg = |fused: bool, iterations: u64| {
+        case_model(KernelName::Cg, fused, 10, iterations, Precision::F32).bytes
+    };
+    // 7 applications of M, each split (a Dslash and a multiply-add) or one
+    // 120-real pass; per iteration r' (72 reals) and x, p (120); at the
+    // start a copy (72) and a zero fill (24).
+    let rest = (3.0 * (72.0 + 120.0) + 72.0 + 24.0) * 40.0;
+    assert_eq!(cg(false, 3), 7.0 * (m.bytes + 72.0 * 40.0) + rest);
+    assert_eq!(cg(true, 3), 7.0 * f.bytes + rest);
+    // Reals a site per iteration: 2 x 120 + 72 + 120 fused (the CUDA
+    // port's 480 less its two re-reads of p, for <p, A p> and for x's
+    // update apart from p's), and 2 x
+    // (648 + 72) + 72 + 120 split; before the fused updates they were 696
+    // and 1752.
+    assert_eq!(cg(true, 4) - cg(true, 3), 432.0 * 40.0);
+    assert_eq!(cg(false, 4) - cg(false, 3), 1632.0 * 40.0);
 }
 
 #[test]

@@ -1,0 +1,275 @@
+//! The recording side of a case: a program of dispatches (pipelines built
+//! once per entry point and sign, bind groups made once), the operations
+//! the kernels and the solve are recorded from, and the points where a
+//! lattice split over ranks meets its neighbours.
+
+use std::collections::BTreeMap;
+
+use super::codegen::{self, Build, Field, slot};
+use super::gpu::Plan;
+use super::reference::Setup;
+use crate::apps::targetdp::Layout;
+use crate::error::{Error, Result};
+use crate::gpu::{Bind, Gpu, Pipeline};
+
+/// Where a rank of a lattice split over ranks must leave the recorded
+/// program for its neighbours (see `dist`): before a Dslash or an
+/// application of M, to fill the halo planes of the field it reads; after
+/// a finished dot product or norm, to sum the scalar over the ranks.
+#[derive(Clone, Debug)]
+pub(super) enum Sync {
+    /// Swap the halo planes of this spinor field for a Dslash of this sign.
+    Swap(wgpu::Buffer, i32),
+    /// Sum this slot of this scalar buffer over the ranks.
+    Reduce(wgpu::Buffer, u32),
+}
+
+/// One recorded dispatch.
+pub(super) struct Step {
+    pub(super) pipe: usize,
+    pub(super) group: wgpu::BindGroup,
+    pub(super) dispatch: (u32, u32),
+}
+
+/// Pipelines (built once per entry point and sign) and the dispatches using them.
+pub(super) struct Program<'g> {
+    pub(super) gpu: &'g Gpu,
+    pub(super) build: Build,
+    pub(super) sites: u32,
+    dispatch: (u32, u32),
+    pub(super) pipes: Vec<Pipeline>,
+    keys: Vec<(&'static str, i32)>,
+    ops: BTreeMap<(u32, bool), wgpu::Buffer>,
+    /// The per-workgroup partial sums every reduction of the program
+    /// shares (each is finished before the next one starts).
+    partial: Option<wgpu::Buffer>,
+    pub(super) steps: Vec<Step>,
+    /// With the step count before each: filled on a split lattice only.
+    pub(super) syncs: Option<Vec<(usize, Sync)>>,
+}
+
+/// The intermediate fields of one split Dslash.
+pub(super) struct Temps {
+    hf: wgpu::Buffer,
+    hb: wgpu::Buffer,
+    gf: wgpu::Buffer,
+    gb: wgpu::Buffer,
+    acc: wgpu::Buffer,
+}
+
+impl<'g> Program<'g> {
+    pub(super) fn new(gpu: &'g Gpu, plan: Plan) -> Program<'g> {
+        Program {
+            gpu,
+            build: plan.build,
+            sites: plan.sites,
+            dispatch: plan.dispatch,
+            pipes: Vec::new(),
+            keys: Vec::new(),
+            ops: BTreeMap::new(),
+            partial: None,
+            steps: Vec::new(),
+            syncs: (plan.build.halo > 0).then(Vec::new),
+        }
+    }
+
+    pub(super) fn sync(&mut self, sync: Sync) {
+        if let Some(syncs) = self.syncs.as_mut() {
+            syncs.push((self.steps.len(), sync));
+        }
+    }
+
+    fn layout(&self, field: Field) -> Layout {
+        Layout {
+            sal: self.build.layout.sal,
+            sites: self.sites,
+            ncomp: field.ncomp(),
+        }
+    }
+
+    /// A field uploaded from logical order, or poisoned when `init` is `None`.
+    pub(super) fn field(
+        &self,
+        label: &str,
+        field: Field,
+        init: Option<&[f64]>,
+    ) -> Result<wgpu::Buffer> {
+        let (l, p) = (self.layout(field), self.build.precision);
+        match init {
+            Some(v) => self.gpu.storage_init(label, &l.encode(p, v, 0.0)),
+            None => {
+                self.gpu
+                    .storage_poisoned(label, l.reals() * p.real_bytes(), &p.poison_pattern())
+            }
+        }
+    }
+
+    pub(super) fn temps(&self) -> Result<Temps> {
+        Ok(Temps {
+            hf: self.field("milc-hf", Field::Half, None)?,
+            hb: self.field("milc-hb", Field::Half, None)?,
+            gf: self.field("milc-gf", Field::Half, None)?,
+            gb: self.field("milc-gb", Field::Half, None)?,
+            acc: self.field("milc-acc", Field::Spinor, None)?,
+        })
+    }
+
+    /// The scalar slots: -kappa, 0 and tol^2 set, the rest poisoned.
+    pub(super) fn scalars(&self, setup: &Setup) -> Result<wgpu::Buffer> {
+        let mut v = vec![f64::NAN; slot::COUNT as usize];
+        v[slot::MINUS_KAPPA as usize] = -setup.kappa;
+        v[slot::ZERO as usize] = 0.0;
+        v[slot::TOL2 as usize] = setup.tol * setup.tol;
+        self.gpu
+            .storage_init("milc-scalars", &self.build.precision.encode(&v))
+    }
+
+    /// The program's partial sums, one per workgroup of a per-site
+    /// dispatch (made on first use).
+    fn partial(&mut self) -> Result<wgpu::Buffer> {
+        if let Some(b) = &self.partial {
+            return Ok(b.clone());
+        }
+        let p = self.build.precision;
+        let groups = u64::from(self.dispatch.0) * u64::from(self.dispatch.1);
+        let b = self.gpu.storage_poisoned(
+            "milc-partial",
+            groups * p.real_bytes(),
+            &p.poison_pattern(),
+        )?;
+        self.partial = Some(b.clone());
+        Ok(b)
+    }
+
+    fn pipe(&mut self, entry: &'static str, isign: i32) -> Result<usize> {
+        let m = codegen::module_of(entry)
+            .ok_or_else(|| Error::bad_param("kernel", format!("no entry point `{entry}`")))?;
+        let isign = if m.spin { isign } else { 1 };
+        if let Some(i) = self.keys.iter().position(|k| *k == (entry, isign)) {
+            return Ok(i);
+        }
+        let binds: Vec<Bind> = m.binds.iter().map(|b| b.2).collect();
+        let spec = codegen::spec(m, &self.build, isign);
+        self.pipes.push(self.gpu.pipeline(&spec, entry, &binds)?);
+        self.keys.push((entry, isign));
+        Ok(self.pipes.len() - 1)
+    }
+
+    fn push(
+        &mut self,
+        entry: &'static str,
+        isign: i32,
+        buffers: &[&wgpu::Buffer],
+        dispatch: (u32, u32),
+    ) -> Result<()> {
+        let pipe = self.pipe(entry, isign)?;
+        let group = self.gpu.bind(&self.pipes[pipe], buffers);
+        self.steps.push(Step {
+            pipe,
+            group,
+            dispatch,
+        });
+        Ok(())
+    }
+
+    /// A kernel over every site.
+    pub(super) fn over_sites(
+        &mut self,
+        entry: &'static str,
+        isign: i32,
+        buffers: &[&wgpu::Buffer],
+    ) -> Result<()> {
+        self.push(entry, isign, buffers, self.dispatch)
+    }
+
+    /// The uniform selecting scalar `slot` (negated or not).
+    fn op(&mut self, slot: u32, negate: bool) -> wgpu::Buffer {
+        let gpu = self.gpu;
+        self.ops
+            .entry((slot, negate))
+            .or_insert_with(|| {
+                gpu.uniform(
+                    "milc-op",
+                    bytemuck::cast_slice(&[slot, u32::from(negate), 0, 0]),
+                )
+            })
+            .clone()
+    }
+
+    /// `dst = D src` (`isign` 1) or `D^dagger src` (-1), as MILC splits it
+    /// through the intermediates `split`, or in one kernel without them.
+    pub(super) fn dslash(
+        &mut self,
+        split: Option<&Temps>,
+        [links, src, dst]: [&wgpu::Buffer; 3],
+        isign: i32,
+    ) -> Result<()> {
+        self.sync(Sync::Swap(src.clone(), isign));
+        let Some(t) = split else {
+            return self.over_sites("dslash_fused", isign, &[src, links, dst]);
+        };
+        self.over_sites("extract", isign, &[src, &t.hf])?;
+        self.over_sites("extract_mul", isign, &[src, links, &t.hb])?;
+        self.over_sites("shift", isign, &[&t.hf, &t.hb, &t.gf, &t.gb])?;
+        self.over_sites("insert_mul", isign, &[&t.gf, links, &t.acc])?;
+        self.over_sites("insert", isign, &[&t.gb, &t.acc, dst])
+    }
+
+    /// `dst = M src` (`isign` 1) or `M^dagger src` (-1) in one kernel
+    /// (`m_fused.wgsl`), leaving the partials of `|dst|^2` when `norm`.
+    pub(super) fn m_fused(
+        &mut self,
+        [links, src, dst, scalars]: [&wgpu::Buffer; 4],
+        isign: i32,
+        norm: bool,
+    ) -> Result<()> {
+        self.sync(Sync::Swap(src.clone(), isign));
+        let partial = self.partial()?;
+        let entry = if norm { "m_fused_norm" } else { "m_fused" };
+        self.over_sites(entry, isign, &[src, links, dst, scalars, &partial])
+    }
+
+    /// `out = y + s x` with `s` the scalar in `slot` (negated if asked),
+    /// leaving the partials of `|out|^2` when `norm`.
+    pub(super) fn axpy(
+        &mut self,
+        [x, y, out, scalars]: [&wgpu::Buffer; 4],
+        (slot, negate): (u32, bool),
+        norm: bool,
+    ) -> Result<()> {
+        let op = self.op(slot, negate);
+        let partial = self.partial()?;
+        let entry = if norm { "axpy_norm" } else { "axpy" };
+        self.over_sites(entry, 1, &[x, y, out, scalars, &op, &partial])
+    }
+
+    /// `out = 0`.
+    pub(super) fn zero(&mut self, out: &wgpu::Buffer, scalars: &wgpu::Buffer) -> Result<()> {
+        // The fill binds `out` alone; the other bindings take buffers it never reads.
+        let op = self.op(0, false);
+        let partial = self.partial()?;
+        self.over_sites("zero", 1, &[scalars, scalars, out, scalars, &op, &partial])
+    }
+
+    /// `scalars[slot] = Re <a, b>`: per-workgroup partials, then [`Program::finish`].
+    pub(super) fn dot(&mut self, [a, b, scalars]: [&wgpu::Buffer; 3], slot: u32) -> Result<()> {
+        let partial = self.partial()?;
+        self.over_sites("dot", 1, &[a, b, &partial])?;
+        self.finish(scalars, slot)
+    }
+
+    /// `scalars[slot]` = the sum of the partials the last reduction left
+    /// (one workgroup adds them), then summed over the ranks.
+    pub(super) fn finish(&mut self, scalars: &wgpu::Buffer, slot: u32) -> Result<()> {
+        let (partial, op) = (self.partial()?, self.op(slot, false));
+        self.push("finish", 1, &[&partial, scalars, &op], (1, 1))?;
+        self.sync(Sync::Reduce(scalars.clone(), slot));
+        Ok(())
+    }
+
+    /// A one-invocation CG update of the scalars.
+    pub(super) fn scalar(&mut self, entry: &'static str, scalars: &wgpu::Buffer) -> Result<()> {
+        let (partial, op) = (self.partial()?, self.op(0, false));
+        self.push(entry, 1, &[&partial, scalars, &op], (1, 1))
+    }
+}

@@ -1,0 +1,52 @@
+// M = 1 - kappa D (D^dagger for isign -1) in one pass, CG's operator:
+// out = psi - kappa D psi, the hopping sum of hop.wgsl plus the site's own
+// spinor (read anyway as a neighbour of the next sites), so a solve needs
+// no multiply-add pass over D's output. -kappa is scalars[S_MINUS_KAPPA].
+// `m_fused_norm` also leaves one partial of |out|^2 per workgroup for
+// cg.wgsl's `finish` (CG's <p, A p> = |M p|^2 and its first |r|^2 =
+// |M^dagger b|^2), so no dot pass re-reads the field. Only sites in
+// [OWN_LO, OWN_HI) count, as in dot.wgsl: on a rank's slab the others are
+// its neighbours' halos.
+@group(0) @binding(0) var<storage, read> psi: array<RealStore>;
+@group(0) @binding(1) var<storage, read> links: array<RealStore>;
+@group(0) @binding(2) var<storage, read_write> out: array<RealStore>;
+@group(0) @binding(3) var<storage, read> scalars: array<RealStore>;
+@group(0) @binding(4) var<storage, read_write> partial: array<RealStore>;
+
+// M psi at one site (mk = -kappa), stored and returned.
+fn m_at(site: u32, mk: Real) -> Spinor {
+    let o = spinor_axpy(mk, hop_sum(site), psi_spinor(site));
+    out_set_spinor(site, o);
+    return o;
+}
+
+@compute @workgroup_size(WG)
+fn m_fused(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let mk = r_load(scalars[S_MINUS_KAPPA]);
+    let first = linear_id(gid, nwg) * VVL;
+    for (var v = 0u; v < VVL; v++) {
+        if (first + v < SITES) { _ = m_at(first + v, mk); }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn m_fused_norm(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let mk = r_load(scalars[S_MINUS_KAPPA]);
+    let first = linear_id(gid, nwg) * VVL;
+    var acc = r_zero();
+    for (var v = 0u; v < VVL; v++) {
+        let site = first + v;
+        if (site < SITES) {
+            let o = m_at(site, mk);
+            if (site >= OWN_LO && site < OWN_HI) { acc = spinor_norm2_add(o, acc); }
+        }
+    }
+    // Every invocation reaches the reduction (its barriers need the whole workgroup).
+    let total = reduce_sum(acc, lid);
+    if (lid == 0u) { partial[linear_group(wid, nwg)] = r_store(total); }
+}

@@ -1,0 +1,29 @@
+// CG's closing vector update of an iteration in one pass, once beta is
+// known: x += alpha p with the old p, then p = r' + beta p. alpha stays in
+// its slot until the next cg_alpha, so x's update can wait for beta and
+// share the pass (and the read of p) with p's. In place: each invocation
+// reads and writes only its own sites' reals.
+const SPINOR: u32 = 24u;
+
+@group(0) @binding(0) var<storage, read_write> x: array<RealStore>;
+@group(0) @binding(1) var<storage, read_write> p: array<RealStore>;
+@group(0) @binding(2) var<storage, read> r: array<RealStore>;
+@group(0) @binding(3) var<storage, read> scalars: array<RealStore>;
+
+@compute @workgroup_size(WG)
+fn update_xp(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let alpha = r_load(scalars[S_ALPHA]);
+    let beta = r_load(scalars[S_BETA]);
+    let first = linear_id(gid, nwg) * VVL;
+    for (var v = 0u; v < VVL; v++) {
+        let site = first + v;
+        if (site < SITES) {
+            for (var k = 0u; k < SPINOR; k++) {
+                let i = tdp_index(site, k, SPINOR);
+                let pk = r_load(p[i]);
+                x[i] = r_store(r_fma(alpha, pk, r_load(x[i])));
+                p[i] = r_store(r_fma(beta, pk, r_load(r[i])));
+            }
+        }
+    }
+}
