@@ -4,8 +4,8 @@
 // the loop runs over the layout's slots of the site's 24 reals.
 // `axpy_norm` also leaves one partial of |out|^2 per workgroup for
 // cg.wgsl's `finish` (CG's r' = r - alpha A p with |r'|^2, and M after a
-// split Dslash with |M p|^2), so no dot pass re-reads `out`. Only sites in
-// [OWN_LO, OWN_HI) count, as in dot.wgsl.
+// split Dslash with |M p|^2), so no dot pass re-reads `out`. Only a rank's
+// own sites count (`owned`), as in dot.wgsl.
 const SPINOR: u32 = 24u;
 
 struct Op { slot: u32, negate: u32, pad0: u32, pad1: u32 }
@@ -60,7 +60,7 @@ fn axpy_norm(
         if (site < SITES) {
             let a = axpy_at(site, s, acc);
             // Halo sites are written (their values are never used) but not summed.
-            if (site >= OWN_LO && site < OWN_HI) { acc = a; }
+            if (owned(site)) { acc = a; }
         }
     }
     // Every invocation reaches the reduction (its barriers need the whole workgroup).

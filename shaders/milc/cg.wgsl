@@ -4,19 +4,20 @@
 // host injects the slot numbers of `scalars` (S_*). Once the residual
 // reaches the tolerance the solve freezes (alpha = beta = 0), so a fixed
 // number of recorded iterations behaves as "until converged".
-struct Op { slot: u32, negate: u32, pad0: u32, pad1: u32 }
+struct Op { slot: u32, negate: u32, count: u32, pad: u32 }
 
 @group(0) @binding(0) var<storage, read> partial: array<RealStore>;
 @group(0) @binding(1) var<storage, read_write> scalars: array<RealStore>;
 @group(0) @binding(2) var<uniform> op: Op;
 
 // One workgroup (the host sets WG to 256 here, whatever the case's size):
-// invocation lid adds partials lid, lid + WG, ... in order, then the tree
-// adds the invocations' sums; the total goes to scalars[op.slot].
+// invocation lid adds partials lid, lid + WG, ... below op.count (those the
+// last reduction wrote) in order, then the tree adds the invocations' sums;
+// the total goes to scalars[op.slot].
 @compute @workgroup_size(WG)
 fn finish(@builtin(local_invocation_index) lid: u32) {
     var acc = r_zero();
-    for (var g = lid; g < arrayLength(&partial); g += WG) { acc = r_add(acc, r_load(partial[g])); }
+    for (var g = lid; g < op.count; g += WG) { acc = r_add(acc, r_load(partial[g])); }
     let total = reduce_sum(acc, lid);
     if (lid == 0u) { scalars[op.slot] = r_store(total); }
 }

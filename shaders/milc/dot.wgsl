@@ -1,7 +1,7 @@
 // Re <a, b> of two spinor fields, first pass: one partial sum per workgroup
 // (each invocation sums its VVL sites' 24 products, then the workgroup's
-// fixed tree). cg.wgsl's `finish` adds the partials. Only sites in [OWN_LO,
-// OWN_HI) count: on a rank's slab the others are its neighbours' halos.
+// fixed tree). cg.wgsl's `finish` adds the partials. Only a rank's own
+// sites count (`owned`): the others are its neighbours' halos.
 const SPINOR: u32 = 24u;
 
 @group(0) @binding(0) var<storage, read> a: array<RealStore>;
@@ -19,7 +19,7 @@ fn dot(
     var acc = r_zero();
     for (var v = 0u; v < VVL; v++) {
         let site = first + v;
-        if (site >= OWN_LO && site < OWN_HI) {
+        if (owned(site)) {
             for (var k = 0u; k < SPINOR; k++) {
                 let i = tdp_index(site, k, SPINOR);
                 acc = r_fma(r_load(a[i]), r_load(b[i]), acc);

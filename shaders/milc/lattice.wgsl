@@ -1,7 +1,8 @@
 // Colour and spin algebra of the Wilson-Dirac kernels, and the lattice
 // geometry. Values are named struct fields, never indexed private arrays, so
-// they stay in registers. The host injects LX (spatial extent) and LT (time
-// extent); sites are x + LX (y + LX (z + LX t)).
+// they stay in registers. The host injects LX (x and y extent), LZ (z
+// extent: LX on one device) and LT (time extent); sites are
+// x + LX (y + LX (z + LZ t)).
 struct Vec3 { c0: Complex, c1: Complex, c2: Complex }
 struct Half { h0: Vec3, h1: Vec3 }
 struct Spinor { s0: Vec3, s1: Vec3, s2: Vec3, s3: Vec3 }
@@ -52,9 +53,8 @@ fn half_adj_mat_vec(m: Mat3, h: Half) -> Half { return Half(adj_mat_vec(m, h.h0)
 
 // The site one step forward (or back) along mu, periodic.
 fn neighbour(site: u32, mu: u32, forward: bool) -> u32 {
-    var stride = 1u;
-    for (var k = 0u; k < mu; k++) { stride *= LX; }
-    let extent = select(LX, LT, mu == 3u);
+    let stride = select(select(select(LX * LX * LZ, LX * LX, mu == 2u), LX, mu == 1u), 1u, mu == 0u);
+    let extent = select(select(LX, LZ, mu == 2u), LT, mu == 3u);
     let c = (site / stride) % extent;
     if (forward) {
         return select(site + stride, site - c * stride, c + 1u == extent);

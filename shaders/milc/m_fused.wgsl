@@ -4,9 +4,11 @@
 // no multiply-add pass over D's output. -kappa is scalars[S_MINUS_KAPPA].
 // `m_fused_norm` also leaves one partial of |out|^2 per workgroup for
 // cg.wgsl's `finish` (CG's <p, A p> = |M p|^2 and its first |r|^2 =
-// |M^dagger b|^2), so no dot pass re-reads the field. Only sites in
-// [OWN_LO, OWN_HI) count, as in dot.wgsl: on a rank's slab the others are
-// its neighbours' halos.
+// |M^dagger b|^2), so no dot pass re-reads the field. Only a rank's own
+// sites count (`owned`), as in dot.wgsl: the others are its neighbours'
+// halos. Each kernel covers the sites of its dispatch's part (part_site:
+// every site on one device; a rank's interior or boundary when it updates
+// the interior during a halo swap), and its partials start at GROUP0.
 @group(0) @binding(0) var<storage, read> psi: array<RealStore>;
 @group(0) @binding(1) var<storage, read> links: array<RealStore>;
 @group(0) @binding(2) var<storage, read_write> out: array<RealStore>;
@@ -25,7 +27,7 @@ fn m_fused(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let mk = r_load(scalars[S_MINUS_KAPPA]);
     let first = linear_id(gid, nwg) * VVL;
     for (var v = 0u; v < VVL; v++) {
-        if (first + v < SITES) { _ = m_at(first + v, mk); }
+        if (first + v < PART_COUNT) { _ = m_at(part_site(first + v), mk); }
     }
 }
 
@@ -40,13 +42,13 @@ fn m_fused_norm(
     let first = linear_id(gid, nwg) * VVL;
     var acc = r_zero();
     for (var v = 0u; v < VVL; v++) {
-        let site = first + v;
-        if (site < SITES) {
+        if (first + v < PART_COUNT) {
+            let site = part_site(first + v);
             let o = m_at(site, mk);
-            if (site >= OWN_LO && site < OWN_HI) { acc = spinor_norm2_add(o, acc); }
+            if (owned(site)) { acc = spinor_norm2_add(o, acc); }
         }
     }
     // Every invocation reaches the reduction (its barriers need the whole workgroup).
     let total = reduce_sum(acc, lid);
-    if (lid == 0u) { partial[linear_group(wid, nwg)] = r_store(total); }
+    if (lid == 0u) { partial[GROUP0 + linear_group(wid, nwg)] = r_store(total); }
 }

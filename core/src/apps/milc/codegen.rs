@@ -10,6 +10,7 @@ use super::wilson::{GAMMA, HALF, LINKS, Phase, SPINOR};
 use crate::apps::targetdp::Layout;
 use crate::gpu::Bind;
 use crate::precision::Precision;
+use crate::scale::Part;
 use crate::shader::{ShaderSpec, sources};
 
 const LATTICE: &str = include_str!("../../../../shaders/milc/lattice.wgsl");
@@ -274,18 +275,57 @@ pub struct Build {
     pub precision: Precision,
     /// Workgroup size.
     pub wg: u32,
-    /// Spatial extent L.
+    /// Extent of x and y, L.
     pub l: u32,
+    /// Extent of z: L on one device, a rank's padded share on a grid of
+    /// ranks over z and t.
+    pub lz: u32,
     /// Time extent T.
     pub t: u32,
     /// Sites per invocation.
     pub vvl: u32,
     /// The layout (its SAL; the site count is the lattice's).
     pub layout: Layout,
-    /// Halo planes at each end of the time axis (a rank's slab of a
-    /// lattice split over ranks; 0 on one device): the dot products
+    /// Halo planes at each end of the t axis and of the z axis (a rank's
+    /// box of a lattice split over ranks; 0 on one device): reductions
     /// leave them out, because they hold the neighbours' sites.
-    pub halo: u32,
+    pub halo: [u32; 2],
+    /// The sites the one-pass operator kernels (`hop` modules) cover, and
+    /// the first partial sum their workgroups write (a rank updates its
+    /// interior and its boundary in separate dispatches, whose partials
+    /// must not overlap).
+    pub part: (Part, u32),
+}
+
+impl Build {
+    /// Sites of the lattice.
+    pub fn sites(&self) -> u32 {
+        self.l * self.l * self.lz * self.t
+    }
+
+    /// `owned(site)`: whether a site is this rank's own rather than a
+    /// neighbour's halo (every site on one device). z is tested through
+    /// an unsigned wrap: below the halo it wraps past the bound.
+    fn owned(&self) -> String {
+        let [ht, hz] = self.halo;
+        let slice = self.l * self.l * self.lz;
+        let mut cond = format!(
+            "site >= {}u && site < {}u",
+            ht * slice,
+            (self.t - ht) * slice
+        );
+        if hz > 0 {
+            let (plane, lz) = (self.l * self.l, self.lz);
+            let _ = write!(
+                cond,
+                " && (site / {plane}u) % {lz}u - {hz}u < {}u",
+                lz - 2 * hz
+            );
+        }
+        format!(
+            "// Whether a site is this rank's own (not a neighbour's halo).\nfn owned(site: u32) -> bool {{ return {cond}; }}\n"
+        )
+    }
 }
 
 /// Workgroup size of the dot products' second pass (`cg.wgsl`), whatever
@@ -305,12 +345,12 @@ pub fn spec(m: &Module, b: &Build, isign: i32) -> ShaderSpec {
     let mut s = ShaderSpec::new(label, m.source, b.precision)
         .with_u32("WG", wg)
         .with_u32("LX", b.l)
+        .with_u32("LZ", b.lz)
         .with_u32("LT", b.t)
-        .with_u32("SITES", b.l.pow(3) * b.t)
-        .with_u32("OWN_LO", b.halo * b.l.pow(3))
-        .with_u32("OWN_HI", (b.t - b.halo) * b.l.pow(3))
+        .with_u32("SITES", b.sites())
         .with_u32("VVL", b.vvl)
-        .with_include(sources::GRID);
+        .with_include(sources::GRID)
+        .with_include(b.owned());
     s = b.layout.apply(s).with_include(LATTICE);
     if m.reduce {
         s = s.with_include(sources::REDUCE);
@@ -324,7 +364,11 @@ pub fn spec(m: &Module, b: &Build, isign: i32) -> ShaderSpec {
         s = s.with_include(spin_functions(isign));
     }
     if m.hop {
-        s = s.with_include(HOP);
+        s = b
+            .part
+            .0
+            .apply(s.with_include(HOP))
+            .with_u32("GROUP0", b.part.1);
     }
     let mut acc = String::new();
     for &(name, field, bind) in m.binds {

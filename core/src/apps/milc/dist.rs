@@ -18,7 +18,8 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::codegen::{Field, slot};
-use super::gpu::{Plan, Recorded, Sync};
+use super::gpu::{Plan, Recorded};
+use super::program::{Parts, Sync};
 use super::reference::{Inputs, Setup, lattice};
 use super::wilson::{self, GAMMA, LINKS, Phase, SPINOR};
 use super::{KernelName, Params, case_model, solve_metrics};
@@ -62,18 +63,14 @@ impl Distributed for Split {
                 ),
             ));
         }
-        if mode.axes > 1 {
-            return Err(Error::bad_param(
-                "axes",
-                "milc splits its lattice along t only: use --axes 1".to_string(),
-            ));
-        }
         let (l, t) = (params.l as usize, params.t as usize);
-        Ok(Decomposition::plan(
-            "t",
-            &mode.scaling.global([l, l, l, t], ranks),
+        Ok(Decomposition::for_problem(
+            ["z", "t"],
+            [l, l, l, t],
             ranks,
             1,
+            mode.scaling,
+            mode.axes,
         )?)
     }
 
@@ -90,21 +87,34 @@ impl Distributed for Split {
     }
 }
 
-/// What a rank's neighbours read of its edge slices for a Dslash of sign
-/// `isign`: the rank below (whose forward t hop reaches the slice) the
-/// projection `(1 - isign gamma_t) psi`, the rank above (backward hop)
-/// `(1 + isign gamma_t) psi`. A projection is fixed by its upper two spins
-/// (see `GAMMA`), so each side carries 12 of the spinor's 24 reals; they
-/// land in the upper spins of the halo site, its lower spins zero, where
-/// the receiving kernel's own projection gives them back exactly.
-pub fn halo_send(isign: i32) -> Send {
+/// The direction whose hops cross split axis `axis` (0: t, 1: z).
+fn direction(axis: usize) -> usize {
+    3 - axis.min(1)
+}
+
+/// What a rank's neighbours across direction `mu` (t or z) read of its
+/// edge planes for a Dslash of sign `isign`: the rank below (whose forward
+/// hop reaches the plane) the projection `(1 - isign gamma_mu) psi`, the
+/// rank above (backward hop) `(1 + isign gamma_mu) psi`. A projection is
+/// fixed by its upper two spins (see `GAMMA`), so each side carries 12 of
+/// the spinor's 24 reals; they land in the upper spins of the halo site,
+/// its lower spins zero, where the receiving kernel's own projection gives
+/// them back exactly.
+pub fn halo_send(mu: usize, isign: i32) -> Send {
     let (upper, mut mix) = (0..12u32, [Vec::new(), Vec::new()]);
     for k in upper.clone() {
-        let (spin, rest) = (k as usize / 6, k % 6);
-        let (partner, phase) = GAMMA[3][spin];
-        // gamma_t is real in this basis: each value is one sum or difference.
-        let g = if phase == Phase::MinusOne { -1 } else { 1 };
-        let other = partner as u32 * 6 + rest;
+        let (spin, colour, reim) = (k as usize / 6, k % 6 / 2, k % 2);
+        let (partner, phase) = GAMMA[mu][spin];
+        // Each value is one sum or difference: a real phase takes the
+        // partner's same part, an imaginary one the other part (i (a + ib)
+        // = -b + ia).
+        let (part, g) = match (phase, reim) {
+            (Phase::One, _) => (reim, 1),
+            (Phase::MinusOne, _) => (reim, -1),
+            (Phase::I, 0) | (Phase::MinusI, 1) => (1 - reim, -1),
+            (Phase::I, _) | (Phase::MinusI, _) => (1 - reim, 1),
+        };
+        let other = partner as u32 * 6 + colour * 2 + part;
         mix[0].push((other, -isign * g));
         mix[1].push((other, isign * g));
     }
@@ -149,33 +159,50 @@ impl Record for Segments {
     }
 }
 
-/// The program's segments, and the ops that run them with a swap or a sum
-/// at each sync: the swapped fields numbered in `fields`' order.
-fn segments(prog: Recorded, p: Precision) -> (Segments, Vec<Op>, Vec<wgpu::Buffer>) {
+/// The program's segments, and the ops that run them with a swap across
+/// each of `axes` split axes or a sum at each sync: the swapped fields
+/// numbered in `fields`' order, halo `2 axis + (isign < 0)` swapping across
+/// split axis `axis` for a Dslash of sign `isign`. The steps a swap lets
+/// run during it (a rank's interior) go with its first swap.
+fn segments(prog: Recorded, p: Precision, axes: usize) -> (Segments, Vec<Op>, Vec<wgpu::Buffer>) {
     let (mut cuts, mut ops, mut fields) = (Vec::new(), Vec::new(), Vec::<wgpu::Buffer>::new());
     let mut at = 0;
-    let mut compute = |end: usize, cuts: &mut Vec<_>, ops: &mut Vec<Op>| {
-        if end > at {
-            ops.push(Op::Compute(cuts.len()));
-            cuts.push(at..end);
-        }
-        at = end;
+    let cut = |range: std::ops::Range<usize>, cuts: &mut Vec<_>| {
+        cuts.push(range);
+        cuts.len() - 1
     };
     for (end, sync) in &prog.syncs {
-        compute(*end, &mut cuts, &mut ops);
-        ops.push(match sync {
-            Sync::Swap(b, isign) => Op::Swap {
-                halo: usize::from(*isign < 0),
-                during: Vec::new(),
-                field: fields.iter().position(|x| x == b).unwrap_or_else(|| {
+        if *end > at {
+            ops.push(Op::Compute(cut(at..*end, &mut cuts)));
+        }
+        at = *end;
+        match sync {
+            Sync::Swap(b, isign, during) => {
+                let field = fields.iter().position(|x| x == b).unwrap_or_else(|| {
                     fields.push(b.clone());
                     fields.len() - 1
-                }),
-            },
-            Sync::Reduce(b, slot) => Op::Sum(b.clone(), u64::from(*slot) * p.real_bytes()),
-        });
+                });
+                let mut during = match *during {
+                    0 => Vec::new(),
+                    n => vec![cut(at..at + n, &mut cuts)],
+                };
+                at += during.iter().map(|&c| cuts[c].len()).sum::<usize>();
+                for axis in (0..axes).rev() {
+                    ops.push(Op::Swap {
+                        halo: 2 * axis + usize::from(*isign < 0),
+                        field,
+                        during: std::mem::take(&mut during),
+                    });
+                }
+            }
+            Sync::Reduce(b, slot) => {
+                ops.push(Op::Sum(b.clone(), u64::from(*slot) * p.real_bytes()))
+            }
+        }
     }
-    compute(prog.len(), &mut cuts, &mut ops);
+    if prog.len() > at {
+        ops.push(Op::Compute(cut(at..prog.len(), &mut cuts)));
+    }
     (Segments { prog, cuts }, ops, fields)
 }
 
@@ -187,19 +214,23 @@ impl<'a> Rank<'a> {
         d: &'a Decomposition,
         params: &Params,
         global: &Setup,
+        overlap: bool,
     ) -> Result<Rank<'a>> {
         let p = params.precision;
-        let padded = (d.local + 2 * d.halo) as u64;
+        let padded = d.padded();
         let local = Params {
-            t: padded,
-            sites: params.l.pow(3) * padded,
+            t: padded[3] as u64,
+            sites: d.padded_sites() as u64,
             ..*params
         };
         let mut plan = Plan::new(&local, &gpu.caps)?;
-        plan.build.halo = d.halo as u32;
+        let hz = d.second.as_ref().map_or(0, |_| d.halo as u32);
+        plan.build.lz = padded[2] as u32;
+        plan.build.halo = [d.halo as u32, hz];
         let key = format!(
-            "milc-slab/{}x{}/{p}/{}of{}",
+            "milc-slab/{}x{}x{}/{p}/{}of{}",
             params.l,
+            d.global[2],
             d.global[3],
             comm.rank(),
             d.ranks
@@ -214,22 +245,32 @@ impl<'a> Rank<'a> {
             inputs: vec![fields.field.clone()],
             ..global.clone()
         };
-        let (prog, ops, fields) = segments(Recorded::new(gpu, plan, &setup)?, p);
+        // The one-pass operator's interior runs while the halos travel.
+        let parts = d.interior().filter(|_| overlap).map(|interior| Parts {
+            interior,
+            boundary: d.boundary(),
+        });
+        let recorded = Recorded::new(gpu, plan, &setup, parts)?;
+        let (prog, ops, fields) = segments(recorded, p, d.split_axes());
         let layout = crate::apps::targetdp::Layout {
             sal: plan.build.layout.sal,
             sites: plan.sites,
             ncomp: Field::Spinor.ncomp(),
         };
         let refs: Vec<&wgpu::Buffer> = fields.iter().collect();
-        // Halo 0 serves D, halo 1 D^dagger (see `Op::Swap`).
-        let halos = [1, -1]
-            .map(|isign| HaloPlanes::sending(gpu, p, &layout, (d, 0), &refs, &halo_send(isign)));
-        let [plus, minus] = halos;
+        // Halo 2 axis serves D, 2 axis + 1 D^dagger (see `segments`).
+        let halos = (0..d.split_axes())
+            .flat_map(|axis| [(axis, 1), (axis, -1)])
+            .map(|(axis, isign)| {
+                let send = halo_send(direction(axis), isign);
+                HaloPlanes::sending(gpu, p, &layout, (d, axis), &refs, &send)
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(Rank {
             gpu,
             comm,
             d,
-            exec: Exec::new(gpu, p, &[&ops], vec![plus?, minus?]),
+            exec: Exec::new(gpu, p, &[&ops], halos),
             prog,
             ops,
             first_scalars: RefCell::default(),
@@ -284,7 +325,7 @@ async fn run(
     // on the device from an earlier case would come with its halos filled
     // and hide a missing swap, so each case uploads its own (halos NaN).
     gpu.uploads.clear();
-    let mut rank = Rank::new(gpu, comm, d, &params, &setup)?;
+    let mut rank = Rank::new(gpu, comm, d, &params, &setup, mode.overlap)?;
     let measured = measure(&mut rank, comm, opts).await?;
     let Some(bytes) = &measured.gathered else {
         return Ok(None);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::codegen::{Build, Field, slot};
 pub(super) use super::program::Sync;
-use super::program::{Program, Step};
+use super::program::{Parts, Program, Step};
 use super::reference::{Inputs, Setup, lattice};
 use super::{KernelName, Params, case_model, solve_metrics};
 use crate::app::{Kernel, Model, Timestamps, Validation};
@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::gpu::resources::check_size;
 use crate::gpu::{Capabilities, Gpu, Pipeline, dispatch_shape};
 use crate::precision::Precision;
+use crate::scale::Part;
 
 /// The launch plan of a case, computed without a device: the constants
 /// its kernels are built with and the dispatch of a per-site kernel,
@@ -48,10 +49,12 @@ impl Plan {
             precision: params.precision,
             wg: params.wg,
             l: params.l as u32,
+            lz: params.l as u32,
             t: params.t as u32,
             vvl: params.vvl,
             layout,
-            halo: 0,
+            halo: [0, 0],
+            part: (Part::all(sites), 0),
         };
         Ok(Plan {
             build,
@@ -76,9 +79,15 @@ pub(super) struct Recorded {
 }
 
 impl Recorded {
-    /// Records the program of `setup`'s kernel as `plan` launches it.
-    pub(super) fn new(gpu: &Gpu, plan: Plan, setup: &Setup) -> Result<Recorded> {
-        let mut prog = Program::new(gpu, plan);
+    /// Records the program of `setup`'s kernel as `plan` launches it (a
+    /// rank's one-pass operator over `parts`, when given).
+    pub(super) fn new(
+        gpu: &Gpu,
+        plan: Plan,
+        setup: &Setup,
+        parts: Option<Parts>,
+    ) -> Result<Recorded> {
+        let mut prog = Program::new(gpu, plan, parts);
         let outputs = record(&mut prog, setup)?;
         Ok(Recorded {
             precision: plan.build.precision,
@@ -149,7 +158,7 @@ impl MilcGpu {
             .memo
             .get_or_make(&key, || Inputs::new(lattice(params), p));
         let setup = Setup::with(params, &inputs);
-        let prog = Recorded::new(gpu, plan, &setup)?;
+        let prog = Recorded::new(gpu, plan, &setup, None)?;
         Ok(MilcGpu { setup, prog })
     }
 }
@@ -162,7 +171,10 @@ fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)
     // precision and layout, and bound by every kernel that reads it.
     let upload = |prog: &Program, item: String, data: &Arc<Vec<f64>>, f: Field| {
         let b = &prog.build;
-        let group = format!("milc/{}x{}/{}/sal{}", b.l, b.t, b.precision, b.layout.sal);
+        let group = format!(
+            "milc/{}x{}x{}/{}/sal{}",
+            b.l, b.lz, b.t, b.precision, b.layout.sal
+        );
         let mut up = prog.gpu.uploads.get_or_upload(&group, &item, data, |v| {
             Ok(vec![prog.field("milc-in", f, Some(v))?])
         })?;

@@ -357,10 +357,12 @@ impl App for Milc {
                 precision: p,
                 wg: 64,
                 l: 4,
+                lz: 4,
                 t: 8,
                 vvl: 2,
                 layout,
-                halo: 0,
+                halo: [0, 0],
+                part: (crate::scale::Part::all(512), 0),
             };
             for m in codegen::MODULES {
                 specs.push(codegen::spec(m, &b, 1));
@@ -368,17 +370,16 @@ impl App for Milc {
                     specs.push(codegen::spec(m, &b, -1));
                 }
             }
-            // The scale-out halo swap of a 4^3 x 8 lattice over two ranks
-            // (4^3 x 6 padded slabs), sending half spinors.
-            if let Ok(d) = crate::scale::Decomposition::plan("t", &[4, 4, 4, 8], 2, 1) {
+            // The scale-out halo swaps of a 4^3 x 8 lattice over a 2 x 2
+            // grid of ranks along z and t (4 x 4 x 4 x 6 padded boxes),
+            // sending half spinors across either axis.
+            let grid = crate::scale::Decomposition::plan_grid(["z", "t"], &[4, 4, 4, 8], 4, 1);
+            if let Ok(d) = grid {
                 let spinor = Layout::new(name, 384, SPINOR as u32);
-                specs.push(crate::scale::halo::spec(
-                    p,
-                    &spinor,
-                    &d,
-                    0,
-                    &dist::halo_send(1),
-                ));
+                for (axis, mu) in [(0, 3), (1, 2)] {
+                    let send = dist::halo_send(mu, 1);
+                    specs.push(crate::scale::halo::spec(p, &spinor, &d, axis, &send));
+                }
             }
         }
         specs

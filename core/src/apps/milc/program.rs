@@ -10,7 +10,8 @@ use super::gpu::Plan;
 use super::reference::Setup;
 use crate::apps::targetdp::Layout;
 use crate::error::{Error, Result};
-use crate::gpu::{Bind, Gpu, Pipeline};
+use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
+use crate::scale::Part;
 
 /// Where a rank of a lattice split over ranks must leave the recorded
 /// program for its neighbours (see `dist`): before a Dslash or an
@@ -18,8 +19,10 @@ use crate::gpu::{Bind, Gpu, Pipeline};
 /// a finished dot product or norm, to sum the scalar over the ranks.
 #[derive(Clone, Debug)]
 pub(super) enum Sync {
-    /// Swap the halo planes of this spinor field for a Dslash of this sign.
-    Swap(wgpu::Buffer, i32),
+    /// Swap the halo planes of this spinor field for a Dslash of this sign;
+    /// the dispatches this many steps on read no halo, and may run while
+    /// the planes travel (a rank's interior).
+    Swap(wgpu::Buffer, i32, usize),
     /// Sum this slot of this scalar buffer over the ranks.
     Reduce(wgpu::Buffer, u32),
 }
@@ -31,18 +34,35 @@ pub(super) struct Step {
     pub(super) dispatch: (u32, u32),
 }
 
-/// Pipelines (built once per entry point and sign) and the dispatches using them.
+/// The parts of a rank's box the one-pass operator kernels run over when
+/// the interior is updated during the halo swap (`scale::Part`).
+#[derive(Clone, Debug)]
+pub(super) struct Parts {
+    /// The sites that read no halo.
+    pub interior: Part,
+    /// The sites that do, in boxes.
+    pub boundary: Vec<Part>,
+}
+
+/// Pipelines (built once per entry point, sign and part) and the
+/// dispatches using them.
 pub(super) struct Program<'g> {
     pub(super) gpu: &'g Gpu,
     pub(super) build: Build,
     pub(super) sites: u32,
     dispatch: (u32, u32),
+    /// With the interior updated during halo swaps: the parts.
+    parts: Option<Parts>,
     pub(super) pipes: Vec<Pipeline>,
-    keys: Vec<(&'static str, i32)>,
-    ops: BTreeMap<(u32, bool), wgpu::Buffer>,
+    /// Entry point, sign and part (0: every site, 1: the interior, 2 on:
+    /// the boundary boxes) of each pipeline.
+    keys: Vec<(&'static str, i32, usize)>,
+    ops: BTreeMap<(u32, bool, u32), wgpu::Buffer>,
     /// The per-workgroup partial sums every reduction of the program
     /// shares (each is finished before the next one starts).
     partial: Option<wgpu::Buffer>,
+    /// Partials the last reduction wrote: what its finish adds.
+    partials_written: u32,
     pub(super) steps: Vec<Step>,
     /// With the step count before each: filled on a split lattice only.
     pub(super) syncs: Option<Vec<(usize, Sync)>>,
@@ -58,19 +78,46 @@ pub(super) struct Temps {
 }
 
 impl<'g> Program<'g> {
-    pub(super) fn new(gpu: &'g Gpu, plan: Plan) -> Program<'g> {
+    pub(super) fn new(gpu: &'g Gpu, plan: Plan, parts: Option<Parts>) -> Program<'g> {
         Program {
             gpu,
             build: plan.build,
             sites: plan.sites,
             dispatch: plan.dispatch,
+            parts,
             pipes: Vec::new(),
             keys: Vec::new(),
             ops: BTreeMap::new(),
             partial: None,
+            partials_written: 0,
             steps: Vec::new(),
-            syncs: (plan.build.halo > 0).then(Vec::new),
+            syncs: (plan.build.halo[0] > 0).then(Vec::new),
         }
+    }
+
+    /// Workgroups of a dispatch over `sites` sites.
+    fn dispatch_over(&self, sites: u32) -> Result<(u32, u32)> {
+        let (b, caps) = (&self.build, &self.gpu.caps);
+        dispatch_shape(
+            u64::from(sites.div_ceil(b.vvl)),
+            b.wg,
+            caps.max_workgroups_per_dim,
+        )
+    }
+
+    /// The parts' dispatches, interior first, each with its first partial.
+    fn part_dispatches(&self) -> Result<Vec<(Part, (u32, u32), u32)>> {
+        let Some(parts) = &self.parts else {
+            return Ok(Vec::new());
+        };
+        let mut group0 = 0;
+        let mut out = Vec::new();
+        for part in std::iter::once(parts.interior).chain(parts.boundary.iter().copied()) {
+            let d = self.dispatch_over(part.count())?;
+            out.push((part, d, group0));
+            group0 += d.0 * d.1;
+        }
+        Ok(out)
     }
 
     pub(super) fn sync(&mut self, sync: Sync) {
@@ -125,13 +172,18 @@ impl<'g> Program<'g> {
     }
 
     /// The program's partial sums, one per workgroup of a per-site
-    /// dispatch (made on first use).
+    /// dispatch, or of the parts' dispatches together (made on first use).
     fn partial(&mut self) -> Result<wgpu::Buffer> {
         if let Some(b) = &self.partial {
             return Ok(b.clone());
         }
         let p = self.build.precision;
-        let groups = u64::from(self.dispatch.0) * u64::from(self.dispatch.1);
+        let parted: u32 = self
+            .part_dispatches()?
+            .iter()
+            .map(|(_, d, _)| d.0 * d.1)
+            .sum();
+        let groups = u64::from((self.dispatch.0 * self.dispatch.1).max(parted));
         let b = self.gpu.storage_poisoned(
             "milc-partial",
             groups * p.real_bytes(),
@@ -141,17 +193,32 @@ impl<'g> Program<'g> {
         Ok(b)
     }
 
-    fn pipe(&mut self, entry: &'static str, isign: i32) -> Result<usize> {
+    /// The pipeline of `entry` with the sign `isign`, over part `part`
+    /// (0: every site; else `(index, part, first partial)`).
+    fn pipe(
+        &mut self,
+        entry: &'static str,
+        isign: i32,
+        part: Option<(usize, Part, u32)>,
+    ) -> Result<usize> {
         let m = codegen::module_of(entry)
             .ok_or_else(|| Error::bad_param("kernel", format!("no entry point `{entry}`")))?;
         let isign = if m.spin { isign } else { 1 };
-        if let Some(i) = self.keys.iter().position(|k| *k == (entry, isign)) {
+        let index = part.map_or(0, |p| p.0);
+        if let Some(i) = self.keys.iter().position(|k| *k == (entry, isign, index)) {
             return Ok(i);
         }
         let binds: Vec<Bind> = m.binds.iter().map(|b| b.2).collect();
-        let spec = codegen::spec(m, &self.build, isign);
+        let build = match part {
+            Some((_, part, group0)) => Build {
+                part: (part, group0),
+                ..self.build
+            },
+            None => self.build,
+        };
+        let spec = codegen::spec(m, &build, isign);
         self.pipes.push(self.gpu.pipeline(&spec, entry, &binds)?);
-        self.keys.push((entry, isign));
+        self.keys.push((entry, isign, index));
         Ok(self.pipes.len() - 1)
     }
 
@@ -162,7 +229,18 @@ impl<'g> Program<'g> {
         buffers: &[&wgpu::Buffer],
         dispatch: (u32, u32),
     ) -> Result<()> {
-        let pipe = self.pipe(entry, isign)?;
+        self.push_part(entry, isign, buffers, dispatch, None)
+    }
+
+    fn push_part(
+        &mut self,
+        entry: &'static str,
+        isign: i32,
+        buffers: &[&wgpu::Buffer],
+        dispatch: (u32, u32),
+        part: Option<(usize, Part, u32)>,
+    ) -> Result<()> {
+        let pipe = self.pipe(entry, isign, part)?;
         let group = self.gpu.bind(&self.pipes[pipe], buffers);
         self.steps.push(Step {
             pipe,
@@ -182,18 +260,53 @@ impl<'g> Program<'g> {
         self.push(entry, isign, buffers, self.dispatch)
     }
 
-    /// The uniform selecting scalar `slot` (negated or not).
-    fn op(&mut self, slot: u32, negate: bool) -> wgpu::Buffer {
+    /// The uniform selecting scalar `slot` (negated or not), and for a
+    /// finish the number of partials to add.
+    fn op(&mut self, slot: u32, negate: bool, count: u32) -> wgpu::Buffer {
         let gpu = self.gpu;
         self.ops
-            .entry((slot, negate))
+            .entry((slot, negate, count))
             .or_insert_with(|| {
                 gpu.uniform(
                     "milc-op",
-                    bytemuck::cast_slice(&[slot, u32::from(negate), 0, 0]),
+                    bytemuck::cast_slice(&[slot, u32::from(negate), count, 0]),
                 )
             })
             .clone()
+    }
+
+    /// A one-pass operator kernel (`hop` module) reading `src` through its
+    /// halos: over every site after the swap, or with parts the interior
+    /// during the swap and the boundary boxes after it. Its partials (when
+    /// it reduces) are the last reduction's.
+    fn hop(
+        &mut self,
+        entry: &'static str,
+        isign: i32,
+        buffers: &[&wgpu::Buffer],
+        src: &wgpu::Buffer,
+    ) -> Result<()> {
+        let parts = self.part_dispatches()?;
+        self.sync(Sync::Swap(
+            src.clone(),
+            isign,
+            usize::from(!parts.is_empty()),
+        ));
+        if parts.is_empty() {
+            self.partials_written = self.dispatch.0 * self.dispatch.1;
+            return self.over_sites(entry, isign, buffers);
+        }
+        for (index, &(part, dispatch, group0)) in parts.iter().enumerate() {
+            self.push_part(
+                entry,
+                isign,
+                buffers,
+                dispatch,
+                Some((index + 1, part, group0)),
+            )?;
+            self.partials_written = group0 + dispatch.0 * dispatch.1;
+        }
+        Ok(())
     }
 
     /// `dst = D src` (`isign` 1) or `D^dagger src` (-1), as MILC splits it
@@ -204,10 +317,10 @@ impl<'g> Program<'g> {
         [links, src, dst]: [&wgpu::Buffer; 3],
         isign: i32,
     ) -> Result<()> {
-        self.sync(Sync::Swap(src.clone(), isign));
         let Some(t) = split else {
-            return self.over_sites("dslash_fused", isign, &[src, links, dst]);
+            return self.hop("dslash_fused", isign, &[src, links, dst], src);
         };
+        self.sync(Sync::Swap(src.clone(), isign, 0));
         self.over_sites("extract", isign, &[src, &t.hf])?;
         self.over_sites("extract_mul", isign, &[src, links, &t.hb])?;
         self.over_sites("shift", isign, &[&t.hf, &t.hb, &t.gf, &t.gb])?;
@@ -223,10 +336,9 @@ impl<'g> Program<'g> {
         isign: i32,
         norm: bool,
     ) -> Result<()> {
-        self.sync(Sync::Swap(src.clone(), isign));
         let partial = self.partial()?;
         let entry = if norm { "m_fused_norm" } else { "m_fused" };
-        self.over_sites(entry, isign, &[src, links, dst, scalars, &partial])
+        self.hop(entry, isign, &[src, links, dst, scalars, &partial], src)
     }
 
     /// `out = y + s x` with `s` the scalar in `slot` (negated if asked),
@@ -237,16 +349,17 @@ impl<'g> Program<'g> {
         (slot, negate): (u32, bool),
         norm: bool,
     ) -> Result<()> {
-        let op = self.op(slot, negate);
+        let op = self.op(slot, negate, 0);
         let partial = self.partial()?;
         let entry = if norm { "axpy_norm" } else { "axpy" };
+        self.partials_written = self.dispatch.0 * self.dispatch.1;
         self.over_sites(entry, 1, &[x, y, out, scalars, &op, &partial])
     }
 
     /// `out = 0`.
     pub(super) fn zero(&mut self, out: &wgpu::Buffer, scalars: &wgpu::Buffer) -> Result<()> {
         // The fill binds `out` alone; the other bindings take buffers it never reads.
-        let op = self.op(0, false);
+        let op = self.op(0, false, 0);
         let partial = self.partial()?;
         self.over_sites("zero", 1, &[scalars, scalars, out, scalars, &op, &partial])
     }
@@ -254,6 +367,7 @@ impl<'g> Program<'g> {
     /// `scalars[slot] = Re <a, b>`: per-workgroup partials, then [`Program::finish`].
     pub(super) fn dot(&mut self, [a, b, scalars]: [&wgpu::Buffer; 3], slot: u32) -> Result<()> {
         let partial = self.partial()?;
+        self.partials_written = self.dispatch.0 * self.dispatch.1;
         self.over_sites("dot", 1, &[a, b, &partial])?;
         self.finish(scalars, slot)
     }
@@ -261,7 +375,7 @@ impl<'g> Program<'g> {
     /// `scalars[slot]` = the sum of the partials the last reduction left
     /// (one workgroup adds them), then summed over the ranks.
     pub(super) fn finish(&mut self, scalars: &wgpu::Buffer, slot: u32) -> Result<()> {
-        let (partial, op) = (self.partial()?, self.op(slot, false));
+        let (partial, op) = (self.partial()?, self.op(slot, false, self.partials_written));
         self.push("finish", 1, &[&partial, scalars, &op], (1, 1))?;
         self.sync(Sync::Reduce(scalars.clone(), slot));
         Ok(())
@@ -269,7 +383,7 @@ impl<'g> Program<'g> {
 
     /// A one-invocation CG update of the scalars.
     pub(super) fn scalar(&mut self, entry: &'static str, scalars: &wgpu::Buffer) -> Result<()> {
-        let (partial, op) = (self.partial()?, self.op(0, false));
+        let (partial, op) = (self.partial()?, self.op(0, false, 0));
         self.push(entry, 1, &[&partial, scalars, &op], (1, 1))
     }
 }
