@@ -150,10 +150,12 @@ inline std::string describe(const char* what, const ref::Compare& c, size_t n) {
     return s;
 }
 
-/// One `skylight-native` line (core/src/native/line.rs).
+/// One `skylight-native` line (core/src/native/line.rs); `extra` adds
+/// ` match.NAME=VALUE` words beyond L and T (the solve's operator, which
+/// picks the Skylight record whose model the line takes).
 inline void print_line(const char* kernel, const char* precision, const std::string& config, const Options& o,
                        const std::vector<double>& samples, double max_error, double tolerance, bool passed,
-                       const std::string& detail) {
+                       const std::string& detail, const char* extra = "") {
     std::string list;
     for (double s : samples) {
         char b[32];
@@ -165,10 +167,10 @@ inline void print_line(const char* kernel, const char* precision, const std::str
     std::string d = detail;
     for (char& c : d)
         if (c == '"') c = '\'';
-    std::printf("skylight-native app=milc kernel=%s precision=%s config=%s match.L=%ld match.T=%ld samples_s=%s "
+    std::printf("skylight-native app=milc kernel=%s precision=%s config=%s match.L=%ld match.T=%ld%s samples_s=%s "
                 "max_error=%.6e tolerance=%.1e passed=%d detail=\"%s\"\n",
-                kernel, precision, config.c_str(), o.l, o.t, list.c_str(), max_error, tolerance, passed ? 1 : 0,
-                d.c_str());
+                kernel, precision, config.c_str(), o.l, o.t, extra, list.c_str(), max_error, tolerance,
+                passed ? 1 : 0, d.c_str());
     std::fflush(stdout);
 }
 

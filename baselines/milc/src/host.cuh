@@ -105,7 +105,7 @@ template <class R> bool emulate_cg(const Options& o, const Inputs& in) {
     const SolveCheck c = check_solve(be.s[S_ITERS], std::sqrt(be.s[S_RR] / be.s[S_RR0]), be.s[S_CONVERGED] == 1,
                                      true_res, cg_tolerance<R>(), o.iterations);
     print_line("cg", precision_name<R>(), "host-emulation", o, {t}, c.max_error, c.tolerance, c.passed,
-               "host emulation: " + c.detail);
+               "host emulation: " + c.detail, " match.operator=fused");
     return c.passed;
 }
 

@@ -144,7 +144,7 @@ template <class R> bool run_cg(const Options& o, const Inputs& in, const DevBuf<
                       "kernels, f64 reductions",
                       o.kappa);
         print_line("cg", precision_name<R>(), config(block), o, samples, c.max_error, c.tolerance, c.passed,
-                   c.detail + how);
+                   c.detail + how, " match.operator=fused");
         all &= c.passed;
     }
     return all;
