@@ -115,6 +115,21 @@ fn on_1_2_4(
     }
 }
 
+/// Checks that record `r` validated on a 2 x 2 grid of ranks owning 4 x 4
+/// planes each; gives its label for messages.
+fn validated_on_a_2x2_grid_of_4x4(r: &Value) -> String {
+    let what = format!("2 x 2 grid, {}", r["kernel"]);
+    assert_eq!(
+        r["validation"]["passed"], true,
+        "{what}: {}",
+        r["validation"]
+    );
+    let d = &r["scale"]["decomposition"];
+    let locals = (&d["local"], &d["second"]["local"]);
+    assert_eq!(locals, (&4.into(), &4.into()), "{what}");
+    what
+}
+
 #[test]
 fn one_two_and_four_ranks_agree_bit_for_bit() {
     let dir = scratch("agree");
@@ -154,18 +169,7 @@ fn one_two_and_four_ranks_agree_bit_for_bit() {
     // A 2 x 2 grid over y and z: the same fields, corners included (they
     // arrive through the y swap, then the z swap).
     for r in lbm(4, &dir, &["--axes", "2"]) {
-        let what = format!("2 x 2 grid, {}", r["kernel"]);
-        assert_eq!(
-            r["validation"]["passed"], true,
-            "{what}: {}",
-            r["validation"]
-        );
-        let d = &r["scale"]["decomposition"];
-        assert_eq!(
-            (&d["local"], &d["second"]["local"]),
-            (&4.into(), &4.into()),
-            "{what}"
-        );
+        let what = validated_on_a_2x2_grid_of_4x4(&r);
         let hash = &one_rank(&r)["metrics"]["field_hash"];
         assert_eq!(&r["metrics"]["field_hash"], hash, "{what}");
     }
@@ -233,18 +237,7 @@ fn milc_over_a_grid_of_ranks_overlaps_and_matches_one_rank() {
     };
     let one = run(1, &dir, "milc", &args("1"));
     for r in run(4, &dir, "milc", &args("2")) {
-        let what = format!("2 x 2 grid, {}", r["kernel"]);
-        assert_eq!(
-            r["validation"]["passed"], true,
-            "{what}: {}",
-            r["validation"]
-        );
-        let d = &r["scale"]["decomposition"];
-        assert_eq!(
-            (&d["local"], &d["second"]["local"]),
-            (&4.into(), &4.into()),
-            "{what}"
-        );
+        let what = validated_on_a_2x2_grid_of_4x4(&r);
         let hidden = r["scale"]["split"]["overlap_s"].as_f64().expect("overlap");
         assert!(hidden > 0.0, "{what}: nothing overlapped");
         let r1 = one
