@@ -109,7 +109,7 @@ impl Scaling {
 /// second), with the larger part along the slowest.
 pub fn square_grid(ranks: usize) -> [usize; 2] {
     let r2 = (1..=ranks)
-        .filter(|r| ranks % r == 0 && r * r <= ranks)
+        .filter(|r| ranks.is_multiple_of(*r) && r * r <= ranks)
         .max()
         .unwrap_or(1);
     [ranks / r2.max(1), r2]
@@ -174,7 +174,7 @@ fn split_axis(
     if ranks == 0 {
         return Err(DecompError::NoRanks);
     }
-    if extent % ranks != 0 {
+    if !extent.is_multiple_of(ranks) {
         return Err(DecompError::Indivisible {
             axis,
             extent,
@@ -261,7 +261,7 @@ impl Decomposition {
         let (e2, e1) = (global[n - 2], global[n - 1]);
         let second = (1..=ranks)
             .rev()
-            .filter(|r| ranks % r == 0 && r * r <= ranks);
+            .filter(|r| ranks.is_multiple_of(*r) && r * r <= ranks);
         for r2 in second {
             let (Ok(l1), Ok(l2)) = (
                 split_axis(names[1], e1, ranks / r2, halo),

@@ -44,6 +44,9 @@ pub(super) struct Parts {
     pub boundary: Vec<Part>,
 }
 
+/// A part, the workgroups of its dispatch, and the first partial sum they write.
+type PartDispatch = (Part, (u32, u32), u32);
+
 /// Pipelines (built once per entry point, sign and part) and the
 /// dispatches using them.
 pub(super) struct Program<'g> {
@@ -106,7 +109,7 @@ impl<'g> Program<'g> {
     }
 
     /// The parts' dispatches, interior first, each with its first partial.
-    fn part_dispatches(&self) -> Result<Vec<(Part, (u32, u32), u32)>> {
+    fn part_dispatches(&self) -> Result<Vec<PartDispatch>> {
         let Some(parts) = &self.parts else {
             return Ok(Vec::new());
         };
