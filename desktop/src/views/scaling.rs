@@ -82,17 +82,19 @@ struct Scene {
 impl Scene {
     fn build(data: &ScalingData, choice: Choice) -> Scene {
         let curves: Vec<_> = data.select(choice.source, choice.mode).collect();
-        let names: Vec<String> = curves
-            .iter()
-            .map(|c| data.label(c, choice.source.is_none()))
-            .collect();
-        let (short, common) = scaling::short_names(&names);
+        let every = choice.source.is_none();
+        let keys: Vec<String> = curves.iter().map(|c| c.key.clone()).collect();
+        let (short, common) = scaling::short_names(&keys);
         let shown: Vec<Shown> = curves
             .iter()
             .zip(short)
-            .zip(&names)
             .enumerate()
-            .map(|(i, ((c, name), full))| {
+            .map(|(i, (c, short))| {
+                let full = data.label(c, every);
+                let name = match data.sources.get(c.source) {
+                    Some(s) if every => format!("{short} @ {}", s.label()),
+                    _ => short,
+                };
                 let at = |f: fn(&Point) -> f64| -> Vec<PlotPoint> {
                     c.points
                         .iter()
@@ -114,10 +116,10 @@ impl Scene {
                     hover: c
                         .points
                         .iter()
-                        .map(|p| hover_text(full, choice.mode, p))
+                        .map(|p| hover_text(&full, choice.mode, p))
                         .collect(),
                     points: c.points.clone(),
-                    full: full.clone(),
+                    full,
                     visible: true,
                     name,
                 }
@@ -227,7 +229,7 @@ impl ScalingView {
             return;
         };
         legend(ui, scene, &mut self.hidden);
-        let height = (ui.available_height() * 0.58).max(160.0);
+        let height = (ui.available_height() * 0.58).max(200.0);
         ui.columns(2, |cols| {
             time_plot(&mut cols[0], scene, height);
             efficiency_plot(&mut cols[1], scene, height);
@@ -255,7 +257,9 @@ impl ScalingView {
             egui::ComboBox::from_id_salt("scaling-source")
                 .selected_text(label(c.source))
                 .show_ui(ui, |ui| {
-                    for s in (0..data.sources.len()).map(Some).chain([None]) {
+                    // "Every folder" only where there are several.
+                    let every = (data.sources.len() > 1).then_some(None);
+                    for s in (0..data.sources.len()).map(Some).chain(every) {
                         ui.selectable_value(&mut c.source, s, label(s));
                     }
                 })
@@ -285,26 +289,27 @@ impl ScalingView {
 /// a plot would cover its curves): one checkbox per curve in its colour,
 /// then the words every curve's name has.
 fn legend(ui: &mut egui::Ui, scene: &mut Scene, hidden: &mut BTreeSet<String>) {
-    ui.horizontal_wrapped(|ui| {
-        for s in &mut scene.shown {
-            s.visible = !hidden.contains(&s.full);
-            let text = RichText::new(&s.name).color(s.color);
-            if ui
-                .checkbox(&mut s.visible, text)
-                .on_hover_text(&s.full)
-                .changed()
-            {
-                if s.visible {
-                    hidden.remove(&s.full);
-                } else {
-                    hidden.insert(s.full.clone());
+    // Three rows at most: a long legend scrolls rather than squeeze the plots.
+    egui::ScrollArea::vertical()
+        .id_salt("scaling-legend")
+        .max_height(70.0)
+        .show(ui, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                for s in &mut scene.shown {
+                    s.visible = !hidden.contains(&s.full);
+                    let text = RichText::new(&s.name).color(s.color);
+                    let tick = ui.checkbox(&mut s.visible, text).on_hover_text(&s.full);
+                    if tick.changed() && s.visible {
+                        hidden.remove(&s.full);
+                    } else if tick.changed() {
+                        hidden.insert(s.full.clone());
+                    }
                 }
-            }
-        }
-        if !scene.common.is_empty() {
-            ui.label(format!("(every curve: {})", scene.common));
-        }
-    });
+                if !scene.common.is_empty() {
+                    ui.label(format!("(every curve: {})", scene.common));
+                }
+            });
+        });
 }
 
 /// Time per run (solid, filled markers) and its communication part
