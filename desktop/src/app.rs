@@ -137,6 +137,13 @@ impl SkylightApp {
         app
     }
 
+    /// Captures the window to `opts.screenshot` once the loaded files are
+    /// drawn (no run), then closes it.
+    pub fn with_screenshot(mut self, opts: DemoOptions) -> Self {
+        self.demo = Some(Demo::loaded(opts));
+        self
+    }
+
     /// Shows `msg` as an error in the messages panel.
     pub fn report_error(&mut self, msg: impl Into<String>) {
         self.log.error(msg);
