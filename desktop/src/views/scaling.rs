@@ -61,7 +61,7 @@ struct Shown {
     run: Vec<PlotPoint>,
     comm: Vec<PlotPoint>,
     efficiency: Vec<PlotPoint>,
-    /// Hover text per point.
+    /// Hover text of each of `points`.
     hover: Vec<String>,
     points: Vec<Point>,
 }
@@ -125,17 +125,12 @@ impl Scene {
                 }
             })
             .collect();
-        let xs = shown.iter().flat_map(|s| s.efficiency.iter().map(|p| p.x));
-        let ys = shown
-            .iter()
-            .flat_map(|s| s.run.iter().chain(&s.comm).map(|p| p.y));
-        let span = |v: &mut dyn Iterator<Item = f64>| {
-            v.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
-                (lo.min(x), hi.max(x))
-            })
-        };
-        let (x0, x1) = span(&mut xs.into_iter());
-        let (y0, y1) = span(&mut ys.into_iter());
+        let (x0, x1) = span(shown.iter().flat_map(|s| s.efficiency.iter().map(|p| p.x)));
+        let (y0, y1) = span(
+            shown
+                .iter()
+                .flat_map(|s| s.run.iter().chain(&s.comm).map(|p| p.y)),
+        );
         let top_efficiency = shown
             .iter()
             .flat_map(|s| s.efficiency.iter().map(|p| p.y))
@@ -155,19 +150,37 @@ impl Scene {
         self.shown.iter().filter(|s| s.visible)
     }
 
+    /// The hover text of the point nearest the pointer: found by its rank
+    /// count, as a point a log axis cannot show (no time) shifts the
+    /// indices of the line's points.
     fn hover(&self, pos: &HoverPosition<'_>) -> Option<String> {
-        match pos {
-            HoverPosition::NearDataPoint {
-                plot_name, index, ..
-            } => self
-                .shown
-                .iter()
-                .find(|s| s.name == *plot_name)
-                .and_then(|s| s.hover.get(*index))
-                .cloned()
-                .or_else(|| Some(plot_name.to_string())),
-            HoverPosition::Elsewhere { .. } => None,
-        }
+        let HoverPosition::NearDataPoint {
+            plot_name,
+            position,
+            ..
+        } = pos
+        else {
+            return None;
+        };
+        let s = self.shown.iter().find(|s| s.name == *plot_name)?;
+        let nearest = s.points.iter().zip(&s.hover).min_by(|a, b| {
+            let d = |p: &Point| (rank_x(p.ranks) - position.x).abs();
+            d(a.0).total_cmp(&d(b.0))
+        });
+        nearest.map(|(_, text)| text.clone())
+    }
+}
+
+/// The smallest and largest of `values`; (0, 1) when there are none, so
+/// the axes keep a sane range while every curve is hidden or empty.
+fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    if lo.is_finite() && hi.is_finite() {
+        (lo, hi)
+    } else {
+        (0.0, 1.0)
     }
 }
 
