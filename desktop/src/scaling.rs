@@ -293,38 +293,39 @@ pub fn ms(s: f64) -> String {
     }
 }
 
+/// The committed scale-out runs in `folders`, loaded as the README's
+/// command loads them (tests of the data and of the view share them).
+#[cfg(test)]
+pub fn committed(folders: &[&str]) -> Vec<LoadedFile> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut loaded = Vec::new();
+    for folder in folders {
+        let mut paths: Vec<_> = std::fs::read_dir(root.join(folder))
+            .expect("a committed folder")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        paths.sort();
+        for p in paths {
+            let path = format!(
+                "{folder}/{}",
+                p.file_name().and_then(|n| n.to_str()).unwrap_or("")
+            );
+            let file = crate::io::read_result_file(&p.display().to_string()).expect("it parses");
+            loaded.push(LoadedFile {
+                path,
+                device: String::new(),
+                records: file.records,
+                roofline: None,
+            });
+        }
+    }
+    loaded
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io;
-
-    /// The committed scale-out runs, as the README's command loads them.
-    fn committed(folders: &[&str]) -> Vec<LoadedFile> {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut loaded = Vec::new();
-        for folder in folders {
-            let mut paths: Vec<_> = std::fs::read_dir(root.join(folder))
-                .expect("a committed folder")
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .collect();
-            paths.sort();
-            for p in paths {
-                let path = format!(
-                    "{folder}/{}",
-                    p.file_name().and_then(|n| n.to_str()).unwrap_or("")
-                );
-                let file = io::read_result_file(&p.display().to_string()).expect("it parses");
-                loaded.push(LoadedFile {
-                    path,
-                    device: String::new(),
-                    records: file.records,
-                    roofline: None,
-                });
-            }
-        }
-        loaded
-    }
 
     #[test]
     fn committed_runs_make_one_source_per_folder_and_full_curves() {

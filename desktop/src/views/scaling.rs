@@ -488,3 +488,57 @@ fn row(ui: &mut egui::Ui, p: &Point) {
         ui.label(RichText::new(c).monospace());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use egui_plot::PlotPoint;
+
+    #[test]
+    fn scene_names_curves_by_what_differs_and_hovers_by_rank() {
+        let loaded = scaling::committed(&[
+            "benchmarks/lavapipe-mpi-2026-11-23",
+            "benchmarks/nvidia-h200x2-mpi-2026-11-23",
+        ]);
+        let data = ScalingData::build(&loaded);
+        let one = Scene::build(
+            &data,
+            Choice {
+                source: Some(0),
+                mode: Scaling::Weak,
+            },
+        );
+        // A single curve keeps its whole name.
+        assert_eq!(one.shown.len(), 1);
+        assert_eq!(one.shown[0].name, "lbm/step soa/vvl1/wg128 f32 L=16");
+        let near = |name: &str, x: f64| {
+            one.hover(&HoverPosition::NearDataPoint {
+                plot_name: name,
+                position: PlotPoint::new(x, 0.0),
+                index: 0,
+            })
+        };
+        let text = near(&one.shown[0].name, 1.02).expect("a hover text");
+        assert!(
+            text.contains("2 ranks: 3.239 ms per run, efficiency 99%"),
+            "{text}"
+        );
+        assert_eq!(near("ideal", 1.0), None);
+
+        let every = Scene::build(
+            &data,
+            Choice {
+                source: None,
+                mode: Scaling::Strong,
+            },
+        );
+        let names: Vec<&str> = every.shown.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert_eq!(
+            names[0],
+            "f32 L=32 @ benchmarks/lavapipe-mpi-2026-11-23 (llvmpipe (LLVM 15.0.6, 256 bits))"
+        );
+        assert_eq!(every.common, "lbm/step soa/vvl1/wg128");
+        assert!(every.top_efficiency > 1.2, "lavapipe's 2 ranks beat 1");
+    }
+}
