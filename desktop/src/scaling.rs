@@ -57,7 +57,7 @@ pub struct Curve {
     /// Strong or weak.
     pub mode: Scaling,
     /// Core's case key ([`curves::case_key`]): kernel, variant, precision,
-    /// size and whether the interior overlapped the swap.
+    /// size, grid or slab split, and whether the run asked for overlap.
     pub key: String,
     /// The records' precision (it picks the marker shape).
     pub precision: Precision,
@@ -335,6 +335,7 @@ mod tests {
             "benchmarks/nvidia-h200x2-mpi-2026-11-24/milc-first",
             "benchmarks/nvidia-h200x2-mpi-2026-11-23",
             "benchmarks/lavapipe-mpi-2026-11-23",
+            "benchmarks/nvidia-h100-mpi-2026-11-23",
         ];
         let data = ScalingData::build(&committed(&folders));
         let labels: Vec<String> = data.sources.iter().map(Source::label).collect();
