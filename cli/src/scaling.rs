@@ -3,14 +3,14 @@
 //! chart: time per run against ranks, with the part spent swapping halos.
 //! Reading files needs no MPI, so this is in every build.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use plotters::prelude::*;
-use skylight_core::record::{ResultFile, ResultRecord};
+use skylight_core::record::ResultFile;
 use skylight_core::scale::Scaling;
+use skylight_core::scale::curves::{Curves, Point, curves};
 
 const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
@@ -23,71 +23,6 @@ pub struct ScalingArgs {
     /// Write the chart here (.svg or .png).
     #[arg(long)]
     plot: Option<PathBuf>,
-}
-
-/// One point of a scaling curve.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Point {
-    /// Ranks.
-    pub ranks: usize,
-    /// Median time of one run, seconds.
-    pub run_s: f64,
-    /// Of which pack, transfer and exchange (the decomposition's cost), seconds.
-    pub comm_s: f64,
-    /// Of which the exchange between ranks alone, seconds.
-    pub exchange_s: f64,
-    /// Parallel efficiency against the fewest ranks of the curve: T1 N1 /
-    /// (TN N) for strong scaling, T1 / TN for weak.
-    pub efficiency: f64,
-}
-
-/// A curve: one case (kernel, variant, precision, size) in one scaling
-/// mode, over rank counts.
-pub type Curves = BTreeMap<(Scaling, String), Vec<Point>>;
-
-/// Groups scale-out records into curves, sorted by ranks; single-device
-/// records are left out.
-pub fn curves(records: &[ResultRecord]) -> Curves {
-    let mut out: Curves = BTreeMap::new();
-    for r in records {
-        let Some(s) = &r.scale else { continue };
-        let c = &r.case;
-        // A lattice with a split time axis (milc) also names it: the whole
-        // of it for strong scaling, a rank's share for weak scaling.
-        let t = match (c.uint("T"), s.scaling) {
-            (Ok(t), Scaling::Strong) => format!(" T={t}"),
-            (Ok(t), Scaling::Weak) => format!(" T={}/rank", t / s.ranks.max(1) as u64),
-            (Err(_), _) => String::new(),
-        };
-        let key = format!(
-            "{}/{} {} {} L={}{t}{}{}",
-            c.app,
-            c.kernel,
-            c.variant,
-            c.precision,
-            c.text("L"),
-            if s.axes > 1 { " grid" } else { "" },
-            if s.overlap { " overlapped" } else { "" }
-        );
-        out.entry((s.scaling, key)).or_default().push(Point {
-            ranks: s.ranks,
-            run_s: r.stats.median,
-            comm_s: s.split.communication(),
-            exchange_s: s.split.exchange_s,
-            efficiency: 0.0,
-        });
-    }
-    for ((mode, _), points) in out.iter_mut() {
-        points.sort_by_key(|p| p.ranks);
-        let (n1, t1) = (points[0].ranks as f64, points[0].run_s);
-        for p in points.iter_mut() {
-            p.efficiency = match mode {
-                Scaling::Strong => t1 * n1 / (p.run_s * p.ranks as f64),
-                Scaling::Weak => t1 / p.run_s,
-            };
-        }
-    }
-    out
 }
 
 /// Prints the table and draws the chart.
@@ -113,8 +48,8 @@ pub fn run(args: &ScalingArgs) -> Result<bool> {
                 p.ranks,
                 p.run_s * 1e3,
                 100.0 * p.efficiency,
-                100.0 * p.exchange_s / p.run_s,
-                100.0 * p.comm_s / p.run_s
+                100.0 * p.exchange_share(),
+                100.0 * p.comm_share()
             );
         }
     }
@@ -222,62 +157,4 @@ where
     }
     area.present().map_err(e)?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use skylight_core::Precision;
-    use skylight_core::app::{Case, Model, Validation};
-    use skylight_core::runner::cpu_platform;
-    use skylight_core::scale::{Decomposition, PhaseTimes, ScaleOut};
-    use skylight_core::timing::TimingMethod;
-
-    fn record(scaling: Scaling, ranks: usize, run_s: f64) -> ResultRecord {
-        let case = Case::new("lbm", "step", "soa", Precision::F32).param("L", 8);
-        let mut r = ResultRecord::new(
-            case,
-            cpu_platform(),
-            TimingMethod::WallClock,
-            vec![run_s],
-            Model::default(),
-            Validation::fail(String::new()),
-            BTreeMap::new(),
-        );
-        let global = scaling.global([8, 8, 8], ranks);
-        r.scale = Some(ScaleOut {
-            ranks,
-            scaling,
-            overlap: false,
-            axes: 1,
-            decomposition: Decomposition::plan("z", &global, ranks, 1).expect("plan"),
-            split: PhaseTimes::from_array([run_s / 2.0, 0.0, 0.0, run_s / 2.0, 0.0]),
-        });
-        r
-    }
-
-    #[test]
-    fn efficiency_is_against_the_fewest_ranks_of_each_mode() {
-        let records = [
-            record(Scaling::Strong, 4, 2.0),
-            record(Scaling::Strong, 1, 4.0),
-            record(Scaling::Strong, 2, 2.5),
-            record(Scaling::Weak, 1, 1.0),
-            record(Scaling::Weak, 2, 1.25),
-        ];
-        let c = curves(&records);
-        assert_eq!(c.len(), 2);
-        let strong: Vec<(usize, f64)> = c
-            .iter()
-            .find(|((m, _), _)| *m == Scaling::Strong)
-            .map(|(_, v)| v.iter().map(|p| (p.ranks, p.efficiency)).collect())
-            .expect("a strong curve");
-        assert_eq!(strong, [(1, 1.0), (2, 0.8), (4, 0.5)]);
-        let weak = c
-            .iter()
-            .find(|((m, _), _)| *m == Scaling::Weak)
-            .expect("weak");
-        assert_eq!(weak.1[1].efficiency, 0.8);
-        assert_eq!(weak.1[1].exchange_s, 0.625);
-    }
 }

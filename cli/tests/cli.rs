@@ -326,3 +326,38 @@ fn stats_prints_driver_figures_or_names_the_missing_extension() {
         );
     }
 }
+
+/// The committed lavapipe scale-out runs (strong and weak, 1 to 4 ranks).
+fn lavapipe_scale_out() -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../benchmarks/lavapipe-mpi-2026-11-23");
+    [
+        "strong-1", "strong-2", "strong-4", "weak-1", "weak-2", "weak-4",
+    ]
+    .iter()
+    .map(|n| dir.join(format!("{n}.json")).display().to_string())
+    .collect()
+}
+
+#[test]
+fn scaling_prints_the_committed_runs_table_and_draws_it() {
+    let svg = scratch("scaling").join("scaling.svg");
+    let mut args: Vec<String> = vec!["scaling".into()];
+    args.extend(lavapipe_scale_out());
+    args.extend(["--plot".into(), svg.display().to_string()]);
+    let o = skylight(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The table as it was printed before the curves moved into core.
+    let expected = "\
+scaling case                                         ranks          run  efficiency  exchange      comm.
+strong  lbm/step soa/vvl1/wg128 f32 L=32                 1    16.017 ms        100%        0%        14%
+strong  lbm/step soa/vvl1/wg128 f32 L=32                 2     6.293 ms        127%       25%        50%
+strong  lbm/step soa/vvl1/wg128 f32 L=32                 4    19.433 ms         21%       37%        61%
+weak    lbm/step soa/vvl1/wg128 f32 L=16                 1     3.192 ms        100%        1%        30%
+weak    lbm/step soa/vvl1/wg128 f32 L=16                 2     3.239 ms         99%       11%        43%
+weak    lbm/step soa/vvl1/wg128 f32 L=16                 4    11.040 ms         29%       52%        77%
+";
+    assert_eq!(String::from_utf8_lossy(&o.stdout), expected);
+    let chart = std::fs::read_to_string(&svg).expect("the chart is written");
+    assert!(chart.contains("strong scaling") && chart.contains("weak scaling"));
+}

@@ -9,9 +9,9 @@ use eframe::egui::{self, RichText};
 pub use crate::demo::DemoOptions;
 pub use crate::forms::Preset;
 pub use crate::io::{FinishHook, SaveHook};
-/// Re-exported where the screenshot test (`desktop/tests/`) finds it: the
-/// test looks for the demo's markers by colour.
-pub use crate::palette::app_color;
+/// Re-exported where the screenshot tests (`desktop/tests/`) find them:
+/// they look for the demo's markers and the scaling curves by colour.
+pub use crate::palette::{app_color, series_color};
 
 use crate::demo::Demo;
 use crate::forms::Forms;
@@ -19,7 +19,9 @@ use crate::io::{self, Drops};
 use crate::panels::{self, files::FileAction};
 use crate::state::{Devices, Ended, Messages, Results, RunState};
 use crate::table::Table;
-use crate::views::{portability::PortabilityView, roofline::RooflineView, sweep::SweepView};
+use crate::views::{
+    portability::PortabilityView, roofline::RooflineView, scaling::ScalingView, sweep::SweepView,
+};
 
 /// What the path field holds until the user types another.
 const DEFAULT_PATH: &str = "skylight-results.json";
@@ -30,6 +32,7 @@ enum View {
     Roofline,
     Sweep,
     Portability,
+    Scaling,
 }
 
 /// The Skylight desktop application state; reusable by any eframe front end.
@@ -47,6 +50,7 @@ pub struct SkylightApp {
     roofline: RooflineView,
     sweep: SweepView,
     portability: PortabilityView,
+    scaling: ScalingView,
     demo: Option<Demo>,
     /// Start the preset's run once the adapters are listed.
     autostart: bool,
@@ -72,6 +76,7 @@ impl SkylightApp {
             roofline: RooflineView::default(),
             sweep: SweepView::default(),
             portability: PortabilityView::default(),
+            scaling: ScalingView::default(),
             demo: None,
             autostart: false,
             on_finish: None,
@@ -103,6 +108,12 @@ impl SkylightApp {
         self
     }
 
+    /// Opens on the scaling curves of the loaded scale-out results.
+    pub fn with_scaling_view(mut self) -> Self {
+        self.view = View::Scaling;
+        self
+    }
+
     /// Calls `hook` with the run's JSON result file each time a run ends.
     pub fn on_finish(mut self, hook: FinishHook) -> Self {
         self.on_finish = Some(hook);
@@ -124,6 +135,13 @@ impl SkylightApp {
         let mut app = self.with_preset(&Preset::demo());
         app.demo = Some(Demo::new(opts));
         app
+    }
+
+    /// Captures the window to `opts.screenshot` once the loaded files are
+    /// drawn (no run), then closes it.
+    pub fn with_screenshot(mut self, opts: DemoOptions) -> Self {
+        self.demo = Some(Demo::loaded(opts));
+        self
     }
 
     /// Shows `msg` as an error in the messages panel.
@@ -269,11 +287,17 @@ impl eframe::App for SkylightApp {
                     View::Portability,
                     RichText::new("Portability").heading(),
                 );
+                ui.selectable_value(
+                    &mut self.view,
+                    View::Scaling,
+                    RichText::new("Scaling").heading(),
+                );
             });
             match self.view {
                 View::Roofline => self.roofline.show(ui, &now),
                 View::Sweep => self.sweep.show(ui, &now),
                 View::Portability => self.portability.show(ui, &now),
+                View::Scaling => self.scaling.show(ui, &now),
             }
         });
     }

@@ -1,5 +1,7 @@
 //! The `--demo` driver: run the small preset, let the plot settle, capture
 //! the window to a PNG (the README's picture and the screenshot test), close.
+//! Without the preset it captures the loaded files as the window shows them
+//! (`--screenshot` alone: the README's other pictures).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,15 +44,27 @@ pub struct Demo {
     opts: DemoOptions,
     stage: Stage,
     started: Instant,
+    /// Whether a run's results are what must be drawn (else the loaded files').
+    runs: bool,
 }
 
 impl Demo {
-    /// Demo mode with `opts`, its timeout counted from now.
+    /// Demo mode with `opts`, its timeout counted from now: a run's results
+    /// are drawn before the capture.
     pub fn new(opts: DemoOptions) -> Self {
         Demo {
             opts,
             stage: Stage::Start,
             started: Instant::now(),
+            runs: true,
+        }
+    }
+
+    /// A capture of the loaded files as the window shows them, with no run.
+    pub fn loaded(opts: DemoOptions) -> Self {
+        Demo {
+            runs: false,
+            ..Demo::new(opts)
         }
     }
 
@@ -87,8 +101,9 @@ impl Demo {
         ctx.request_repaint_after(Duration::from_millis(50));
     }
 
-    /// Once the screenshot has arrived: saves it, sets the success flag and
-    /// closes the window. Gives up 30 s after the timeout if it never comes.
+    /// Once the screenshot has arrived: saves it, sets the success flag (a
+    /// result of the run plotted, or the files loaded) and closes the window.
+    /// Gives up 30 s after the timeout if it never comes.
     fn collect(
         &self,
         ctx: &egui::Context,
@@ -104,9 +119,12 @@ impl Demo {
                     .screenshot
                     .as_deref()
                     .is_none_or(|path| write_screenshot(path, &img));
-                self.opts
-                    .success
-                    .store(results.plotted() && saved, Ordering::Relaxed);
+                let drawn = if self.runs {
+                    results.plotted()
+                } else {
+                    results.files_ok()
+                };
+                self.opts.success.store(drawn && saved, Ordering::Relaxed);
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
                 Some(Stage::Done)
             }

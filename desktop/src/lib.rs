@@ -36,6 +36,7 @@ mod palette;
 mod panels;
 pub mod plot;
 pub mod reference;
+mod scaling;
 mod state;
 pub mod sweep;
 mod table;

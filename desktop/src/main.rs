@@ -3,6 +3,8 @@
 //! `--demo` runs a small stream + peak preset at start-up and closes the
 //! window once the results are drawn; with `--screenshot PATH` the window is
 //! saved as a PNG first (the README's picture and the screenshot test).
+//! `--screenshot PATH` alone saves the window once the result files given
+//! are drawn (the README's other pictures, and their test).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,49 +16,89 @@ use eframe::egui;
 use skylight_desktop::{DemoOptions, SkylightApp};
 
 const USAGE: &str =
-    "usage: skylight-desktop [--demo] [--screenshot PATH] [--sweep] [RESULTS.json ...]
+    "usage: skylight-desktop [--demo] [--screenshot PATH] [--sweep | --scaling] [RESULTS.json ...]
 
   RESULTS.json       result files (skylight run --json) to overlay from the start
   --sweep            open on the sweep heat map instead of the roofline
+  --scaling          open on the scaling curves of scale-out results (mpirun -np N skylight run)
   --demo             run stream + peak (size=small, iters=64, 3 samples), then exit
-  --screenshot PATH  with --demo: save the window as a PNG once results are drawn";
+  --screenshot PATH  save the window as a PNG once results are drawn (with --demo: the
+                     demo's; without: the files'), then exit";
+
+/// The view to open on.
+#[derive(Clone, Copy, PartialEq)]
+enum View {
+    Roofline,
+    Sweep,
+    Scaling,
+}
+
+/// The command line.
+struct Args {
+    demo: bool,
+    screenshot: Option<PathBuf>,
+    view: View,
+    files: Vec<PathBuf>,
+}
+
+/// Parses the command line; `Err` is the exit status after usage or an error.
+fn parse() -> Result<Args, ExitCode> {
+    let mut a = Args {
+        demo: false,
+        screenshot: None,
+        view: View::Roofline,
+        files: Vec::new(),
+    };
+    let fail = |msg: String| {
+        eprintln!("{msg}\n{USAGE}");
+        Err(ExitCode::from(2))
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let view = match arg.as_str() {
+            "--demo" => {
+                a.demo = true;
+                continue;
+            }
+            "--screenshot" => match args.next() {
+                Some(p) => {
+                    a.screenshot = Some(PathBuf::from(p));
+                    continue;
+                }
+                None => return fail("--screenshot needs a path".into()),
+            },
+            "--sweep" => View::Sweep,
+            "--scaling" => View::Scaling,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Err(ExitCode::SUCCESS);
+            }
+            other if other.starts_with('-') => return fail(format!("unknown argument `{other}`")),
+            file => {
+                a.files.push(PathBuf::from(file));
+                continue;
+            }
+        };
+        if a.view != View::Roofline && a.view != view {
+            return fail("--sweep and --scaling open different views: give one".into());
+        }
+        a.view = view;
+    }
+    Ok(a)
+}
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let mut demo = false;
-    let mut screenshot = None;
-    let mut sweep = false;
-    let mut files = Vec::new();
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--demo" => demo = true,
-            "--screenshot" => match args.next() {
-                Some(p) => screenshot = Some(PathBuf::from(p)),
-                None => {
-                    eprintln!("--screenshot needs a path\n{USAGE}");
-                    return ExitCode::from(2);
-                }
-            },
-            "--sweep" => sweep = true,
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return ExitCode::SUCCESS;
-            }
-            other if other.starts_with('-') => {
-                eprintln!("unknown argument `{other}`\n{USAGE}");
-                return ExitCode::from(2);
-            }
-            file => files.push(PathBuf::from(file)),
-        }
-    }
-    if screenshot.is_some() && !demo {
-        eprintln!("--screenshot only works with --demo\n{USAGE}");
-        return ExitCode::from(2);
-    }
+    let args = match parse() {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     let success = Arc::new(AtomicBool::new(false));
-    let demo_opts = demo.then(|| DemoOptions {
-        screenshot,
+    // Either mode ends by itself: the demo after its run, a bare
+    // screenshot once the files are drawn.
+    let capture = args.demo || args.screenshot.is_some();
+    let capture_opts = capture.then(|| DemoOptions {
+        screenshot: args.screenshot.clone(),
         success: success.clone(),
         timeout: Duration::from_secs(240),
     });
@@ -66,17 +108,21 @@ fn main() -> ExitCode {
             .with_inner_size([1280.0, 800.0]),
         ..Default::default()
     };
+    let (demo, view, files) = (args.demo, args.view, args.files);
     let result = eframe::run_native(
         "Skylight",
         options,
         Box::new(move |cc| {
             let ctx = cc.egui_ctx.clone();
             let mut app = SkylightApp::new(move || ctx.request_repaint()).with_files(&files);
-            if sweep {
-                app = app.with_sweep_view();
-            }
-            Ok(Box::new(match demo_opts {
-                Some(d) => app.with_demo(d),
+            app = match view {
+                View::Roofline => app,
+                View::Sweep => app.with_sweep_view(),
+                View::Scaling => app.with_scaling_view(),
+            };
+            Ok(Box::new(match capture_opts {
+                Some(d) if demo => app.with_demo(d),
+                Some(d) => app.with_screenshot(d),
                 None => app,
             }))
         }),
@@ -85,8 +131,15 @@ fn main() -> ExitCode {
         eprintln!("skylight-desktop: {e}");
         return ExitCode::FAILURE;
     }
-    if demo && !success.load(Ordering::Relaxed) {
-        eprintln!("skylight-desktop: the demo did not plot any result");
+    if capture && !success.load(Ordering::Relaxed) {
+        eprintln!(
+            "skylight-desktop: {}",
+            if demo {
+                "the demo did not plot any result"
+            } else {
+                "a result file could not be loaded (or none was given), or the screenshot was not written"
+            }
+        );
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS

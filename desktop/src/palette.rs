@@ -41,6 +41,12 @@ pub fn app_color(app: &str, source: usize) -> Color32 {
     Color32::from(hsva)
 }
 
+/// Colour of the `i`th of several curves in one plot (the scaling view's,
+/// where curves of one app must still differ): the app palette in turn.
+pub fn series_color(i: usize) -> Color32 {
+    PALETTE[i % PALETTE.len()]
+}
+
 /// Marker shape of a precision: the same across sources so f64 always looks like f64.
 pub fn precision_marker(p: Precision) -> MarkerShape {
     match p {

@@ -240,6 +240,8 @@ pub struct Results {
     platform: Option<PlatformInfo>,
     outcomes: Vec<Outcome>,
     loaded: Vec<LoadedFile>,
+    /// How many files could not be loaded.
+    refused: usize,
     /// Set by every change, cleared by the rebuild.
     stale: bool,
     generation: u64,
@@ -298,6 +300,7 @@ impl Results {
             Ok(f) => f,
             Err(e) => {
                 log.error(format!("cannot load {path}: {e}"));
+                self.refused += 1;
                 return;
             }
         };
@@ -336,6 +339,12 @@ impl Results {
         self.outcomes
             .iter()
             .any(|o| matches!(o, Outcome::Done(r) if r.gflops > 0.0))
+    }
+
+    /// Whether a result file is loaded and none was refused (what a
+    /// screenshot of the given files needs to be the picture they make).
+    pub fn files_ok(&self) -> bool {
+        !self.loaded.is_empty() && self.refused == 0
     }
 
     /// The derived data, rebuilt first if anything changed since the last call.

@@ -1,11 +1,14 @@
-//! The screenshot check: `skylight-desktop --demo --screenshot` under Xvfb
-//! must draw result points. Fails (never skips) when `xvfb-run` is missing,
-//! so a CI machine without it cannot pass by accident.
+//! The screenshot checks under Xvfb: `skylight-desktop --demo --screenshot`
+//! must draw result points, and every `skylight-desktop` command of the
+//! README's "Desktop app" section must load its files and draw them (run
+//! with `--screenshot` into a scratch folder). Fail (never skip) when
+//! `xvfb-run` is missing, so a CI machine without it cannot pass by accident.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use skylight_desktop::app::app_color;
+use image::RgbaImage;
+use skylight_desktop::app::{app_color, series_color};
 
 fn have(tool: &str) -> bool {
     Command::new("sh")
@@ -16,15 +19,20 @@ fn have(tool: &str) -> bool {
         .unwrap_or(false)
 }
 
-#[test]
-fn demo_screenshot_shows_plotted_points() {
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Runs `skylight-desktop ARGS --screenshot OUT` under Xvfb from the
+/// repository root and returns the picture.
+fn capture(args: &[String], name: &str) -> RgbaImage {
     assert!(
         have("xvfb-run"),
-        "xvfb-run is not installed: the desktop screenshot test needs it \
+        "xvfb-run is not installed: the desktop screenshot tests need it \
          (Debian/Ubuntu: apt-get install -y xvfb; .ci/run does this)"
     );
     let out: PathBuf =
-        std::env::temp_dir().join(format!("skylight-desktop-test-{}.png", std::process::id()));
+        std::env::temp_dir().join(format!("skylight-{name}-{}.png", std::process::id()));
     let _ = std::fs::remove_file(&out);
     let xdg = std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| {
         let dir = std::env::temp_dir().join("skylight-desktop-xdg");
@@ -40,9 +48,10 @@ fn demo_screenshot_shows_plotted_points() {
     let output = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x800x24"])
         .arg(env!("CARGO_BIN_EXE_skylight-desktop"))
-        .arg("--demo")
+        .args(args)
         .arg("--screenshot")
         .arg(&out)
+        .current_dir(repo())
         .env("XDG_RUNTIME_DIR", xdg)
         // Wayland would win over X11 if the test runs inside a Wayland session.
         .env_remove("WAYLAND_DISPLAY")
@@ -51,7 +60,8 @@ fn demo_screenshot_shows_plotted_points() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
-        "skylight-desktop --demo failed ({}):\n{stderr}",
+        "skylight-desktop {} failed ({}):\n{stderr}",
+        args.join(" "),
         output.status
     );
     let img = image::open(&out)
@@ -59,28 +69,104 @@ fn demo_screenshot_shows_plotted_points() {
         .to_rgba8();
     let _ = std::fs::remove_file(&out);
     assert!(img.width() >= 640 && img.height() >= 400, "tiny screenshot");
-
-    let mut colours = std::collections::HashSet::new();
-    for p in img.pixels() {
-        colours.insert(p.0);
-    }
+    let colours: std::collections::HashSet<[u8; 4]> = img.pixels().map(|p| p.0).collect();
     assert!(
         colours.len() > 50,
         "the screenshot looks blank ({} distinct colours)",
         colours.len()
     );
+    img
+}
 
-    // Marker colours of the demo's apps; a few pixels of tolerance for blending.
-    let markers = [app_color("stream", 0), app_color("peak", 0)];
-    let near = |p: &image::Rgba<u8>| {
-        markers.iter().any(|m| {
-            let d = |a: u8, b: u8| (i32::from(a) - i32::from(b)).abs();
-            d(p.0[0], m.r()) <= 6 && d(p.0[1], m.g()) <= 6 && d(p.0[2], m.b()) <= 6
-        })
-    };
-    let hits = img.pixels().filter(|p| near(p)).count();
+/// Pixels within a few levels (blending) of `c`.
+fn pixels_of(img: &RgbaImage, c: eframe::egui::Color32) -> usize {
+    let d = |a: u8, b: u8| (i32::from(a) - i32::from(b)).abs();
+    img.pixels()
+        .filter(|p| d(p.0[0], c.r()) <= 6 && d(p.0[1], c.g()) <= 6 && d(p.0[2], c.b()) <= 6)
+        .count()
+}
+
+#[test]
+fn demo_screenshot_shows_plotted_points() {
+    let img = capture(&["--demo".to_string()], "desktop-test");
+    // Marker colours of the demo's apps.
+    let hits: usize = [app_color("stream", 0), app_color("peak", 0)]
+        .into_iter()
+        .map(|c| pixels_of(&img, c))
+        .sum();
     assert!(
         hits >= 40,
         "only {hits} pixels of a point-marker colour: no results were plotted"
     );
+}
+
+/// The `skylight-desktop` commands of the README's "Desktop app" section
+/// (its fenced blocks; `\` continues a line), as their arguments.
+fn readme_commands() -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    let start = text.find("## Desktop app").expect("a Desktop app section");
+    let section = &text[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    let mut commands = Vec::new();
+    for block in section.split("```").skip(1).step_by(2) {
+        for line in block.replace("\\\n", " ").lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            // The binary itself, not `cargo run -p skylight-desktop`.
+            let at = words.iter().enumerate().position(|(i, w)| {
+                (*w == "skylight-desktop" || w.ends_with("/skylight-desktop"))
+                    && (i == 0 || words[i - 1] != "-p")
+            });
+            if let Some(at) = at {
+                commands.push(words[at + 1..].iter().map(|w| w.to_string()).collect());
+            }
+        }
+    }
+    commands
+}
+
+/// `dir/*.json` expanded as the README's shell does; other words as they are.
+fn glob(word: &str) -> Vec<String> {
+    let Some(dir) = word.strip_suffix("/*.json") else {
+        return vec![word.to_string()];
+    };
+    let mut files: Vec<String> = std::fs::read_dir(repo().join(dir))
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .map(|e| format!("{dir}/{}", e.file_name().to_string_lossy()))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn readme_desktop_commands_draw_their_files() {
+    let commands = readme_commands();
+    assert!(
+        commands
+            .iter()
+            .any(|c| c.contains(&"--scaling".to_string())),
+        "the README shows no `skylight-desktop --scaling` command: {commands:?}"
+    );
+    for (i, command) in commands.iter().enumerate() {
+        // The picture goes to the scratch file `capture` names, not over
+        // the committed one.
+        let mut args: Vec<String> = Vec::new();
+        let mut words = command.iter();
+        while let Some(w) = words.next() {
+            if w == "--screenshot" {
+                words.next();
+            } else {
+                args.extend(glob(w));
+            }
+        }
+        let img = capture(&args, &format!("readme-{i}"));
+        if args.contains(&"--scaling".to_string()) {
+            // The first curves' lines and markers, in their colours.
+            for k in 0..3 {
+                let hits = pixels_of(&img, series_color(k));
+                assert!(hits >= 40, "curve {k}: only {hits} pixels of its colour");
+            }
+        }
+    }
 }

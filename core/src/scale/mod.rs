@@ -5,6 +5,7 @@
 //! the cli's `mpi` feature, and [`SelfComm`] is the one-rank case), and
 //! [`halo`] packs and unpacks the halo planes on the GPU.
 
+pub mod curves;
 pub mod exec;
 pub mod halo;
 pub mod part;

@@ -54,7 +54,16 @@ pub fn show(ui: &mut egui::Ui, path: &mut String, loaded: &[LoadedFile]) -> Opti
             let (swatch, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
             ui.painter()
                 .rect_filled(swatch, 2.0, app_color("stream", i + 1));
-            ui.label(format!("{} ({})", f.device, f.path));
+            // Long paths are cut to the panel's width (hover shows them
+            // whole), so loading a folder does not widen the panel and
+            // squeeze the views.
+            let text = format!("{} ({})", f.device, f.path);
+            let room = ui.available_width() - 70.0;
+            ui.scope(|ui| {
+                ui.set_max_width(room.max(80.0));
+                ui.add(egui::Label::new(text.as_str()).truncate())
+                    .on_hover_text(text.as_str());
+            });
             if ui.small_button("remove").clicked() {
                 action = Some(FileAction::Remove(i));
             }
