@@ -107,3 +107,22 @@ pub fn run_validated(
         })
         .collect()
 }
+
+/// A word of a README command as the shell expands it: `dir/*.json` (a
+/// folder under `repo`) becomes its JSON files, sorted, as paths under
+/// `repo`; any other word stays as it is. The README tests of the CLI and
+/// the desktop run those commands.
+pub fn readme_glob(repo: &std::path::Path, word: &str) -> Vec<String> {
+    let Some(dir) = word.strip_suffix("/*.json") else {
+        return vec![word.to_string()];
+    };
+    let mut files: Vec<String> = std::fs::read_dir(repo.join(dir))
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| p.display().to_string())
+        .collect();
+    files.sort();
+    files
+}

@@ -86,23 +86,10 @@ fn readme_portability_commands_run_on_the_committed_files() {
                 *a = dir.join(name.expect("a file name")).display().to_string();
             }
         }
-        let expanded: Vec<String> = args.iter().flat_map(|a| glob(a)).collect();
+        let expanded: Vec<String> = args
+            .iter()
+            .flat_map(|a| skylight_tests::readme_glob(&repo(), a))
+            .collect();
         run(&expanded);
     }
-}
-
-/// `dir/*.json` expanded (the README's shell does it); other words as they are.
-fn glob(word: &str) -> Vec<String> {
-    let Some(dir) = word.strip_suffix("/*.json") else {
-        return vec![word.to_string()];
-    };
-    let mut files: Vec<String> = std::fs::read_dir(repo().join(dir))
-        .unwrap_or_else(|e| panic!("{dir}: {e}"))
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .map(|p| p.display().to_string())
-        .collect();
-    files.sort();
-    files
 }

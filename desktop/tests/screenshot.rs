@@ -124,21 +124,6 @@ fn readme_commands() -> Vec<Vec<String>> {
     commands
 }
 
-/// `dir/*.json` expanded as the README's shell does; other words as they are.
-fn glob(word: &str) -> Vec<String> {
-    let Some(dir) = word.strip_suffix("/*.json") else {
-        return vec![word.to_string()];
-    };
-    let mut files: Vec<String> = std::fs::read_dir(repo().join(dir))
-        .unwrap_or_else(|e| panic!("{dir}: {e}"))
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
-        .map(|e| format!("{dir}/{}", e.file_name().to_string_lossy()))
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn readme_desktop_commands_draw_their_files() {
     let commands = readme_commands();
@@ -157,7 +142,7 @@ fn readme_desktop_commands_draw_their_files() {
             if w == "--screenshot" {
                 words.next();
             } else {
-                args.extend(glob(w));
+                args.extend(skylight_tests::readme_glob(&repo(), w));
             }
         }
         let img = capture(&args, &format!("readme-{i}"));

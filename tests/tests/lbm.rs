@@ -135,9 +135,12 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
         );
         let scale = r.scale.expect("scale-out part");
         assert_eq!((scale.ranks, scale.overlap), (1, overlap));
-        // Collision alone swaps nothing, so it has nothing to overlap.
+        // Collision alone swaps nothing, so it has nothing to overlap; the
+        // hidden compute is measured by GPU timestamps, where the adapter
+        // has them.
         let swaps = case.kernel != "collide";
         let hidden = scale.split.overlap_s;
-        assert_eq!(hidden > 0.0, overlap && swaps, "{}: {hidden}", case.label());
+        let measured = overlap && swaps && gpu.caps.timestamps;
+        assert_eq!(hidden > 0.0, measured, "{}: {hidden}", case.label());
     }
 }

@@ -1,12 +1,17 @@
 //! Scale-out: a lattice app split over ranks (one per GPU), each rank
-//! holding a slab plus halo planes that it swaps with its neighbours every
-//! step. The core knows no MPI: [`plan`] is the pure decomposition, [`Comm`]
-//! is what a rank needs from its communicator (the MPI glue lives behind
-//! the cli's `mpi` feature, and [`SelfComm`] is the one-rank case), and
-//! [`halo`] packs and unpacks the halo planes on the GPU.
+//! holding a slab (or, on a grid of ranks, a box) plus halo planes that it
+//! swaps with its neighbours every step. The core knows no MPI: [`plan`] is
+//! the pure decomposition, [`fields`] moves fields between the global
+//! lattice and the ranks' boxes, [`part`] names a box's interior and
+//! boundary, [`Comm`] is what a rank needs from its communicator (the MPI
+//! glue lives behind the cli's `mpi` feature, and [`SelfComm`] is the
+//! one-rank case), [`halo`] packs and unpacks the halo planes on the GPU,
+//! [`exec`] runs a rank's work with its swaps (the interior during them)
+//! and [`curves`] turns the records into scaling curves.
 
 pub mod curves;
 pub mod exec;
+pub mod fields;
 pub mod halo;
 pub mod part;
 pub mod plan;

@@ -325,59 +325,63 @@ fn legend(ui: &mut egui::Ui, scene: &mut Scene, hidden: &mut BTreeSet<String>) {
         });
 }
 
+/// A plot against ranks (log2 axis over the scene's rank range), with
+/// `y_label` up its side: what both panels share.
+fn rank_plot<'a>(id: &str, scene: &Scene, height: f32, y_label: &str) -> Plot<'a> {
+    Plot::new(id)
+        .height(height)
+        .x_axis_label("ranks")
+        .y_axis_label(y_label)
+        .x_grid_spacer(|g: GridInput| scaling::rank_marks(g.bounds, g.base_step_size))
+        .x_axis_formatter(|mark, _| scaling::rank_label(mark.value))
+        .include_x(scene.x_range.0)
+        .include_x(scene.x_range.1)
+}
+
 /// Time per run (solid, filled markers) and its communication part
 /// (dashed, hollow) against ranks, both axes logarithmic.
 fn time_plot(ui: &mut egui::Ui, scene: &Scene, height: f32) {
-    Plot::new("scaling-time")
-        .height(height)
-        .x_axis_label("ranks")
-        .y_axis_label("ms per run (dashed: communication)")
-        .x_grid_spacer(|g: GridInput| scaling::rank_marks(g.bounds, g.base_step_size))
-        .x_axis_formatter(|mark, _| scaling::rank_label(mark.value))
-        .y_grid_spacer(|g: GridInput| scaling::log_marks(g.bounds))
-        .y_axis_formatter(|mark, _| scaling::log_label(mark.value))
-        .include_x(scene.x_range.0)
-        .include_x(scene.x_range.1)
-        .include_y(scene.y_range.0)
-        .include_y(scene.y_range.1)
-        .label_formatter(|pos| {
-            scene.hover(pos).or_else(|| match pos {
-                HoverPosition::Elsewhere { position } => Some(format!(
-                    "{:.1} ranks, {} ms",
-                    position.x.exp2(),
-                    scaling::ms(plot::from_log(position.y) / 1e3)
-                )),
-                HoverPosition::NearDataPoint { .. } => None,
-            })
+    rank_plot(
+        "scaling-time",
+        scene,
+        height,
+        "ms per run (dashed: communication)",
+    )
+    .y_grid_spacer(|g: GridInput| scaling::log_marks(g.bounds))
+    .y_axis_formatter(|mark, _| scaling::log_label(mark.value))
+    .include_y(scene.y_range.0)
+    .include_y(scene.y_range.1)
+    .label_formatter(|pos| {
+        scene.hover(pos).or_else(|| match pos {
+            HoverPosition::Elsewhere { position } => Some(format!(
+                "{:.1} ranks, {} ms",
+                position.x.exp2(),
+                scaling::ms(plot::from_log(position.y) / 1e3)
+            )),
+            HoverPosition::NearDataPoint { .. } => None,
         })
-        .show(ui, |pui| {
-            for s in scene.visible() {
-                let (run, comm) = (s.run.as_slice(), s.comm.as_slice());
-                pui.line(Line::new(s.name.as_str(), run).color(s.color).width(2.0));
-                pui.points(points(s, run, true));
-                pui.line(
-                    Line::new(s.name.as_str(), comm)
-                        .color(s.color)
-                        .style(LineStyle::dashed_dense())
-                        .width(1.5),
-                );
-                pui.points(points(s, comm, false));
-            }
-        });
+    })
+    .show(ui, |pui| {
+        for s in scene.visible() {
+            let (run, comm) = (s.run.as_slice(), s.comm.as_slice());
+            pui.line(Line::new(s.name.as_str(), run).color(s.color).width(2.0));
+            pui.points(points(s, run, true));
+            pui.line(
+                Line::new(s.name.as_str(), comm)
+                    .color(s.color)
+                    .style(LineStyle::dashed_dense())
+                    .width(1.5),
+            );
+            pui.points(points(s, comm, false));
+        }
+    });
 }
 
 /// Parallel efficiency against ranks, the ideal at 100%.
 fn efficiency_plot(ui: &mut egui::Ui, scene: &Scene, height: f32) {
-    Plot::new("scaling-efficiency")
-        .height(height)
-        .x_axis_label("ranks")
-        .y_axis_label("parallel efficiency")
-        .x_grid_spacer(|g: GridInput| scaling::rank_marks(g.bounds, g.base_step_size))
-        .x_axis_formatter(|mark, _| scaling::rank_label(mark.value))
+    rank_plot("scaling-efficiency", scene, height, "parallel efficiency")
         .y_grid_spacer(|g: GridInput| scaling::percent_marks(g.bounds))
         .y_axis_formatter(|mark, _| format!("{:.0}%", mark.value * 100.0))
-        .include_x(scene.x_range.0)
-        .include_x(scene.x_range.1)
         .include_y(0.0)
         .include_y(scene.top_efficiency * 1.08)
         .label_formatter(|pos| {
