@@ -10,12 +10,6 @@ const SPINOR: u32 = 24u;
 
 struct Op { slot: u32, negate: u32, pad0: u32, pad1: u32 }
 
-@group(0) @binding(0) var<storage, read> x: array<RealStore>;
-@group(0) @binding(1) var<storage, read> y: array<RealStore>;
-@group(0) @binding(2) var<storage, read_write> out: array<RealStore>;
-@group(0) @binding(3) var<storage, read> scalars: array<RealStore>;
-@group(0) @binding(4) var<uniform> op: Op;
-@group(0) @binding(5) var<storage, read_write> partial: array<RealStore>;
 
 // out = y + s x at one site; returns acc + the site's |out|^2 (`axpy`
 // drops it, and with it the compiler drops the squares).

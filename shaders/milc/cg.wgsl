@@ -6,9 +6,6 @@
 // number of recorded iterations behaves as "until converged".
 struct Op { slot: u32, negate: u32, count: u32, pad: u32 }
 
-@group(0) @binding(0) var<storage, read> partial: array<RealStore>;
-@group(0) @binding(1) var<storage, read_write> scalars: array<RealStore>;
-@group(0) @binding(2) var<uniform> op: Op;
 
 // One workgroup (the host sets WG to 256 here, whatever the case's size):
 // invocation lid adds partials lid, lid + WG, ... below op.count (those the

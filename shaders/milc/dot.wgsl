@@ -4,9 +4,6 @@
 // sites count (`owned`): the others are its neighbours' halos.
 const SPINOR: u32 = 24u;
 
-@group(0) @binding(0) var<storage, read> a: array<RealStore>;
-@group(0) @binding(1) var<storage, read> b: array<RealStore>;
-@group(0) @binding(2) var<storage, read_write> partial: array<RealStore>;
 
 @compute @workgroup_size(WG)
 fn dot(

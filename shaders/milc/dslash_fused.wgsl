@@ -2,9 +2,6 @@
 // sum of hop.wgsl stored as it is (360 reals a site through memory instead
 // of the split's 648), over the sites of the dispatch's part (m_fused.wgsl
 // says which).
-@group(0) @binding(0) var<storage, read> psi: array<RealStore>;
-@group(0) @binding(1) var<storage, read> links: array<RealStore>;
-@group(0) @binding(2) var<storage, read_write> out: array<RealStore>;
 
 @compute @workgroup_size(WG)
 fn dslash_fused(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -1,8 +1,6 @@
 // Extract: the forward-hopping half spinors (1 - isign gamma_mu) psi(x) of
 // every direction (upper two spins; the projections are generated from the
 // gamma table with the operator's sign, as proj_fwd).
-@group(0) @binding(0) var<storage, read> psi: array<RealStore>;
-@group(0) @binding(1) var<storage, read_write> hf: array<RealStore>;
 
 fn extract_at(site: u32) {
     let p = psi_spinor(site);

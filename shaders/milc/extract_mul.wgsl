@@ -1,9 +1,6 @@
 // Extract and multiply: U_mu^dagger(x) (1 + isign gamma_mu) psi(x), the
 // backward-hopping half spinors, multiplied at the site that owns the link
 // so the shift only moves half spinors.
-@group(0) @binding(0) var<storage, read> psi: array<RealStore>;
-@group(0) @binding(1) var<storage, read> links: array<RealStore>;
-@group(0) @binding(2) var<storage, read_write> hb: array<RealStore>;
 
 fn extract_mul_at(site: u32) {
     let p = psi_spinor(site);

@@ -1,8 +1,5 @@
 // Insert: out(x) = acc(x) + sum_mu of the spinors rebuilt from the gathered
 // backward half spinors (already multiplied by U^dagger in extract_mul).
-@group(0) @binding(0) var<storage, read> gb: array<RealStore>;
-@group(0) @binding(1) var<storage, read> acc: array<RealStore>;
-@group(0) @binding(2) var<storage, read_write> out: array<RealStore>;
 
 fn insert_at(site: u32) {
     var a = acc_spinor(site);

@@ -1,9 +1,6 @@
 // Insert and multiply: out(x) = sum_mu of the spinors rebuilt from
 // U_mu(x) gf_mu(x), the gathered forward half spinors (the reconstructions
 // recon_fwd are generated with the operator's sign).
-@group(0) @binding(0) var<storage, read> gf: array<RealStore>;
-@group(0) @binding(1) var<storage, read> links: array<RealStore>;
-@group(0) @binding(2) var<storage, read_write> out: array<RealStore>;
 
 fn insert_mul_at(site: u32) {
     var acc = spinor_zero();

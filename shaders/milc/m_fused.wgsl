@@ -9,11 +9,6 @@
 // halos. Each kernel covers the sites of its dispatch's part (part_site:
 // every site on one device; a rank's interior or boundary when it updates
 // the interior during a halo swap), and its partials start at GROUP0.
-@group(0) @binding(0) var<storage, read> psi: array<RealStore>;
-@group(0) @binding(1) var<storage, read> links: array<RealStore>;
-@group(0) @binding(2) var<storage, read_write> out: array<RealStore>;
-@group(0) @binding(3) var<storage, read> scalars: array<RealStore>;
-@group(0) @binding(4) var<storage, read_write> partial: array<RealStore>;
 
 // M psi at one site (mk = -kappa), stored and returned.
 fn m_at(site: u32, mk: Real) -> Spinor {

@@ -3,10 +3,6 @@
 // arithmetic is involved.
 const HALF: u32 = 48u;
 
-@group(0) @binding(0) var<storage, read> hf: array<RealStore>;
-@group(0) @binding(1) var<storage, read> hb: array<RealStore>;
-@group(0) @binding(2) var<storage, read_write> gf: array<RealStore>;
-@group(0) @binding(3) var<storage, read_write> gb: array<RealStore>;
 
 fn shift_at(site: u32) {
     for (var mu = 0u; mu < 4u; mu++) {

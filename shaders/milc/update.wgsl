@@ -5,10 +5,6 @@
 // reads and writes only its own sites' reals.
 const SPINOR: u32 = 24u;
 
-@group(0) @binding(0) var<storage, read_write> x: array<RealStore>;
-@group(0) @binding(1) var<storage, read_write> p: array<RealStore>;
-@group(0) @binding(2) var<storage, read> r: array<RealStore>;
-@group(0) @binding(3) var<storage, read> scalars: array<RealStore>;
 
 @compute @workgroup_size(WG)
 fn update_xp(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -1,5 +1,5 @@
 //! milc on the real adapter: the Dslash split and the fused Dslash in every
-//! layout x vector length (on a lattice whose site count no SAL divides, so
+//! layout x vector length, complexes split or in pairs (on a lattice whose site count no SAL divides, so
 //! AoSoA padding is exercised), every kernel in every precision and the
 //! D^dagger kernels against the f64 reference, and CG solves (split and
 //! fused operator, every precision and layout family, and on one rank of
@@ -41,9 +41,10 @@ fn every_layout_and_vector_length_validates() {
         .set("kernel", "dslash,dslash-fused")
         .set("layout", targetdp::ALL_LAYOUTS)
         .set("vvl", "1,2,4,8")
+        .set("complex", "split,pairs")
         .set("wg", "32")
         .precisions(&[Precision::F32]);
-    run_all(&gpu, &req, 2 * 7 * 4);
+    run_all(&gpu, &req, 2 * 7 * 4 * 2);
 }
 
 /// Every kernel, and the solve with both operators (MILC's split Dslash
@@ -59,12 +60,13 @@ fn every_kernel_validates_in_every_precision() {
         .set("vvl", "2")
         .set("wg", "64")
         .set("operator", "split,fused")
+        .set("complex", "split,pairs")
         .precisions(&ps);
-    let records = run_all(&gpu, &req, 11 * ps.len());
+    let records = run_all(&gpu, &req, 11 * 2 * ps.len());
     let fused = records
         .iter()
         .filter(|r| r.case.variant.ends_with("/fused"));
-    assert_eq!(fused.count(), ps.len());
+    assert_eq!(fused.count(), 2 * ps.len());
     assert_solved(&records);
 }
 
@@ -97,10 +99,11 @@ fn cg_with_either_operator_converges_in_every_layout_family() {
         .set("kernel", "cg")
         .set("operator", "split,fused")
         .set("layout", "aos,soa,aosoa-8")
+        .set("complex", "split,pairs")
         .set("vvl", "1,4")
         .set("wg", "32")
         .precisions(&[Precision::F32, double(&gpu)]);
-    assert_solved(&run_all(&gpu, &req, 2 * 2 * 3 * 2));
+    assert_solved(&run_all(&gpu, &req, 2 * 2 * 3 * 2 * 2));
 }
 
 #[test]
@@ -145,7 +148,9 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
     let gpu = skylight_tests::gpu();
     // The solve (halo swaps before each application of M, norms summed
     // over the ranks) in every layout family in f32 with MILC's split
-    // Dslash, and with the one-pass M in soa; the fused Dslash in f64 or df64.
+    // Dslash, and with the one-pass M in soa with complex pairs (the halo
+    // kernels index reals through the pairs layout); the fused Dslash in
+    // f64 or df64.
     let plan = |kernel: &str, layout: &str, p: Precision, operator: &str| {
         let req = Request::default()
             .set("size", "3x4")
@@ -153,6 +158,14 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
             .set("layout", layout)
             .set("vvl", "2")
             .set("operator", operator)
+            .set(
+                "complex",
+                if operator == "fused" {
+                    "pairs"
+                } else {
+                    "split"
+                },
+            )
             .precisions(&[p]);
         skylight_core::runner::plan(&Milc, &req, &gpu.caps, true)
             .expect("plan")

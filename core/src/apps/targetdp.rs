@@ -86,16 +86,34 @@ pub struct Layout {
     pub sites: u32,
     /// Reals per site.
     pub ncomp: u32,
+    /// Reals laid out side by side as one element of the short arrays: 1
+    /// (targetDP's layouts, real by real), or 2 (a complex number's parts
+    /// adjacent, so a kernel moves it as one vector, as CUDA codes store
+    /// `float2`). With 1 or in AoS the two agree.
+    pub width: u32,
 }
 
 impl Layout {
-    /// The layout `name` of a field of `sites` x `ncomp` reals.
+    /// The layout `name` of a field of `sites` x `ncomp` reals, real by real.
     pub fn new(name: LayoutName, sites: u32, ncomp: u32) -> Layout {
         Layout {
             sal: name.sal(sites),
             sites,
             ncomp,
+            width: 1,
         }
+    }
+
+    /// The same layout with `width` reals to an element (`ncomp` must be a
+    /// multiple of it).
+    pub fn with_width(self, width: u32) -> Layout {
+        debug_assert!(self.ncomp.is_multiple_of(width));
+        Layout { width, ..self }
+    }
+
+    /// The same layout over a field of `ncomp` reals a site.
+    pub fn with_ncomp(self, ncomp: u32) -> Layout {
+        Layout { ncomp, ..self }
     }
 
     /// Reals the field occupies (the last AoSoA block is padded to SAL sites).
@@ -105,19 +123,25 @@ impl Layout {
 
     /// The shader's `tdp_index`.
     pub fn index(&self, site: u32, comp: u32) -> usize {
-        let (sal, nc) = (self.sal as usize, self.ncomp as usize);
-        let s = site as usize;
-        ((s / sal) * nc + comp as usize) * sal + s % sal
+        let (sal, w) = (self.sal as usize, self.width as usize);
+        let (s, c, elems) = (
+            site as usize,
+            comp as usize,
+            (self.ncomp / self.width) as usize,
+        );
+        (((s / sal) * elems + c / w) * sal + s % sal) * w + c % w
     }
 
     /// The logical-order position (site-major, `ncomp` per site) of buffer
     /// slot `j`, `None` for padding: the inverse of [`Layout::index`], so
     /// a field is laid out by gathering, in parallel.
     fn source(&self, j: usize) -> Option<usize> {
-        let (sal, nc) = (self.sal as usize, self.ncomp as usize);
-        let (block, rest) = (j / (nc * sal), j % (nc * sal));
+        let (sal, w, nc) = (self.sal as usize, self.width as usize, self.ncomp as usize);
+        let (e, part) = (j / w, j % w);
+        let elems = nc / w;
+        let (block, rest) = (e / (elems * sal), e % (elems * sal));
         let site = block * sal + rest % sal;
-        (site < self.sites as usize).then(|| site * nc + rest / sal)
+        (site < self.sites as usize).then(|| site * nc + (rest / sal) * w + part)
     }
 
     /// A field in logical order (site-major, `ncomp` per site) laid out
@@ -140,9 +164,12 @@ impl Layout {
         })
     }
 
-    /// Adds the `SAL` constant and the index function to a kernel.
+    /// Adds the `SAL` and `ELEM` (`width`) constants and the index
+    /// functions to a kernel.
     pub fn apply(&self, spec: ShaderSpec) -> ShaderSpec {
-        spec.with_u32("SAL", self.sal).with_include(INDEX_WGSL)
+        spec.with_u32("SAL", self.sal)
+            .with_u32("ELEM", self.width)
+            .with_include(INDEX_WGSL)
     }
 }
 
@@ -178,12 +205,39 @@ mod tests {
     fn encode_and_decode_are_inverse_and_every_slot_is_distinct() {
         let logical: Vec<f64> = (0..13 * 19).map(f64::from).collect();
         for &name in LayoutName::ALL {
-            let l = Layout::new(name, 13, 19);
-            let bytes = l.encode(Precision::F64, &logical, -1.0);
-            let raw = Precision::F64.decode(&bytes);
-            let written = raw.iter().filter(|v| **v >= 0.0).count();
-            assert_eq!(written, logical.len(), "{name}: two sites share a slot");
-            assert_eq!(l.decode(Precision::F64, &bytes), logical, "{name}");
+            for (ncomp, width) in [(19, 1), (18, 2)] {
+                let logical = &logical[..13 * ncomp as usize];
+                let l = Layout::new(name, 13, ncomp).with_width(width);
+                let bytes = l.encode(Precision::F64, logical, -1.0);
+                let raw = Precision::F64.decode(&bytes);
+                let written = raw.iter().filter(|v| **v >= 0.0).count();
+                assert_eq!(
+                    written,
+                    logical.len(),
+                    "{name}/{width}: two sites share a slot"
+                );
+                assert_eq!(l.decode(Precision::F64, &bytes), logical, "{name}/{width}");
+            }
+        }
+    }
+
+    #[test]
+    fn pairs_keep_a_complex_together_and_agree_with_reals_in_aos() {
+        let soa = Layout::new(LayoutName::Soa, 10, 4).with_width(2);
+        // Complex 1 of site 3: after complex 0 of all 10 sites, 3 pairs in.
+        assert_eq!(soa.index(3, 2), 20 + 6);
+        assert_eq!(soa.index(3, 3), 20 + 7);
+        let a4 = Layout::new(LayoutName::Aosoa4, 10, 4).with_width(2);
+        // Site 5 is lane 1 of block 1 (16 reals a block); complex 1 of it.
+        assert_eq!(a4.index(5, 3), 16 + 8 + 2 + 1);
+        let (aos, aos2) = (
+            Layout::new(LayoutName::Aos, 10, 4),
+            Layout::new(LayoutName::Aos, 10, 4).with_width(2),
+        );
+        for site in 0..10 {
+            for c in 0..4 {
+                assert_eq!(aos.index(site, c), aos2.index(site, c));
+            }
         }
     }
 }

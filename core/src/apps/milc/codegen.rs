@@ -51,7 +51,8 @@ pub struct Module {
     pub source: &'static str,
     /// Entry points.
     pub entries: &'static [&'static str],
-    /// (name in WGSL, what it holds, how it is bound), binding 0 first.
+    /// (name in WGSL, what it holds, how it is bound), binding 0 first: the
+    /// module's declarations are generated from it (`bindings`).
     pub binds: &'static [(&'static str, Field, Bind)],
     /// Whether it uses the generated spin functions (and so depends on `isign`).
     pub spin: bool,
@@ -370,9 +371,10 @@ pub fn spec(m: &Module, b: &Build, isign: i32) -> ShaderSpec {
             .apply(s.with_include(HOP))
             .with_u32("GROUP0", b.part.1);
     }
-    let mut acc = String::new();
+    let width = b.layout.width;
+    let mut acc = bindings(m, width);
     for &(name, field, bind) in m.binds {
-        acc.push_str(&accessors(name, field, bind == Bind::ReadWrite));
+        acc.push_str(&accessors(name, field, bind == Bind::ReadWrite, width));
     }
     s.with_include(acc)
 }
@@ -440,39 +442,75 @@ pub fn spin_functions(isign: i32) -> String {
     s
 }
 
+/// The module's binding declarations, from its table: a field with
+/// accessors is an array of complex pairs when the layout keeps a complex
+/// together (`width` 2), of reals otherwise; the one uniform, `op`, is the
+/// `Op` struct its module defines.
+pub fn bindings(m: &Module, width: u32) -> String {
+    let mut s = String::new();
+    for (i, &(name, field, bind)) in m.binds.iter().enumerate() {
+        let elem = if field != Field::Plain && width == 2 {
+            "ComplexStore"
+        } else {
+            "RealStore"
+        };
+        let decl = match bind {
+            Bind::Read => format!("var<storage, read> {name}: array<{elem}>"),
+            Bind::ReadWrite => format!("var<storage, read_write> {name}: array<{elem}>"),
+            Bind::Uniform => format!("var<uniform> {name}: Op"),
+        };
+        let _ = writeln!(s, "@group(0) @binding({i}) {decl};");
+    }
+    s
+}
+
 /// Getters (and setters when `writable`) of colour vectors, spinors, half
-/// spinors or links of the field bound as `name`, through `tdp_index`.
-pub fn accessors(name: &str, field: Field, writable: bool) -> String {
+/// spinors or links of the field bound as `name`, through `tdp_index`, or
+/// `tdp_elem` a complex at a time where the layout keeps its parts
+/// together (`width` 2).
+pub fn accessors(name: &str, field: Field, writable: bool, width: u32) -> String {
     let nc = field.ncomp();
     let mut s = String::new();
-    let at = |k: &str| format!("{name}[tdp_index(site, base{k}, {nc}u)]");
     if field == Field::Plain {
         return s;
     }
+    // Complex `j` (0..3) of the colour vector at `base`: (getter, setter of `v`).
+    let complex = |j: u32| -> (String, String) {
+        let off = |k: u32| match k {
+            0 => String::new(),
+            k => format!(" + {k}u"),
+        };
+        let part = ["c0", "c1", "c2"][j as usize];
+        if width == 2 {
+            let at = format!("{name}[tdp_elem(site, base{}, {nc}u)]", off(2 * j));
+            (
+                format!("c_unpack({at})"),
+                format!("    {at} = c_pack(v.{part});\n"),
+            )
+        } else {
+            let at = |k: u32| format!("{name}[tdp_index(site, base{}, {nc}u)]", off(k));
+            (
+                format!("c_load({}, {})", at(2 * j), at(2 * j + 1)),
+                format!(
+                    "    {} = r_store(v.{part}.re);\n    {} = r_store(v.{part}.im);\n",
+                    at(2 * j),
+                    at(2 * j + 1)
+                ),
+            )
+        }
+    };
+    let (gets, sets): (Vec<String>, Vec<String>) = (0..3).map(complex).unzip();
     let _ = writeln!(
         s,
-        "fn {name}_v3(site: u32, base: u32) -> Vec3 {{\n    return Vec3(c_load({}, {}), c_load({}, {}), c_load({}, {}));\n}}",
-        at(""),
-        at(" + 1u"),
-        at(" + 2u"),
-        at(" + 3u"),
-        at(" + 4u"),
-        at(" + 5u"),
+        "fn {name}_v3(site: u32, base: u32) -> Vec3 {{\n    return Vec3({});\n}}",
+        gets.join(", ")
     );
     if writable {
-        let _ = writeln!(s, "fn {name}_set_v3(site: u32, base: u32, v: Vec3) {{");
-        for (k, part) in ["c0.re", "c0.im", "c1.re", "c1.im", "c2.re", "c2.im"]
-            .iter()
-            .enumerate()
-        {
-            let off = if k == 0 {
-                String::new()
-            } else {
-                format!(" + {k}u")
-            };
-            let _ = writeln!(s, "    {} = r_store(v.{part});", at(&off));
-        }
-        s.push_str("}\n");
+        let _ = write!(
+            s,
+            "fn {name}_set_v3(site: u32, base: u32, v: Vec3) {{\n{}}}\n",
+            sets.concat()
+        );
     }
     let (ty, args, parts, stride) = match field {
         Field::Spinor => ("Spinor", "", 4, None),
@@ -539,9 +577,19 @@ mod tests {
                 assert_eq!(module_of(e).map(|x| x.name), Some(m.name));
             }
         }
-        let a = accessors("hb", Field::Half, true);
+        let a = accessors("hb", Field::Half, true, 1);
         assert!(a.contains("fn hb_half(site: u32, mu: u32) -> Half"));
         assert!(a.contains("hb[tdp_index(site, base + 5u, 48u)] = r_store(v.c2.im);"));
-        assert!(!accessors("links", Field::Links, false).contains("set"));
+        assert!(!accessors("links", Field::Links, false, 1).contains("set"));
+        // Pairs: a complex a load or store, and the field bound as pairs.
+        let a = accessors("hb", Field::Half, true, 2);
+        assert!(a.contains("hb[tdp_elem(site, base + 4u, 48u)] = c_pack(v.c2);"));
+        assert!(a.contains("c_unpack(hb[tdp_elem(site, base + 2u, 48u)])"));
+        let insert = module_of("insert_mul").expect("insert_mul");
+        let b = bindings(insert, 2);
+        assert!(b.contains("@group(0) @binding(1) var<storage, read> links: array<ComplexStore>;"));
+        let axpy = module_of("axpy").expect("axpy");
+        assert!(bindings(axpy, 2).contains("@group(0) @binding(4) var<uniform> op: Op;"));
+        assert!(bindings(axpy, 2).contains("var<storage, read> x: array<RealStore>;"));
     }
 }

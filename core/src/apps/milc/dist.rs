@@ -253,9 +253,8 @@ impl<'a> Rank<'a> {
         let recorded = Recorded::new(gpu, plan, &setup, parts)?;
         let (prog, ops, fields) = segments(recorded, p, d.split_axes());
         let layout = crate::apps::targetdp::Layout {
-            sal: plan.build.layout.sal,
             sites: plan.sites,
-            ncomp: Field::Spinor.ncomp(),
+            ..plan.build.layout.with_ncomp(Field::Spinor.ncomp())
         };
         let refs: Vec<&wgpu::Buffer> = fields.iter().collect();
         // Halo 2 axis serves D, 2 axis + 1 D^dagger (see `segments`).

@@ -37,7 +37,8 @@ impl Plan {
     /// The plan of `params` on an adapter with `caps`.
     pub fn new(params: &Params, caps: &Capabilities) -> Result<Plan> {
         let sites = params.sites as u32;
-        let layout = Layout::new(params.layout, sites, Field::Links.ncomp());
+        let layout = Layout::new(params.layout, sites, Field::Links.ncomp())
+            .with_width(params.complex.width());
         // Before drawing the inputs: the links are the largest field.
         check_size(caps, layout.reals() * params.precision.real_bytes())?;
         let dispatch = dispatch_shape(
@@ -69,7 +70,7 @@ impl Plan {
 pub(super) struct Recorded {
     precision: Precision,
     sites: u32,
-    sal: u32,
+    layout: Layout,
     pipes: Vec<Pipeline>,
     steps: Vec<Step>,
     /// On a split lattice (`plan.build.halo > 0`), with the dispatches before each.
@@ -92,7 +93,7 @@ impl Recorded {
         Ok(Recorded {
             precision: plan.build.precision,
             sites: plan.sites,
-            sal: plan.build.layout.sal,
+            layout: plan.build.layout,
             pipes: prog.pipes,
             steps: prog.steps,
             syncs: prog.syncs.unwrap_or_default(),
@@ -120,9 +121,8 @@ impl Recorded {
             return p.decode(bytes);
         }
         let l = Layout {
-            sal: self.sal,
             sites: self.sites,
-            ncomp: field.ncomp(),
+            ..self.layout.with_ncomp(field.ncomp())
         };
         if bytes.len() as u64 != l.reals() * p.real_bytes() {
             return vec![f64::NAN; (self.sites * field.ncomp()) as usize];
@@ -172,8 +172,8 @@ fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)
     let upload = |prog: &Program, item: String, data: &Arc<Vec<f64>>, f: Field| {
         let b = &prog.build;
         let group = format!(
-            "milc/{}x{}x{}/{}/sal{}",
-            b.l, b.lz, b.t, b.precision, b.layout.sal
+            "milc/{}x{}x{}/{}/sal{}/w{}",
+            b.l, b.lz, b.t, b.precision, b.layout.sal, b.layout.width
         );
         let mut up = prog.gpu.uploads.get_or_upload(&group, &item, data, |v| {
             Ok(vec![prog.field("milc-in", f, Some(v))?])

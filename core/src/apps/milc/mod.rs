@@ -97,6 +97,27 @@ choice! {
 }
 
 choice! {
+    /// How the fields hold a complex number's two parts.
+    pub enum Parts("complex") {
+        /// As two reals of the layout, each in its own short array (targetDP's way).
+        Split = "split",
+        /// Side by side, so the operator kernels move a complex as one
+        /// vector (the CUDA port's `float2` fields).
+        Pairs = "pairs",
+    }
+}
+
+impl Parts {
+    /// Reals per element of the layout's short arrays.
+    pub fn width(self) -> u32 {
+        match self {
+            Parts::Split => 1,
+            Parts::Pairs => 2,
+        }
+    }
+}
+
+choice! {
     /// MILC's `isign`.
     pub enum Sign("sign") {
         /// D.
@@ -123,6 +144,8 @@ pub struct Params {
     pub kernel: KernelName,
     /// Field layout.
     pub layout: LayoutName,
+    /// How a complex's parts lie in the layout.
+    pub complex: Parts,
     /// Virtual vector length (sites per invocation).
     pub vvl: u32,
     /// Workgroup size.
@@ -150,6 +173,9 @@ impl Params {
     /// parameters are those of every milc result file).
     pub fn case(&self) -> Case {
         let mut variant = format!("{}/vvl{}/wg{}", self.layout, self.vvl, self.wg);
+        if self.complex != Parts::Split {
+            variant.push_str(&format!("/{}", self.complex));
+        }
         if self.operator != Operator::Split {
             variant.push_str(&format!("/{}", self.operator));
         }
@@ -158,6 +184,7 @@ impl Params {
         }
         Case::new("milc", self.kernel.name(), &variant, self.precision)
             .param("layout", self.layout)
+            .param("complex", self.complex)
             .param("vvl", self.vvl)
             .param("wg", self.wg)
             .param("operator", self.operator)
@@ -179,6 +206,7 @@ impl TryFrom<&Case> for Params {
             precision: case.precision,
             kernel: case.kernel_as()?,
             layout: case.choice()?,
+            complex: case.choice()?,
             vvl: case.u32("vvl")?,
             wg: case.u32("wg")?,
             operator: case.choice()?,
@@ -225,6 +253,12 @@ impl App for Milc {
                 default: "extract,extract-mul,shift,insert-mul,insert,axpy,dot,dslash,dslash-fused,cg",
             },
             targetdp::layout_param("soa"),
+            ParamSpec {
+                name: "complex",
+                help: "how fields hold a complex: split (re and im as separate reals of the layout, as targetDP) or pairs (adjacent, one vector load: the CUDA port's layout); a comma list sweeps",
+                kind: ParamKind::Choice(Parts::NAMES),
+                default: "split",
+            },
             targetdp::vvl_param(),
             wg_param("128"),
             ParamSpec {
@@ -311,6 +345,7 @@ impl App for Milc {
             precision: Precision::F32,
             kernel: KernelName::Extract,
             layout: LayoutName::Soa,
+            complex: Parts::Split,
             vvl: 1,
             wg: 1,
             operator: Operator::Split,
@@ -337,6 +372,7 @@ impl App for Milc {
             )
             .axis_where(|c| c.kernel.signed(), &r.choices(), |c, s| c.sign = s)
             .axis(&r.choices(), |c, l| c.layout = l)
+            .axis(&r.choices(), |c, x| c.complex = x)
             .axis(&vvls, |c, v| c.vvl = v)
             .axis(&wgs, |c, wg| c.wg = wg)
             .points()
@@ -351,8 +387,14 @@ impl App for Milc {
 
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
         let mut specs = Vec::new();
-        for name in [LayoutName::Aos, LayoutName::Soa, LayoutName::Aosoa8] {
-            let layout = Layout::new(name, 512, 1);
+        let forms = [
+            (LayoutName::Aos, Parts::Split),
+            (LayoutName::Soa, Parts::Split),
+            (LayoutName::Soa, Parts::Pairs),
+            (LayoutName::Aosoa8, Parts::Pairs),
+        ];
+        for (name, parts) in forms {
+            let layout = Layout::new(name, 512, LINKS as u32).with_width(parts.width());
             let b = codegen::Build {
                 precision: p,
                 wg: 64,
@@ -375,7 +417,7 @@ impl App for Milc {
             // sending half spinors across either axis.
             let grid = crate::scale::Decomposition::plan_grid(["z", "t"], &[4, 4, 4, 8], 4, 1);
             if let Ok(d) = grid {
-                let spinor = Layout::new(name, 384, SPINOR as u32);
+                let spinor = Layout::new(name, 384, SPINOR as u32).with_width(parts.width());
                 for (axis, mu) in [(0, 3), (1, 2)] {
                     let send = dist::halo_send(mu, 1);
                     specs.push(crate::scale::halo::spec(p, &spinor, &d, axis, &send));

@@ -131,9 +131,8 @@ impl<'g> Program<'g> {
 
     fn layout(&self, field: Field) -> Layout {
         Layout {
-            sal: self.build.layout.sal,
             sites: self.sites,
-            ncomp: field.ncomp(),
+            ..self.build.layout.with_ncomp(field.ncomp())
         }
     }
 

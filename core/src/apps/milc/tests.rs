@@ -8,6 +8,7 @@ fn params(kernel: KernelName) -> Params {
         precision: Precision::F64,
         kernel,
         layout: LayoutName::Soa,
+        complex: Parts::Split,
         vvl: 1,
         wg: 64,
         operator: Operator::Split,
@@ -92,6 +93,15 @@ fn sizes_kappa_and_layouts_are_checked() {
     let cases = Milc.cases(&signs, &caps).expect("cases");
     assert_eq!(cases.len(), 3 * 4 * 2);
     assert!(cases.iter().any(|c| c.variant == "aos/vvl1/wg128/minus"));
+    let pairs = Milc
+        .cases(&signs.clone().set("complex", "split,pairs"), &caps)
+        .expect("cases");
+    assert_eq!(pairs.len(), 2 * cases.len());
+    assert!(
+        pairs
+            .iter()
+            .any(|c| c.variant == "aosoa-4/vvl1/wg128/pairs/fused")
+    );
     assert_eq!(cases[0].text("sites"), "512");
     for c in &cases {
         assert_eq!(&Params::try_from(c).expect("parses").case(), c);
@@ -108,6 +118,7 @@ fn sizes_kappa_and_layouts_are_checked() {
         ("tol", "2"),
         ("wg", "96"),
         ("layout", "aosoa-3"),
+        ("complex", "interleaved"),
     ] {
         match Milc.cases(&Request::default().set(k, v), &caps) {
             Err(crate::Error::BadParameter { name, .. }) => assert_eq!(name, k, "{k}={v}"),
@@ -129,15 +140,14 @@ fn plans_dispatch_every_site_and_check_the_links() {
     };
     let p = Params {
         layout: LayoutName::Aosoa4,
+        complex: Parts::Pairs,
         vvl: 2,
         ..params(KernelName::Dslash)
     };
     let plan = gpu::Plan::new(&p, &caps).expect("plan");
     assert_eq!(plan.dispatch, (1, 1)); // 108 sites, 54 invocations, wg 64
-    assert_eq!(
-        (plan.build.l, plan.build.t, plan.build.layout.sal),
-        (3, 4, 4)
-    );
+    let b = &plan.build;
+    assert_eq!((b.l, b.t, b.layout.sal, b.layout.width), (3, 4, 4, 2));
     let big = Params {
         l: 16,
         t: 16,
