@@ -17,10 +17,13 @@
 // u32: layer starts, Y term ranges, terms (4 words each), element (j, mb, ma),
 // then the reverse neighbour lists for the gather.
 @group(0) @binding(1) var<storage, read> tab: array<u32>;
-@group(0) @binding(2) var<storage, read_write> ulist: array<RealStore>;
-@group(0) @binding(3) var<storage, read_write> dulist: array<RealStore>;
-@group(0) @binding(4) var<storage, read_write> utot: array<RealStore>;
-@group(0) @binding(5) var<storage, read_write> ylist: array<RealStore>;
+// The U-like scratch arrays hold complex numbers as (re, im) pairs, bound
+// as vectors so each moves in one load or store instead of two (the same
+// change made MILC's one-pass operator 12% faster in f32 on the H100).
+@group(0) @binding(2) var<storage, read_write> ulist: array<ComplexStore>;
+@group(0) @binding(3) var<storage, read_write> dulist: array<ComplexStore>;
+@group(0) @binding(4) var<storage, read_write> utot: array<ComplexStore>;
+@group(0) @binding(5) var<storage, read_write> ylist: array<ComplexStore>;
 @group(0) @binding(6) var<storage, read_write> fij: array<RealStore>;
 @group(0) @binding(7) var<storage, read_write> force: array<RealStore>;
 // x: first atom of the batch, y: atoms in it.
@@ -32,12 +35,12 @@ fn cix(p: u32, e: u32, n: u32, ne: u32) -> u32 {
     return p * ne + e;
 }
 
-fn ld_u(p: u32, e: u32) -> Complex { let i = 2u * cix(p, e, NPB, NY); return c_load(ulist[i], ulist[i + 1u]); }
-fn st_u(p: u32, e: u32, v: Complex) { let i = 2u * cix(p, e, NPB, NY); ulist[i] = r_store(v.re); ulist[i + 1u] = r_store(v.im); }
-fn ld_du(p: u32, k: u32, e: u32) -> Complex { let i = 2u * cix(p, k * NY + e, NPB, 3u * NY); return c_load(dulist[i], dulist[i + 1u]); }
-fn st_du(p: u32, k: u32, e: u32, v: Complex) { let i = 2u * cix(p, k * NY + e, NPB, 3u * NY); dulist[i] = r_store(v.re); dulist[i + 1u] = r_store(v.im); }
-fn ld_ut(a: u32, e: u32) -> Complex { let i = 2u * cix(a, e, BATCH, NY); return c_load(utot[i], utot[i + 1u]); }
-fn ld_y(a: u32, e: u32) -> Complex { let i = 2u * cix(a, e, BATCH, NY); return c_load(ylist[i], ylist[i + 1u]); }
+fn ld_u(p: u32, e: u32) -> Complex { return c_unpack(ulist[cix(p, e, NPB, NY)]); }
+fn st_u(p: u32, e: u32, v: Complex) { ulist[cix(p, e, NPB, NY)] = c_pack(v); }
+fn ld_du(p: u32, k: u32, e: u32) -> Complex { return c_unpack(dulist[cix(p, k * NY + e, NPB, 3u * NY)]); }
+fn st_du(p: u32, k: u32, e: u32, v: Complex) { dulist[cix(p, k * NY + e, NPB, 3u * NY)] = c_pack(v); }
+fn ld_ut(a: u32, e: u32) -> Complex { return c_unpack(utot[cix(a, e, BATCH, NY)]); }
+fn ld_y(a: u32, e: u32) -> Complex { return c_unpack(ylist[cix(a, e, BATCH, NY)]); }
 
 fn coef(i: u32) -> Real { return r_load(inp[i]); }
 fn rootpq(p: u32, q: u32) -> Real { return coef(p * (TWOJ + 1u) + q); }
@@ -137,9 +140,7 @@ fn u_sum(a: u32, e: u32) {
         let p = a * NNBR + n;
         s = c_add(s, c_scale(ld_u(p, e), geo(gpair(p), 6u)));
     }
-    let i = 2u * cix(a, e, BATCH, NY);
-    utot[i] = r_store(s.re);
-    utot[i + 1u] = r_store(s.im);
+    utot[cix(a, e, BATCH, NY)] = c_pack(s);
 }
 
 // compute_Y, one element: the beta-weighted Clebsch-Gordan products of U.
@@ -175,9 +176,7 @@ fn y_elem(a: u32, e: u32) {
         }
         y = c_add(y, c_scale(z, coef(OFF_BETA + t)));
     }
-    let i = 2u * cix(a, e, BATCH, NY);
-    ylist[i] = r_store(y.re);
-    ylist[i + 1u] = r_store(y.im);
+    ylist[cix(a, e, BATCH, NY)] = c_pack(y);
 }
 
 // compute_dU, one neighbour and direction: the recursion of u_pair
