@@ -59,7 +59,9 @@ impl Plan {
                     ),
                 ));
             }
-            let staged = (9 * u64::from(cap) * 3 + u64::from(wg) * 4) * rb + 27 * 4;
+            // comd.wgsl's force_cell: 9 cells of staged positions, the
+            // invocations' partial sums (4 reals each) and 28 prefix sums.
+            let staged = (9 * u64::from(cap) * 3 + u64::from(wg) * 4) * rb + 28 * 4;
             if staged > caps.max_workgroup_storage as u64 {
                 return Err(Error::OverLimit {
                     limit: "max_compute_workgroup_storage_size",
