@@ -327,6 +327,28 @@ pub fn committed(folders: &[&str]) -> Vec<LoadedFile> {
 mod tests {
     use super::*;
 
+    /// The shared H100's runs with and without overlap (2026-11-25): each
+    /// case makes two curves, told apart by the overlap the runs asked for.
+    #[test]
+    fn overlap_runs_make_a_curve_each_way() {
+        let folders = [
+            "benchmarks/nvidia-h100-mpi-overlap-2026-11-25",
+            "benchmarks/nvidia-h100-mpi-overlap-2026-11-25/milc",
+        ];
+        let data = ScalingData::build(&committed(&folders));
+        for mode in [Scaling::Strong, Scaling::Weak] {
+            // lbm step and milc dslash-fused, f32 and f64, each both ways.
+            let curves: Vec<&Curve> = data.select(None, mode).collect();
+            assert_eq!(curves.len(), 8, "{mode:?}");
+            let overlapped = curves.iter().filter(|c| c.key.contains("overlapped"));
+            assert_eq!(overlapped.count(), 4, "{mode:?}");
+            for c in curves {
+                let ranks: Vec<usize> = c.points.iter().map(|p| p.ranks).collect();
+                assert_eq!(ranks, [1, 2, 4], "{}", c.key);
+            }
+        }
+    }
+
     #[test]
     fn committed_runs_make_one_source_per_folder_and_full_curves() {
         let folders = [
