@@ -18,7 +18,8 @@
 //! operator, each norm reduced by the pass that writes its field, x and p
 //! updated together). Every field goes through targetDP's index
 //! function, so one kernel source serves every layout and virtual vector
-//! length.
+//! length, with a complex's parts as two reals of the layout or side by
+//! side (`complex=pairs`: one vector load a complex, as CUDA's `float2`).
 
 mod cg;
 pub mod codegen;
