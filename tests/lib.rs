@@ -111,8 +111,9 @@ pub fn run_validated(
 /// A word of a README command as the shell expands it: `dir/*.json` (a
 /// folder under `repo`) becomes its JSON files, sorted, as paths under
 /// `repo`; any other word stays as it is. The README tests of the CLI and
-/// the desktop run those commands.
-pub fn readme_glob(repo: &std::path::Path, word: &str) -> Vec<String> {
+/// the desktop run those commands, and the desktop's tests load committed
+/// result folders through it.
+pub fn json_glob(repo: &std::path::Path, word: &str) -> Vec<String> {
     let Some(dir) = word.strip_suffix("/*.json") else {
         return vec![word.to_string()];
     };

@@ -88,7 +88,7 @@ fn readme_portability_commands_run_on_the_committed_files() {
         }
         let expanded: Vec<String> = args
             .iter()
-            .flat_map(|a| skylight_tests::readme_glob(&repo(), a))
+            .flat_map(|a| skylight_tests::json_glob(&repo(), a))
             .collect();
         run(&expanded);
     }

@@ -300,18 +300,10 @@ pub fn committed(folders: &[&str]) -> Vec<LoadedFile> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut loaded = Vec::new();
     for folder in folders {
-        let mut paths: Vec<_> = std::fs::read_dir(root.join(folder))
-            .expect("a committed folder")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        paths.sort();
-        for p in paths {
-            let path = format!(
-                "{folder}/{}",
-                p.file_name().and_then(|n| n.to_str()).unwrap_or("")
-            );
-            let file = crate::io::read_result_file(&p.display().to_string()).expect("it parses");
+        for p in skylight_tests::json_glob(&root, &format!("{folder}/*.json")) {
+            let name = Path::new(&p).file_name().and_then(|n| n.to_str());
+            let path = format!("{folder}/{}", name.unwrap_or(""));
+            let file = crate::io::read_result_file(&p).expect("it parses");
             loaded.push(LoadedFile {
                 path,
                 device: String::new(),

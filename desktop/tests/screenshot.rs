@@ -142,7 +142,7 @@ fn readme_desktop_commands_draw_their_files() {
             if w == "--screenshot" {
                 words.next();
             } else {
-                args.extend(skylight_tests::readme_glob(&repo(), w));
+                args.extend(skylight_tests::json_glob(&repo(), w));
             }
         }
         let img = capture(&args, &format!("readme-{i}"));

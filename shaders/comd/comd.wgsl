@@ -6,6 +6,7 @@
 //   CAP                    atom slots per cell (overflow is flagged, never silent)
 //   ATOM_STRIDE, DIM_STRIDE  layout: aos (3, 1), aos4 (4, 1), soa (1, NATOMS)
 //   SLOT_DIM_STRIDE        the same layout over the NCELLS * CAP cell slots
+//   ROUND_CELLS            neighbour cells force_cell stages at a time (plan.rs)
 // Loops stride over the whole grid, so any workgroup count (the launch-shape
 // sweep's second axis) covers every atom, slot or cell.
 
@@ -210,14 +211,10 @@ fn force_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
 
 // ComputeForce, one workgroup per link cell: the neighbour cells' atoms are
 // staged in workgroup memory, already shifted to their periodic images and
-// packed without gaps, a z-slab of ROUND_CELLS = 9 cells at a time (so
-// double precision fits 16-32 KiB; on the H100 staging all 27 in one round
-// measured 1.9x slower in f32 and 3.4x in f64, fewer workgroups fitting an
-// SM, and staging 16-byte vectors instead of three reals 8% and 32%).
-// A cell holds fewer atoms than the workgroup has invocations, so each atom
-// gets WG / count of them, each taking every (WG / count)-th staged
-// neighbour, and their partial sums meet at the end.
-const ROUND_CELLS: u32 = 9u;
+// packed without gaps, a z-slab of ROUND_CELLS cells at a time (why 9:
+// plan.rs). A cell holds fewer atoms than the workgroup has invocations, so
+// each atom gets WG / count of them, each taking every (WG / count)-th
+// staged neighbour, and their partial sums meet at the end.
 var<workgroup> stage_pos: array<array<Real, 3>, ROUND_CELLS * CAP>;
 // stage_pre[n]: the atoms of neighbour cells 0..n (stage_pre[27]: all 27).
 var<workgroup> stage_pre: array<u32, 28>;

@@ -367,6 +367,7 @@ fn spec(
         .with_u32("NCZ", cells[2])
         .with_u32("NCELLS", cells[0] * cells[1] * cells[2])
         .with_u32("CAP", cap)
+        .with_u32("ROUND_CELLS", plan::ROUND_CELLS)
         .with_u32("ATOM_STRIDE", s.0)
         .with_u32("DIM_STRIDE", s.1)
         .with_u32("SLOT_DIM_STRIDE", layout.stride(slots).1)

@@ -8,6 +8,13 @@ use crate::gpu::Capabilities;
 use crate::gpu::dispatch_shape;
 use crate::gpu::resources::check_size;
 
+/// Neighbour cells `force_cell` stages at a time: a z-slab of the 27, so
+/// double precision fits 16-32 KiB of workgroup storage. On the H100 all 27
+/// in one round measured 1.9x slower in f32 and 3.4x in f64 (fewer
+/// workgroups fit an SM), and staging 16-byte vectors instead of three
+/// reals 8% and 32% slower (BENCHMARKS.md, 2026-11-25).
+pub(super) const ROUND_CELLS: u32 = 9;
+
 /// Buffer shapes and dispatches of one case.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Plan {
@@ -59,9 +66,10 @@ impl Plan {
                     ),
                 ));
             }
-            // comd.wgsl's force_cell: 9 cells of staged positions, the
-            // invocations' partial sums (4 reals each) and 28 prefix sums.
-            let staged = (9 * u64::from(cap) * 3 + u64::from(wg) * 4) * rb + 28 * 4;
+            // comd.wgsl's force_cell: ROUND_CELLS cells of staged positions,
+            // the invocations' partial sums (4 reals each) and 28 prefix sums.
+            let round = u64::from(ROUND_CELLS) * u64::from(cap) * 3;
+            let staged = (round + u64::from(wg) * 4) * rb + 28 * 4;
             if staged > caps.max_workgroup_storage as u64 {
                 return Err(Error::OverLimit {
                     limit: "max_compute_workgroup_storage_size",

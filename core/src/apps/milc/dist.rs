@@ -252,10 +252,7 @@ impl<'a> Rank<'a> {
         });
         let recorded = Recorded::new(gpu, plan, &setup, parts)?;
         let (prog, ops, fields) = segments(recorded, p, d.split_axes());
-        let layout = crate::apps::targetdp::Layout {
-            sites: plan.sites,
-            ..plan.build.layout.with_ncomp(Field::Spinor.ncomp())
-        };
+        let layout = plan.build.layout.with_ncomp(Field::Spinor.ncomp());
         let refs: Vec<&wgpu::Buffer> = fields.iter().collect();
         // Halo 2 axis serves D, 2 axis + 1 D^dagger (see `segments`).
         let halos = (0..d.split_axes())

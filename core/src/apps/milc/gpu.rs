@@ -120,10 +120,7 @@ impl Recorded {
         if field == Field::Plain {
             return p.decode(bytes);
         }
-        let l = Layout {
-            sites: self.sites,
-            ..self.layout.with_ncomp(field.ncomp())
-        };
+        let l = self.layout.with_ncomp(field.ncomp());
         if bytes.len() as u64 != l.reals() * p.real_bytes() {
             return vec![f64::NAN; (self.sites * field.ncomp()) as usize];
         }

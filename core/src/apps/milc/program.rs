@@ -52,7 +52,6 @@ type PartDispatch = (Part, (u32, u32), u32);
 pub(super) struct Program<'g> {
     pub(super) gpu: &'g Gpu,
     pub(super) build: Build,
-    pub(super) sites: u32,
     dispatch: (u32, u32),
     /// With the interior updated during halo swaps: the parts.
     parts: Option<Parts>,
@@ -85,7 +84,6 @@ impl<'g> Program<'g> {
         Program {
             gpu,
             build: plan.build,
-            sites: plan.sites,
             dispatch: plan.dispatch,
             parts,
             pipes: Vec::new(),
@@ -130,10 +128,7 @@ impl<'g> Program<'g> {
     }
 
     fn layout(&self, field: Field) -> Layout {
-        Layout {
-            sites: self.sites,
-            ..self.build.layout.with_ncomp(field.ncomp())
-        }
+        self.build.layout.with_ncomp(field.ncomp())
     }
 
     /// A field uploaded from logical order, or poisoned when `init` is `None`.
