@@ -14,14 +14,16 @@ fn r_add(a: Real, b: Real) -> Real { return a + b; }
 fn r_sub(a: Real, b: Real) -> Real { return a - b; }
 fn r_mul(a: Real, b: Real) -> Real { return a * b; }
 fn r_div(a: Real, b: Real) -> Real { return a / b; }
-// 1 / a from an f32 seed and two Newton steps in FMA form (the seed's
-// relative error e < 2^-21 becomes e^2 < 2^-42, then below f64's rounding):
-// a few FMAs instead of a full division's sequence with its special-case
-// path. Requires |a| within f32's normal range (about 1e-38 to 3e38).
+// 1 / a from an f32 seed y and one third-order Newton step: with
+// e = 1 - a y, 1 / a = y (1 + e + e^2 + ...), so y (1 + e + e^2) leaves e^3,
+// below 2^-63 for the seed's e < 2^-21. Three dependent FMAs instead of a
+// full division's sequence with its special-case path (or the four of two
+// plain Newton steps). Requires |a| within f32's normal range (about 1e-38
+// to 3e38).
 fn r_recip(a: Real) -> Real {
-    var y = f64(1.0 / f32(a));
-    y = fma(y, fma(-a, y, 1.0lf), y);
-    return fma(y, fma(-a, y, 1.0lf), y);
+    let y = f64(1.0 / f32(a));
+    let e = fma(-a, y, 1.0lf);
+    return fma(y, fma(e, e, e), y);
 }
 fn r_fma(a: Real, b: Real, c: Real) -> Real { return fma(a, b, c); }
 fn r_neg(a: Real) -> Real { return -a; }

@@ -6,7 +6,8 @@
 // consecutive invocations read consecutive complex elements (coalesced). The
 // three frequencies live in three register accumulators (the iw loop is
 // unrolled), and everything that depends only on (n1, my_igp) is computed
-// once before the ig loop. Each workgroup writes one partial sum per iw.
+// once outside the ig loop: sch_store1 before it, and its products with the
+// sums of I_eps * delw after it. Each workgroup writes one partial sum per iw.
 // Pass 2 (`finish`): one workgroup adds the partials in a fixed order.
 // Every sum has a fixed order, so the result is bit-identical run to run.
 // Arrays larger than one storage binding are bound a chunk of rows at a
@@ -101,11 +102,12 @@ fn gpp_term(r: Real, inv: Real, t: Complex, it: Complex, acc: Complex) -> Comple
     );
 }
 
-// The terms of plane wave k (its index in I_eps and wtilde), for sch_store1 = s.
-fn gpp_step(acc: ptr<function, Acc3>, k: u32, s: Complex, wx: Real3) {
-    // I_eps * sch_store1 does not depend on iw: once per ig, not three times.
-    let t = c_mul_raw(c_unpack(i_eps[k]), s);
-    gpp_add_terms(acc, wx, c_unpack(wtilde[k]), t);
+// The terms of plane wave k (its index in I_eps and wtilde). sch_store1 is
+// the same for every plane wave of the pair, so the sums are of I_eps * delw
+// and gpp_accumulate multiplies them by it once: four operations fewer per
+// plane wave than forming I_eps * sch_store1 here.
+fn gpp_step(acc: ptr<function, Acc3>, k: u32, wx: Real3) {
+    gpp_add_terms(acc, wx, c_unpack(wtilde[k]), c_unpack(i_eps[k]));
 }
 
 fn acc3_norm(a: Acc3) -> Acc3 {
@@ -138,14 +140,14 @@ fn gpp_accumulate(n1: u32, my_igp: u32, lid: u32) -> Acc3 {
     // inputs gives 6.7e-14 for 4 or 8 terms a step (6.2e-14 renormalising
     // every term, 1.8e-13 never); the H200 measured 6.74e-14 at 5.
     for (; ig + (UNROLL - 1u) * WG < m; ig += UNROLL * WG) {
-        gpp_block(&acc, row + ig, sch_store1, wx);
+        gpp_block(&acc, row + ig, wx);
         acc = acc3_norm(acc);
     }
     for (; ig < m; ig += WG) {
-        gpp_step(&acc, row + ig, sch_store1, wx);
+        gpp_step(&acc, row + ig, wx);
         acc = acc3_norm(acc);
     }
-    return acc;
+    return Acc3(c_mul(acc.a0, sch_store1), c_mul(acc.a1, sch_store1), c_mul(acc.a2, sch_store1));
 }
 
 // The (n1, my_igp) pair of a pass-1 workgroup. XN (bands outer, igp inner)

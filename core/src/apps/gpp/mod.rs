@@ -16,14 +16,16 @@
 //! declares `limittwo` but never uses it, so neither does this app.
 //!
 //! **FLOPs** per inner iteration `(n1, my_igp, ig)`, counting a fused
-//! multiply-add as two and complex operations as their real operations: 6 for
-//! `t = I_eps * sch_store1` (hoisted out of the `iw` loop), then per frequency
-//! 1 (`wx - Re wtilde`), 6 for the complex reciprocal `1 / wdiff =
+//! multiply-add as two and complex operations as their real operations: per
+//! frequency 1 (`wx - Re wtilde`), 6 for the complex reciprocal `1 / wdiff =
 //! conj(wdiff) / |wdiff|^2` (2 mul + 1 add + 1 div + 2 mul) and 8 for
-//! `acc += delw * t`: **51 = 6 + 3 x 15**. Per `(n1, my_igp)` the setup of
-//! `sch_store1` adds 16 (two complex products, one real product, one complex
-//! scaling), so one run is `X*N*(51*M + 16)` FLOPs. (The reference evaluates
-//! `delw * I_eps * sch_store1` per frequency: 63 per iteration.)
+//! `acc += delw * I_eps`: **45 = 3 x 15**. `sch_store1` is the same for every
+//! `ig` of a pair, so it multiplies the three sums once, after the `ig` loop;
+//! per `(n1, my_igp)` that adds 18 (three complex products) to the 16 of
+//! forming `sch_store1` (two complex products, one real product, one complex
+//! scaling), so one run is `X*N*(45*M + 34)` FLOPs. (The reference evaluates
+//! `delw * I_eps * sch_store1` per frequency, 63 per iteration; Skylight
+//! counted 51 before 2026-11-25, forming `I_eps * sch_store1` once per `ig`.)
 //!
 //! **Bytes** (minimum): every input read once, `(2*X*M + 2*N*M)` complex
 //! numbers plus `M + 3` reals, and 6 reals written; a complex number is two
@@ -106,9 +108,9 @@ pub fn wx() -> [f64; 3] {
 }
 
 /// FLOPs per `(n1, my_igp, ig)` iteration (see the module docs).
-pub const FLOPS_PER_ITERATION: u64 = 51;
-/// FLOPs per `(n1, my_igp)` pair for `sch_store1`.
-pub const FLOPS_PER_PAIR: u64 = 16;
+pub const FLOPS_PER_ITERATION: u64 = 45;
+/// FLOPs per `(n1, my_igp)` pair: forming `sch_store1` and multiplying the sums by it.
+pub const FLOPS_PER_PAIR: u64 = 34;
 
 /// Problem size: bands `X`, `ngpown` `N`, `ncouls` `M`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -457,7 +459,7 @@ fn spec(p: Precision, reduction: Reduction, xn: bool, wg: u32, unroll: u32) -> S
 /// plane wave could be issued before the earlier ones' arithmetic.
 fn unrolled_block(unroll: u32) -> String {
     let steps: String = (0..unroll)
-        .map(|j| format!("    gpp_step(acc, k + {j}u * WG, s, wx);\n"))
+        .map(|j| format!("    gpp_step(acc, k + {j}u * WG, wx);\n"))
         .collect();
-    format!("fn gpp_block(acc: ptr<function, Acc3>, k: u32, s: Complex, wx: Real3) {{\n{steps}}}\n")
+    format!("fn gpp_block(acc: ptr<function, Acc3>, k: u32, wx: Real3) {{\n{steps}}}\n")
 }

@@ -162,19 +162,20 @@ impl Inputs {
             let n1 = n1 as u64;
             let mut out = Sums::default();
             for g in 0..self.d.ngpown {
-                let s1 = self.sch_store1(n1, g);
                 let mut acc = [(0.0, 0.0); 3];
                 for ig in 0..self.d.ncouls {
-                    let t = cmul(self.at(&self.eps, g, ig), s1);
+                    let eps = self.at(&self.eps, g, ig);
                     let wt = self.at(&self.wtilde, g, ig);
                     for (a, &x) in acc.iter_mut().zip(&w) {
-                        let v = cmul(Self::delw(x, wt), t);
+                        let v = cmul(Self::delw(x, wt), eps);
                         a.0 += v.0;
                         a.1 += v.1;
                     }
                 }
+                // As the GPU kernel: sch_store1 multiplies the pair's sums once.
+                let s1 = self.sch_store1(n1, g);
                 for (iw, a) in acc.iter().enumerate() {
-                    out.add_c(iw, *a);
+                    out.add_c(iw, cmul(*a, s1));
                 }
             }
             out
