@@ -82,20 +82,9 @@ fn link(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     link_product(sl.x, sl.y);
 }
 
-// B's 36 complex elements, staged in workgroup memory by the element mapping:
-// its invocations then read B's three elements from there instead of issuing
-// three more global loads each beside A's three.
-var<workgroup> b_tile: array<Complex, 36>;
-
 // Mapping `element`: one invocation per output complex element (36 per site).
 @compute @workgroup_size(WG)
-fn element(
-    @builtin(global_invocation_id) gid: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-) {
-    for (var k = lid; k < 36u; k += WG) { b_tile[k] = load_b(k); }
-    workgroupBarrier();
+fn element(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let t = linear_id(gid, nwg);
     if (t >= SITES * 36u) { return; }
     let se = split(t, 36u);
@@ -105,7 +94,7 @@ fn element(
     let bcol = (e / 9u) * 9u + e % 3u;  // link * 9 + col
     let v = dot3(
         load_a(s, row0), load_a(s, row0 + 1u), load_a(s, row0 + 2u),
-        b_tile[bcol], b_tile[bcol + 3u], b_tile[bcol + 6u],
+        load_b(bcol), load_b(bcol + 3u), load_b(bcol + 6u),
     );
     store_c(s, e, v);
 }
