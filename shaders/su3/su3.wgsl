@@ -44,22 +44,27 @@ fn split(t: u32, per_site: u32) -> vec2<u32> {
     return vec2<u32>(t / per_site, t % per_site);
 }
 
-// All nine outputs of link l of site s, a row of A at a time. Each element of
-// A is loaded once; B's 9 are re-read per row from the tiny, cache-resident B
-// buffer. No private arrays: an indexed array of 9 complex values went to
-// local memory for f64 on NVIDIA's compiler (su3 site/link f64 at half of the
-// element mapping), whereas named values stay in registers.
-fn link_product(s: u32, l: u32) {
+// The three outputs of row r of link l of site s. Each element of A is
+// loaded once; B's 9 are read from the tiny, cache-resident B buffer. No
+// private arrays: an indexed array of complex values went to local memory
+// for f64 on NVIDIA's compiler (su3 site/link f64 at half of the element
+// mapping), whereas named values stay in registers.
+fn row_product(s: u32, l: u32, r: u32) {
     let base = l * 9u;
+    let first = base + 3u * r;
+    let a0 = load_a(s, first);
+    let a1 = load_a(s, first + 1u);
+    let a2 = load_a(s, first + 2u);
+    for (var col = 0u; col < 3u; col++) {
+        let v = dot3(a0, a1, a2, load_b(base + col), load_b(base + 3u + col), load_b(base + 6u + col));
+        store_c(s, first + col, v);
+    }
+}
+
+// All nine outputs of link l of site s, a row at a time.
+fn link_product(s: u32, l: u32) {
     for (var r = 0u; r < 3u; r++) {
-        let row = base + 3u * r;
-        let a0 = load_a(s, row);
-        let a1 = load_a(s, row + 1u);
-        let a2 = load_a(s, row + 2u);
-        for (var col = 0u; col < 3u; col++) {
-            let v = dot3(a0, a1, a2, load_b(base + col), load_b(base + 3u + col), load_b(base + 6u + col));
-            store_c(s, row + col, v);
-        }
+        row_product(s, l, r);
     }
 }
 
@@ -80,6 +85,15 @@ fn link(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (t >= SITES * 4u) { return; }
     let sl = split(t, 4u);
     link_product(sl.x, sl.y);
+}
+
+// Mapping `row`: one invocation per row of a link (3 outputs, 12 per site).
+@compute @workgroup_size(WG)
+fn row(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = linear_id(gid, nwg);
+    if (t >= SITES * 12u) { return; }
+    let sq = split(t, 12u);
+    row_product(sq.x, sq.y / 3u, sq.y % 3u);
 }
 
 // Mapping `element`: one invocation per output complex element (36 per site).

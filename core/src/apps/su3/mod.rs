@@ -1,7 +1,7 @@
 //! `su3`: the su3_bench mini-app (MILC's SU(3) matrix-matrix kernel). An L^4
 //! lattice where every site holds 4 links, each a 3x3 complex matrix; the
 //! kernel computes `C[i].link[j] = A[i].link[j] * B[j]` for every site i and
-//! link j. Thread mappings (`site`, `link`, `element`), data layouts
+//! link j. Thread mappings (`site`, `link`, `row`, `element`), data layouts
 //! (`aos-milc`, `aos`, `soa`) and the workgroup size are swept; one WGSL source
 //! serves them all.
 
@@ -37,6 +37,10 @@ choice! {
         Site = "site",
         /// One invocation per link (9 outputs).
         Link = "link",
+        /// One invocation per row of a link (3 outputs): each element of A
+        /// is loaded by one invocation, and a subgroup's loads and stores
+        /// cover one contiguous run of the site structs.
+        Row = "row",
         /// One invocation per output element.
         Element = "element",
     }
@@ -48,6 +52,7 @@ impl Mapping {
         match self {
             Mapping::Site => 1,
             Mapping::Link => 4,
+            Mapping::Row => 12,
             Mapping::Element => 36,
         }
     }
@@ -228,9 +233,9 @@ impl App for Su3 {
         vec![
             ParamSpec {
                 name: Mapping::PARAM,
-                help: "thread mapping: one thread per site (4 links), per link (9 outputs), or per output element (also `mapping`)",
+                help: "thread mapping: one thread per site (4 links), per link (9 outputs), per row of a link (3 outputs), or per output element (also `mapping`)",
                 kind: ParamKind::Choice(Mapping::NAMES),
-                default: "site,link,element",
+                default: "site,link,row,element",
             },
             ParamSpec {
                 name: Layout::PARAM,
