@@ -218,14 +218,24 @@ fn force_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
 var<workgroup> stage_pos: array<array<Real, 3>, ROUND_CELLS * CAP>;
 // stage_pre[n]: the atoms of neighbour cells 0..n (stage_pre[27]: all 27).
 var<workgroup> stage_pre: array<u32, 28>;
+// The 27 neighbour cells and their box shifts, found once per cell rather
+// than once per staged slot (`neighbour` costs divisions and branches).
+var<workgroup> stage_cell: array<u32, 27>;
+var<workgroup> stage_shift: array<array<Real, 3>, 27>;
 var<workgroup> partial: array<Acc, WG>;
 
-// Invocation n + 1 counts neighbour cell n; invocation 0 then scans the
-// counts in place, so a staged atom finds its packed place in one lookup
-// instead of a loop over the cells before its own (up to 26 per atom).
-// Called by the whole workgroup: its barriers publish the counts and the scan.
+// Invocation n finds neighbour cell n, keeps it and its shift, and counts
+// its atoms into stage_pre[n + 1]; invocation 0 then scans the counts in
+// place, so a staged atom finds its packed place in one lookup instead of a
+// loop over the cells before its own (up to 26 per atom). Called by the
+// whole workgroup: its barriers publish the neighbours, counts and scan.
 fn scan_neighbours(k: vec3<u32>, lid: u32, box: array<Real, 3>) {
-    if (lid < 27u) { stage_pre[lid + 1u] = occupancy(neighbour(k, lid, box).cell); }
+    if (lid < 27u) {
+        let nb = neighbour(k, lid, box);
+        stage_cell[lid] = nb.cell;
+        stage_shift[lid] = nb.shift;
+        stage_pre[lid + 1u] = occupancy(nb.cell);
+    }
     workgroupBarrier();
     if (lid == 0u) {
         stage_pre[0] = 0u;
@@ -238,18 +248,18 @@ fn scan_neighbours(k: vec3<u32>, lid: u32, box: array<Real, 3>) {
     workgroupBarrier();
 }
 
-// Stages neighbour cells first..first + ROUND_CELLS of cell k, each atom
+// Stages neighbour cells first..first + ROUND_CELLS, each atom
 // moved to its periodic image and packed without gaps from stage_pos[0].
-fn stage_round(k: vec3<u32>, first: u32, lid: u32, box: array<Real, 3>) {
+fn stage_round(first: u32, lid: u32) {
     let base = stage_pre[first];
     for (var t = lid; t < ROUND_CELLS * CAP; t += WG) {
         let n = first + t / CAP;
         let s = t % CAP;
         let packed = stage_pre[n] + s;
         if (packed < stage_pre[n + 1u]) {
-            let nb = neighbour(k, n, box);
-            let rj = load_slot(nb.cell * CAP + s);
-            stage_pos[packed - base] = array<Real, 3>(r_add(rj[0], nb.shift[0]), r_add(rj[1], nb.shift[1]), r_add(rj[2], nb.shift[2]));
+            let rj = load_slot(stage_cell[n] * CAP + s);
+            let shift = stage_shift[n];
+            stage_pos[packed - base] = array<Real, 3>(r_add(rj[0], shift[0]), r_add(rj[1], shift[1]), r_add(rj[2], shift[2]));
         }
     }
 }
@@ -290,7 +300,7 @@ fn force_cell(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
         if (busy) { ri = load_slot(cell * CAP + a); }
         var acc = acc_zero();
         for (var first = 0u; first < 27u; first += ROUND_CELLS) {
-            stage_round(k, first, lid, lj.box);
+            stage_round(first, lid);
             let base = stage_pre[first];
             let mine = first <= 13u && 13u < first + ROUND_CELLS;
             let me = select(ROUND_CELLS * CAP, stage_pre[13u] - base + a, mine);

@@ -67,9 +67,10 @@ impl Plan {
                 ));
             }
             // comd.wgsl's force_cell: ROUND_CELLS cells of staged positions,
-            // the invocations' partial sums (4 reals each) and 28 prefix sums.
+            // the invocations' partial sums (4 reals each), 28 prefix sums
+            // and the 27 neighbour cells with their shifts (3 reals each).
             let round = u64::from(ROUND_CELLS) * u64::from(cap) * 3;
-            let staged = (round + u64::from(wg) * 4) * rb + 28 * 4;
+            let staged = (round + u64::from(wg) * 4 + 27 * 3) * rb + (28 + 27) * 4;
             if staged > caps.max_workgroup_storage as u64 {
                 return Err(Error::OverLimit {
                     limit: "max_compute_workgroup_storage_size",
