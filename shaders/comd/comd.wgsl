@@ -6,7 +6,7 @@
 //   CAP                    atom slots per cell (overflow is flagged, never silent)
 //   ATOM_STRIDE, DIM_STRIDE  layout: aos (3, 1), aos4 (4, 1), soa (1, NATOMS)
 //   SLOT_DIM_STRIDE        the same layout over the NCELLS * CAP cell slots
-//   ROUND_CELLS            neighbour cells force_cell stages at a time (plan.rs)
+//   ROUND_CELLS            neighbour cells force_cell stages a round (1, 3, 9 or 27)
 // Loops stride over the whole grid, so any workgroup count (the launch-shape
 // sweep's second axis) covers every atom, slot or cell.
 
@@ -211,8 +211,8 @@ fn force_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
 
 // ComputeForce, one workgroup per link cell: the neighbour cells' atoms are
 // staged in workgroup memory, already shifted to their periodic images and
-// packed without gaps, a z-slab of ROUND_CELLS cells at a time (why 9:
-// plan.rs). A cell holds fewer atoms than the workgroup has invocations, so
+// packed without gaps, ROUND_CELLS cells at a time (an x-row, a z-slab or
+// all 27: the `round` parameter; its defaults: plan.rs). A cell holds fewer atoms than the workgroup has invocations, so
 // each atom gets WG / count of them, each taking every (WG / count)-th
 // staged neighbour, and their partial sums meet at the end.
 var<workgroup> stage_pos: array<array<Real, 3>, ROUND_CELLS * CAP>;

@@ -61,6 +61,7 @@ impl ComdGpu {
             params.atoms as u32,
             cells,
             plan.cap,
+            params.round_cells(),
             params.layout,
         );
         let mut binds = [Bind::ReadWrite; 9];

@@ -141,6 +141,9 @@ pub struct Params {
     pub wg: u32,
     /// Workgroups launched (0: one invocation per atom, or one workgroup per cell).
     pub groups: u32,
+    /// Neighbour cells the cell mapping stages a round (0: the precision's
+    /// default, [`plan::default_round`]).
+    pub round: u32,
     /// FCC unit cells per side.
     pub cells: u64,
     /// Atoms: 4 per unit cell.
@@ -162,15 +165,27 @@ impl Params {
         if self.groups > 0 {
             variant.push_str(&format!("/g{}", self.groups));
         }
+        if self.round > 0 && self.mapping == Some(Mapping::Cell) {
+            variant.push_str(&format!("/r{}", self.round));
+        }
         Case::new("comd", self.kernel.name(), &variant, self.precision)
             .param("layout", self.layout)
             .param("variant", self.mapping.map_or("-", Mapping::name))
             .param("wg", self.wg)
             .param("groups", self.groups)
+            .param("round", self.round)
             .param("cells", self.cells)
             .param("atoms", self.atoms)
             .param("steps", self.steps)
             .param("init", self.init)
+    }
+
+    /// Neighbour cells `force_cell` stages a round.
+    fn round_cells(&self) -> u32 {
+        match self.round {
+            0 => plan::default_round(self.precision),
+            r => r,
+        }
     }
 
     /// Time steps one run makes: `steps` for the step kernel, else one.
@@ -198,6 +213,7 @@ impl TryFrom<&Case> for Params {
             },
             wg: case.u32("wg")?,
             groups: case.u32("groups")?,
+            round: case.u32("round")?,
             cells: case.uint("cells")?,
             atoms: case.uint("atoms")?,
             steps: case.uint("steps")?,
@@ -259,6 +275,12 @@ impl App for Comd {
                 default: "0",
             },
             ParamSpec {
+                name: "round",
+                help: "neighbour cells the cell mapping stages a round: 1, 3, 9 or 27 (0: 9 in f32 and df64, 3 in f64)",
+                kind: ParamKind::UInt { min: 0, max: 27 },
+                default: "0",
+            },
+            ParamSpec {
                 name: "size",
                 help: "FCC unit cells per side: small (6), default (20: 32,000 atoms), large (80: 2,048,000), or a number",
                 kind: ParamKind::Text,
@@ -307,6 +329,7 @@ impl App for Comd {
             mapping: None,
             wg: 1,
             groups: 0,
+            round: 0,
             cells: n,
             atoms: 4 * n * n * n,
             steps: r.uint("steps"),
@@ -314,6 +337,22 @@ impl App for Comd {
         };
         let mappings: Vec<Option<Mapping>> = r.choices().into_iter().map(Some).collect();
         let groups: Vec<u32> = r.uints("groups").into_iter().map(|g| g as u32).collect();
+        let rounds = r
+            .uints("round")
+            .into_iter()
+            .map(|n| n as u32)
+            .collect::<Vec<_>>();
+        if let Some(bad) = rounds
+            .iter()
+            .find(|&&n| n != 0 && !plan::ROUNDS.contains(&n))
+        {
+            return Err(Error::bad_param(
+                "round",
+                format!(
+                    "{bad} cells: a round stages 1, 3, 9 or 27 of the 27 neighbour cells (or 0 for the default)"
+                ),
+            ));
+        }
         Ok(Grid::new(base)
             .axis(&r.precisions, |c, p| c.precision = p)
             .axis(&r.choices(), |c, k| c.kernel = k)
@@ -325,6 +364,11 @@ impl App for Comd {
             )
             .axis(&r.wgs(caps)?, |c, wg| c.wg = wg)
             .axis(&groups, |c, g| c.groups = g)
+            .axis_where(
+                |c| c.mapping == Some(Mapping::Cell),
+                &rounds,
+                |c, n| c.round = n,
+            )
             .points()
             .iter()
             .map(Params::case)
@@ -338,7 +382,7 @@ impl App for Comd {
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
         Layout::ALL
             .iter()
-            .map(|&l| spec(p, 64, 864, [3, 3, 3], 32, l))
+            .map(|&l| spec(p, 64, 864, [3, 3, 3], 32, plan::default_round(p), l))
             .collect()
     }
 
@@ -348,13 +392,15 @@ impl App for Comd {
     }
 }
 
-/// The module for `atoms` atoms in `cells` link cells of `cap` slots each.
+/// The module for `atoms` atoms in `cells` link cells of `cap` slots each,
+/// the cell mapping staging `round` neighbour cells a round.
 fn spec(
     p: Precision,
     wg: u32,
     atoms: u32,
     cells: [u32; 3],
     cap: u32,
+    round: u32,
     layout: Layout,
 ) -> ShaderSpec {
     let s = layout.stride(atoms);
@@ -367,7 +413,7 @@ fn spec(
         .with_u32("NCZ", cells[2])
         .with_u32("NCELLS", cells[0] * cells[1] * cells[2])
         .with_u32("CAP", cap)
-        .with_u32("ROUND_CELLS", plan::ROUND_CELLS)
+        .with_u32("ROUND_CELLS", round)
         .with_u32("ATOM_STRIDE", s.0)
         .with_u32("DIM_STRIDE", s.1)
         .with_u32("SLOT_DIM_STRIDE", layout.stride(slots).1)

@@ -7,13 +7,23 @@ use crate::error::{Error, Result};
 use crate::gpu::Capabilities;
 use crate::gpu::dispatch_shape;
 use crate::gpu::resources::check_size;
+use crate::precision::Precision;
 
-/// Neighbour cells `force_cell` stages at a time: a z-slab of the 27, so
-/// double precision fits 16-32 KiB of workgroup storage. On the H100 all 27
-/// in one round measured 1.9x slower in f32 and 3.4x in f64 (fewer
-/// workgroups fit an SM), and staging 16-byte vectors instead of three
-/// reals 8% and 32% slower (BENCHMARKS.md, 2026-11-25).
-pub(super) const ROUND_CELLS: u32 = 9;
+/// Neighbour cells `force_cell` may stage a round (the `round` parameter):
+/// an x-row, a z-slab, or all 27.
+pub(super) const ROUNDS: [u32; 4] = [1, 3, 9, 27];
+
+/// Neighbour cells `force_cell` stages a round where the case leaves
+/// `round` at 0. On the H100 at 2,048,000 atoms a z-slab of 9 led in f32 and
+/// an x-row of 3 in f64 (5.8% over the best z-slab launch); all 27 at once
+/// measured 1.9x slower in f32 and 3.4x in f64, and staging 16-byte vectors
+/// instead of three reals 8% and 32% slower (BENCHMARKS.md, 2026-11-25).
+pub(super) fn default_round(p: Precision) -> u32 {
+    match p {
+        Precision::F64 => 3,
+        Precision::F32 | Precision::Df64 => 9,
+    }
+}
 
 /// Buffer shapes and dispatches of one case.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,10 +76,10 @@ impl Plan {
                     ),
                 ));
             }
-            // comd.wgsl's force_cell: ROUND_CELLS cells of staged positions,
+            // comd.wgsl's force_cell: a round's cells of staged positions,
             // the invocations' partial sums (4 reals each), 28 prefix sums
             // and the 27 neighbour cells with their shifts (3 reals each).
-            let round = u64::from(ROUND_CELLS) * u64::from(cap) * 3;
+            let round = u64::from(params.round_cells()) * u64::from(cap) * 3;
             let staged = (round + u64::from(wg) * 4 + 27 * 3) * rb + (28 + 27) * 4;
             if staged > caps.max_workgroup_storage as u64 {
                 return Err(Error::OverLimit {

@@ -13,6 +13,7 @@ fn small(precision: Precision) -> Params {
         mapping: Some(Mapping::Atom),
         wg: 128,
         groups: 0,
+        round: 0,
         cells: 6,
         atoms: 864,
         steps: 1,
@@ -46,6 +47,10 @@ fn cases_expand_mappings_only_for_the_force_kernels() {
         Comd.cases(&Request::default().set("size", "4"), &caps)
             .is_err()
     );
+    match Comd.cases(&Request::default().set("round", "4"), &caps) {
+        Err(Error::BadParameter { name, .. }) => assert_eq!(name, "round"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -70,9 +75,17 @@ fn cases_round_trip_through_params() {
     let req = Request::default()
         .set("size", "small")
         .set("groups", "0,3")
+        .set("round", "0,27")
         .precisions(&[Precision::F32, Precision::Df64]);
     let cases = Comd.cases(&req, &caps()).expect("cases");
     assert!(cases.iter().any(|c| c.variant == "cell/soa/wg128/g3"));
+    assert!(cases.iter().any(|c| c.variant == "cell/soa/wg128/g3/r27"));
+    // A round is the cell mapping's: the atom mapping's cases do not multiply.
+    assert!(
+        !cases
+            .iter()
+            .any(|c| c.variant.starts_with("atom/") && c.variant.ends_with("/r27"))
+    );
     assert!(
         cases
             .iter()
@@ -113,6 +126,17 @@ fn plans_cover_the_system_and_check_the_limits() {
         Err(Error::BadParameter { name, .. }) => assert_eq!(name, "wg"),
         other => panic!("{other:?}"),
     }
+    // All 27 cells of 32 slots in f64 need 21 KiB of workgroup storage.
+    let whole = Params {
+        mapping: Some(Mapping::Cell),
+        round: 27,
+        ..small(Precision::F64)
+    };
+    assert!(matches!(
+        Plan::new(&whole, &caps(), [3, 3, 3], 32),
+        Err(Error::OverLimit { .. })
+    ));
+    assert!(Plan::new(&Params { round: 3, ..whole }, &caps(), [3, 3, 3], 32).is_ok());
     let tiny = Capabilities {
         max_storage_binding: 1000,
         ..caps()
