@@ -264,16 +264,30 @@ fn stage_round(first: u32, lid: u32) {
     }
 }
 
+// 1 where staged atom m lies within the cutoff of atom i at ri and is not
+// atom i itself (its place `me`), else 0, also for m past the `staged`
+// atoms: the stage is read at a clamped place, so no branch guards the load.
+fn staged_hit(lj: Lj, ri: array<Real, 3>, m: u32, staged: u32, me: u32) -> u32 {
+    let near = inside(lj, offset(ri, stage_pos[min(m, ROUND_CELLS * CAP - 1u)]));
+    return select(0u, 1u, near & (m < staged) & (m != me));
+}
+
 // Tests atom i at ri against every parts-th of the `staged` staged atoms
 // from `part` on and interacts with the hits; `me` is atom i's own place
 // among them (past the stage when its cell is in another round).
 fn interact_staged(acc: ptr<function, Acc>, lj: Lj, ri: array<Real, 3>, staged: u32, me: u32, part: u32, parts: u32) {
     for (var m0 = part; m0 < staged; m0 += 32u * parts) {
         var hits = 0u;
-        for (var b = 0u; b < 32u; b++) {
+        // Four candidates a step, with no branch between their loads and
+        // tests, so that their latencies overlap.
+        for (var b = 0u; b < 32u; b += 4u) {
             let m = m0 + b * parts;
             if (m >= staged) { break; }
-            if (m != me && inside(lj, offset(ri, stage_pos[m]))) { hits |= 1u << b; }
+            let four = staged_hit(lj, ri, m, staged, me)
+                | (staged_hit(lj, ri, m + parts, staged, me) << 1u)
+                | (staged_hit(lj, ri, m + 2u * parts, staged, me) << 2u)
+                | (staged_hit(lj, ri, m + 3u * parts, staged, me) << 3u);
+            hits |= four << b;
         }
         while (hits != 0u) {
             let b = firstTrailingBit(hits);
