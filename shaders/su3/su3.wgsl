@@ -96,11 +96,8 @@ fn row(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) n
     row_product(sq.x, sq.y / 3u, sq.y % 3u);
 }
 
-// Mapping `element`: one invocation per output complex element (36 per site).
-@compute @workgroup_size(WG)
-fn element(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let t = linear_id(gid, nwg);
-    if (t >= SITES * 36u) { return; }
+// Output element t (site * 36 + element in the array-of-structs order).
+fn element_at(t: u32) {
     let se = split(t, 36u);
     let s = se.x;
     let e = se.y;
@@ -111,4 +108,25 @@ fn element(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
         load_b(bcol), load_b(bcol + 3u), load_b(bcol + 6u),
     );
     store_c(s, e, v);
+}
+
+// Mapping `element`: one invocation per output complex element (36 per site).
+@compute @workgroup_size(WG)
+fn element(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = linear_id(gid, nwg);
+    if (t >= SITES * 36u) { return; }
+    element_at(t);
+}
+
+// Mapping `pair`: one invocation per two output elements, the same element
+// in each half of the lattice. The two are independent, so their loads are
+// in flight together: twice the bytes in flight per invocation where one
+// element's 8 bytes (f32) leave the memory system waiting.
+@compute @workgroup_size(WG)
+fn pair(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = linear_id(gid, nwg);
+    let half = SITES * 18u;
+    if (t >= half) { return; }
+    element_at(t);
+    element_at(t + half);
 }

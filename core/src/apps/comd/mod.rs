@@ -141,8 +141,8 @@ pub struct Params {
     pub wg: u32,
     /// Workgroups launched (0: one invocation per atom, or one workgroup per cell).
     pub groups: u32,
-    /// Neighbour cells the cell mapping stages a round (0: the precision's
-    /// default, [`plan::default_round`]).
+    /// Neighbour cells the cell mapping stages a round (0: the default,
+    /// [`plan::DEFAULT_ROUND`]).
     pub round: u32,
     /// FCC unit cells per side.
     pub cells: u64,
@@ -183,7 +183,7 @@ impl Params {
     /// Neighbour cells `force_cell` stages a round.
     fn round_cells(&self) -> u32 {
         match self.round {
-            0 => plan::default_round(self.precision),
+            0 => plan::DEFAULT_ROUND,
             r => r,
         }
     }
@@ -276,7 +276,7 @@ impl App for Comd {
             },
             ParamSpec {
                 name: "round",
-                help: "neighbour cells the cell mapping stages a round: 1, 3, 9 or 27 (0: 9 in f32 and df64, 3 in f64)",
+                help: "neighbour cells the cell mapping stages a round: 1, 3, 9 or 27 (0: 9)",
                 kind: ParamKind::UInt { min: 0, max: 27 },
                 default: "0",
             },
@@ -382,7 +382,7 @@ impl App for Comd {
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
         Layout::ALL
             .iter()
-            .map(|&l| spec(p, 64, 864, [3, 3, 3], 32, plan::default_round(p), l))
+            .map(|&l| spec(p, 64, 864, [3, 3, 3], 32, plan::DEFAULT_ROUND, l))
             .collect()
     }
 

@@ -7,23 +7,18 @@ use crate::error::{Error, Result};
 use crate::gpu::Capabilities;
 use crate::gpu::dispatch_shape;
 use crate::gpu::resources::check_size;
-use crate::precision::Precision;
 
 /// Neighbour cells `force_cell` may stage a round (the `round` parameter):
 /// an x-row, a z-slab, or all 27.
 pub(super) const ROUNDS: [u32; 4] = [1, 3, 9, 27];
 
 /// Neighbour cells `force_cell` stages a round where the case leaves
-/// `round` at 0. On the H100 at 2,048,000 atoms a z-slab of 9 led in f32 and
-/// an x-row of 3 in f64 (5.8% over the best z-slab launch); all 27 at once
+/// `round` at 0: a z-slab. On the H100 at 2,048,000 atoms it leads in f32
+/// (1.47 ms at wg 128 against 1.73 for an x-row); in f64 an x-row led by 7%
+/// until the four-candidate test, and now trails by 1%. All 27 at once
 /// measured 1.9x slower in f32 and 3.4x in f64, and staging 16-byte vectors
 /// instead of three reals 8% and 32% slower (BENCHMARKS.md, 2026-11-25).
-pub(super) fn default_round(p: Precision) -> u32 {
-    match p {
-        Precision::F64 => 3,
-        Precision::F32 | Precision::Df64 => 9,
-    }
-}
+pub(super) const DEFAULT_ROUND: u32 = 9;
 
 /// Buffer shapes and dispatches of one case.
 #[derive(Clone, Debug, PartialEq)]

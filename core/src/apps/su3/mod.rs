@@ -1,7 +1,7 @@
 //! `su3`: the su3_bench mini-app (MILC's SU(3) matrix-matrix kernel). An L^4
 //! lattice where every site holds 4 links, each a 3x3 complex matrix; the
 //! kernel computes `C[i].link[j] = A[i].link[j] * B[j]` for every site i and
-//! link j. Thread mappings (`site`, `link`, `row`, `element`), data layouts
+//! link j. Thread mappings (`site`, `link`, `row`, `element`, `pair`), data layouts
 //! (`aos-milc`, `aos`, `soa`) and the workgroup size are swept; one WGSL source
 //! serves them all.
 
@@ -43,6 +43,9 @@ choice! {
         Row = "row",
         /// One invocation per output element.
         Element = "element",
+        /// One invocation per two output elements, the same element of a
+        /// site in each half of the lattice.
+        Pair = "pair",
     }
 }
 
@@ -54,6 +57,7 @@ impl Mapping {
             Mapping::Link => 4,
             Mapping::Row => 12,
             Mapping::Element => 36,
+            Mapping::Pair => 18,
         }
     }
 }
@@ -233,9 +237,9 @@ impl App for Su3 {
         vec![
             ParamSpec {
                 name: Mapping::PARAM,
-                help: "thread mapping: one thread per site (4 links), per link (9 outputs), per row of a link (3 outputs), or per output element (also `mapping`)",
+                help: "thread mapping: one thread per site (4 links), per link (9 outputs), per row of a link (3 outputs), per output element, or per pair of elements in the two halves of the lattice (also `mapping`)",
                 kind: ParamKind::Choice(Mapping::NAMES),
-                default: "site,link,row,element",
+                default: "site,link,row,element,pair",
             },
             ParamSpec {
                 name: Layout::PARAM,
