@@ -66,7 +66,9 @@ fn cell_coords(cell: u32) -> vec3<u32> { return vec3<u32>(cell % NCX, (cell / NC
 struct Neighbour { cell: u32, shift: array<Real, 3> }
 
 // `neighbour`, `add_force` and `store_force` come from comd/axes_loop.wgsl
-// or comd/axes_unrolled.wgsl, chosen by precision (see `axes_source`).
+// or comd/axes_unrolled.wgsl, and force_cell's candidate test
+// `staged_hits` from comd/hits_four.wgsl or comd/hits_one.wgsl, chosen by
+// precision (see `axes_source` and `hits_source`).
 
 fn threads(nwg: vec3<u32>) -> u32 { return nwg.x * nwg.y * WG; }
 
@@ -264,31 +266,12 @@ fn stage_round(first: u32, lid: u32) {
     }
 }
 
-// 1 where staged atom m lies within the cutoff of atom i at ri and is not
-// atom i itself (its place `me`), else 0, also for m past the `staged`
-// atoms: the stage is read at a clamped place, so no branch guards the load.
-fn staged_hit(lj: Lj, ri: array<Real, 3>, m: u32, staged: u32, me: u32) -> u32 {
-    let near = inside(lj, offset(ri, stage_pos[min(m, ROUND_CELLS * CAP - 1u)]));
-    return select(0u, 1u, near & (m < staged) & (m != me));
-}
-
 // Tests atom i at ri against every parts-th of the `staged` staged atoms
 // from `part` on and interacts with the hits; `me` is atom i's own place
 // among them (past the stage when its cell is in another round).
 fn interact_staged(acc: ptr<function, Acc>, lj: Lj, ri: array<Real, 3>, staged: u32, me: u32, part: u32, parts: u32) {
     for (var m0 = part; m0 < staged; m0 += 32u * parts) {
-        var hits = 0u;
-        // Four candidates a step, with no branch between their loads and
-        // tests, so that their latencies overlap.
-        for (var b = 0u; b < 32u; b += 4u) {
-            let m = m0 + b * parts;
-            if (m >= staged) { break; }
-            let four = staged_hit(lj, ri, m, staged, me)
-                | (staged_hit(lj, ri, m + parts, staged, me) << 1u)
-                | (staged_hit(lj, ri, m + 2u * parts, staged, me) << 2u)
-                | (staged_hit(lj, ri, m + 3u * parts, staged, me) << 3u);
-            hits |= four << b;
-        }
+        var hits = staged_hits(lj, ri, m0, staged, me, parts);
         while (hits != 0u) {
             let b = firstTrailingBit(hits);
             hits &= hits - 1u;

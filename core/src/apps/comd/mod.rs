@@ -39,6 +39,16 @@ fn axes_source(p: Precision) -> &'static str {
     }
 }
 
+/// comd's candidate test in the cell mapping for `p`: four candidates a
+/// step where that is fast, one where lavapipe would take minutes to build
+/// the kernel (each file says why).
+fn hits_source(p: Precision) -> &'static str {
+    match p {
+        Precision::F32 | Precision::F64 => include_str!("../../../../shaders/comd/hits_four.wgsl"),
+        Precision::Df64 => include_str!("../../../../shaders/comd/hits_one.wgsl"),
+    }
+}
+
 choice! {
     /// Kernels: CoMD's three phases, the redistribution, and a whole step.
     pub enum KernelName("kernel") {
@@ -419,6 +429,7 @@ fn spec(
         .with_u32("SLOT_DIM_STRIDE", layout.stride(slots).1)
         .with_include(sources::GRID)
         .with_include(axes_source(p))
+        .with_include(hits_source(p))
 }
 
 /// The initial system of a case, in f64 (positions and velocities rounded
