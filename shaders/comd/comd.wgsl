@@ -214,9 +214,10 @@ fn force_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
 // ComputeForce, one workgroup per link cell: the neighbour cells' atoms are
 // staged in workgroup memory, already shifted to their periodic images and
 // packed without gaps, ROUND_CELLS cells at a time (an x-row, a z-slab or
-// all 27: the `round` parameter; its defaults: plan.rs). A cell holds fewer atoms than the workgroup has invocations, so
-// each atom gets WG / count of them, each taking every (WG / count)-th
-// staged neighbour, and their partial sums meet at the end.
+// all 27: the `round` parameter; its default: plan.rs). A cell holds fewer
+// atoms than the workgroup has invocations, so each atom gets WG / count of
+// them, each taking every (WG / count)-th staged neighbour, and their
+// partial sums meet at the end.
 var<workgroup> stage_pos: array<array<Real, 3>, ROUND_CELLS * CAP>;
 // stage_pre[n]: the atoms of neighbour cells 0..n (stage_pre[27]: all 27).
 var<workgroup> stage_pre: array<u32, 28>;
