@@ -5,7 +5,8 @@
 use skylight_core::Error;
 use skylight_core::Precision;
 use skylight_core::app::{App, Kernel, Request, Timestamps};
-use skylight_core::apps::su3::{Init, Su3, prepare_with};
+use skylight_core::apps::su3::{Init, Layout, Mapping, Su3, prepare_with};
+use skylight_core::params::Choice;
 use skylight_core::runner::{Outcome, RunOptions};
 
 /// One run of `kernel` over its poisoned output, read back.
@@ -31,7 +32,10 @@ fn reference_init_checksum_is_36_on_the_gpu() {
         .set("wg", "64")
         .precisions(&precisions);
     let cases = Su3.cases(&req, &gpu.caps).expect("cases");
-    assert_eq!(cases.len(), 9 * precisions.len());
+    assert_eq!(
+        cases.len(),
+        Mapping::ALL.len() * Layout::ALL.len() * precisions.len()
+    );
     for case in &cases {
         let kernel = pollster::block_on(gpu.scoped(|| prepare_with(&gpu, case, Init::Reference)))
             .unwrap_or_else(|e| panic!("{}: {e}", case.label()));
