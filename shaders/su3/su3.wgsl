@@ -96,7 +96,7 @@ fn row(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) n
     row_product(sq.x, sq.y / 3u, sq.y % 3u);
 }
 
-// Output element t (site * 36 + element in the array-of-structs order).
+// Output element t, in the order `split` gives the invocations.
 fn element_at(t: u32) {
     let se = split(t, 36u);
     let s = se.x;

@@ -126,7 +126,7 @@ fn plans_cover_the_system_and_check_the_limits() {
         Err(Error::BadParameter { name, .. }) => assert_eq!(name, "wg"),
         other => panic!("{other:?}"),
     }
-    // All 27 cells of 32 slots in f64 need 21 KiB of workgroup storage.
+    // All 27 cells of 32 slots in f64 stage 20 KiB: over the 16 KiB limit.
     let whole = Params {
         mapping: Some(Mapping::Cell),
         round: 27,

@@ -76,7 +76,7 @@ fn cases_cover_the_sweep_and_reject_bad_sizes() {
         .set("wg", "32,64")
         .precisions(&[Precision::F32]);
     let cases = Su3.cases(&req, &caps).expect("cases");
-    assert_eq!(cases.len(), 5 * 3 * 2);
+    assert_eq!(cases.len(), Mapping::ALL.len() * Layout::ALL.len() * 2);
     assert_eq!(cases[0].variant, "site/aos-milc/wg32");
     assert_eq!(cases[0].text("sites"), "256");
     assert_eq!(cases[0].text("mapping"), "site");
