@@ -2,14 +2,17 @@
 // force gather. The host injects
 //   WG                 workgroup size
 //   TWOJ, NY           2J and the half elements of a U-like array (rows 2 mb <= j)
+//   NU                 the full elements of the total U (every row)
+//   YTILE_ATOMS        atoms of one compute_Y workgroup in the reorder variant
 //   NNBR               neighbours per atom
 //   BATCH, NPB         atoms and pairs of one batch (the scratch arrays hold one batch)
 //   NLOCAL, NTOTAL     atoms owning neighbour lists, atoms receiving forces
 //   OFF_*              offsets of the tables in `tab` and `inp`
 //   COLMAJOR           atom (pair) index fastest in every scratch array
 //   REORDER            atom (pair) index fastest among the invocations of a 2-D loop
-// Every U-like array keeps rows 2 mb <= j of each layer; the others follow
-// from u[j-mb][j-ma] = (-1)^(ma+mb) conj(u[mb][ma]).
+// Every U-like array but the total U keeps rows 2 mb <= j of each layer; the
+// others follow from u[j-mb][j-ma] = (-1)^(ma+mb) conj(u[mb][ma]). The total
+// U is stored whole, so compute_Y's inner loop reads it with no mirroring.
 
 // Reals: rootpq, Clebsch-Gordan, Y term betas, element weights, then 8 per pair:
 // x, y, z, r, z0, dz0/dr, sfac, dsfac/dr (the host evaluates the trigonometry).
@@ -39,7 +42,7 @@ fn ld_u(p: u32, e: u32) -> Complex { return c_unpack(ulist[cix(p, e, NPB, NY)]);
 fn st_u(p: u32, e: u32, v: Complex) { ulist[cix(p, e, NPB, NY)] = c_pack(v); }
 fn ld_du(p: u32, k: u32, e: u32) -> Complex { return c_unpack(dulist[cix(p, k * NY + e, NPB, 3u * NY)]); }
 fn st_du(p: u32, k: u32, e: u32, v: Complex) { dulist[cix(p, k * NY + e, NPB, 3u * NY)] = c_pack(v); }
-fn ld_ut(a: u32, e: u32) -> Complex { return c_unpack(utot[cix(a, e, BATCH, NY)]); }
+fn ld_ut(a: u32, f: u32) -> Complex { return c_unpack(utot[cix(a, f, BATCH, NU)]); }
 fn ld_y(a: u32, e: u32) -> Complex { return c_unpack(ylist[cix(a, e, BATCH, NY)]); }
 
 fn coef(i: u32) -> Real { return r_load(inp[i]); }
@@ -69,7 +72,9 @@ fn unmirror(v: Complex, r: Row, ma: u32) -> Complex {
 
 fn row_u(p: u32, r: Row, ma: u32) -> Complex { return unmirror(ld_u(p, at(r, ma)), r, ma); }
 fn row_du(p: u32, k: u32, r: Row, ma: u32) -> Complex { return unmirror(ld_du(p, k, at(r, ma)), r, ma); }
-fn row_ut(a: u32, r: Row, ma: u32) -> Complex { return unmirror(ld_ut(a, at(r, ma)), r, ma); }
+
+// Full element (j, mb, ma): layers 0..j-1 hold sum (j'+1)^2 = j (j+1) (2j+1) / 6.
+fn full(j: u32, mb: u32, ma: u32) -> u32 { return j * (j + 1u) * (2u * j + 1u) / 6u + mb * (j + 1u) + ma; }
 
 // (j, mb, ma) of half element e.
 fn elem(e: u32) -> vec3<u32> { let w = tab[OFF_ELEMS + e]; return vec3<u32>(w & 255u, (w >> 8u) & 255u, w >> 16u); }
@@ -131,7 +136,9 @@ fn u_pair(p: u32) {
     }
 }
 
-// compute_U, the total: the self term plus the neighbours' U with the switching function.
+// compute_U, the total: the self term plus the neighbours' U with the
+// switching function, stored with its mirror (a middle row's mirror is
+// another stored element of the same row, written by its own invocation).
 fn u_sum(a: u32, e: u32) {
     let m = elem(e);
     var s = c_zero();
@@ -140,10 +147,17 @@ fn u_sum(a: u32, e: u32) {
         let p = a * NNBR + n;
         s = c_add(s, c_scale(ld_u(p, e), geo(gpair(p), 6u)));
     }
-    utot[cix(a, e, BATCH, NY)] = c_pack(s);
+    utot[cix(a, full(m.x, m.y, m.z), BATCH, NU)] = c_pack(s);
+    if (2u * m.y < m.x) {
+        var mirror = c_conj(s);
+        if (((m.y + m.z) & 1u) == 1u) { mirror = c_neg(mirror); }
+        utot[cix(a, full(m.x, m.x - m.y, m.x - m.z), BATCH, NU)] = c_pack(mirror);
+    }
 }
 
 // compute_Y, one element: the beta-weighted Clebsch-Gordan products of U.
+// Along the inner sum ma1 rises and ma2 falls, so the first factor walks
+// its row forwards, the second backwards and the coefficient by j2.
 fn y_elem(a: u32, e: u32) {
     var y = c_zero();
     for (var t = tab[OFF_YSTART + e]; t < tab[OFF_YSTART + e + 1u]; t++) {
@@ -159,20 +173,21 @@ fn y_elem(a: u32, e: u32) {
         let mb1min = wb & 255u;
         let mb2max = (wb >> 8u) & 255u;
         let nb = wb >> 16u;
+        var u1 = full(j1, mb1min, ma1min);
+        var u2 = full(j2, mb2max, ma2max);
+        var cgb = cg + mb1min * (j2 + 1u) + mb2max;
+        let cga0 = cg + ma1min * (j2 + 1u) + ma2max;
         var z = c_zero();
         for (var ib = 0u; ib < nb; ib++) {
-            let mb1 = mb1min + ib;
-            let mb2 = mb2max - ib;
-            let r1 = row(j1, mb1);
-            let r2 = row(j2, mb2);
             var s = c_zero();
             for (var ia = 0u; ia < na; ia++) {
-                let ma1 = ma1min + ia;
-                let ma2 = ma2max - ia;
-                let prod = c_mul(row_ut(a, r1, ma1), row_ut(a, r2, ma2));
-                s = c_add(s, c_scale(prod, coef(cg + ma1 * (j2 + 1u) + ma2)));
+                let prod = c_mul(ld_ut(a, u1 + ia), ld_ut(a, u2 - ia));
+                s = c_add(s, c_scale(prod, coef(cga0 + ia * j2)));
             }
-            z = c_add(z, c_scale(s, coef(cg + mb1 * (j2 + 1u) + mb2)));
+            z = c_add(z, c_scale(s, coef(cgb)));
+            u1 += j1 + 1u;
+            u2 -= j2 + 1u;
+            cgb += j2;
         }
         y = c_add(y, c_scale(z, coef(OFF_BETA + t)));
     }
@@ -227,6 +242,72 @@ fn de_pair(p: u32, k: u32) {
         s = r_fma(coef(OFF_WEIGHT + e), r_fma(d.re, y.re, r_mul(d.im, y.im)), s);
     }
     fij[3u * gpair(p) + k] = r_store(r_add(s, s));
+}
+
+// compute_dU and compute_dE in one (variant fused): du_pair's recursion
+// run row by row in two private rows, each row's dE taken as it is made, so
+// dU is never stored. Rows of equal mb form a chain: row (j, mb) needs row
+// (j-1, mb), and a chain's first row (2 mb, mb) the mirror of the previous
+// chain's second row (2 mb - 1, mb - 1), kept aside in `hand`.
+fn de_fused_pair(p: u32, k: u32) -> Real {
+    let gp = gpair(p);
+    let a = p / NNBR;
+    let ck = cayley(gp);
+    let dk = dcayley(gp, k);
+    let ca = c_conj(ck.a);
+    let cb = c_conj(ck.b);
+    let cda = c_conj(dk.a);
+    let cdb = c_conj(dk.b);
+    let su = r_div(r_mul(geo(gp, 7u), geo(gp, k)), geo(gp, 3u));
+    let sf = geo(gp, 6u);
+    var cur: array<Complex, TWOJ + 1u>;
+    var hand: array<Complex, TWOJ + 1u>;
+    // Row (0, 0): U = 1, dU = 0.
+    cur[0] = c_zero();
+    var s = de_term(a, 0u, ld_u(p, 0u), cur[0], su, sf);
+    for (var mb = 0u; 2u * mb <= TWOJ; mb++) {
+        var j = max(2u * mb, 1u);
+        if (mb > 0u) {
+            for (var ma = 0u; ma < j; ma++) {
+                cur[ma] = c_conj(hand[j - 1u - ma]);
+                if (((mb + ma) & 1u) == 1u) { cur[ma] = c_neg(cur[ma]); }
+            }
+        }
+        for (; j <= TWOJ; j++) {
+            let prev = row(j - 1u, mb);
+            let e0 = tab[j] + mb * (j + 1u);
+            // Downwards, so cur[ma - 1] is still the previous row's when read.
+            var pu_hi = c_zero();
+            var pdu_hi = c_zero();
+            for (var m = 0u; m <= j; m++) {
+                let ma = j - m;
+                var pu_lo = c_zero();
+                var pdu_lo = c_zero();
+                if (ma > 0u) {
+                    pu_lo = row_u(p, prev, ma - 1u);
+                    pdu_lo = cur[ma - 1u];
+                }
+                var v = c_zero();
+                if (ma < j) { v = c_scale(c_fma(ca, pdu_hi, c_mul(cda, pu_hi)), rootpq(j - ma, j - mb)); }
+                if (ma > 0u) { v = c_sub(v, c_scale(c_fma(cb, pdu_lo, c_mul(cdb, pu_lo)), rootpq(ma, j - mb))); }
+                cur[ma] = v;
+                s = r_add(s, de_term(a, e0 + ma, ld_u(p, e0 + ma), v, su, sf));
+                pu_hi = pu_lo;
+                pdu_hi = pdu_lo;
+            }
+            if (j == 2u * mb + 1u) {
+                for (var ma = 0u; ma <= j; ma++) { hand[ma] = cur[ma]; }
+            }
+        }
+    }
+    return r_add(s, s);
+}
+
+// One element's share of dE: weight Re(dU conj(Y)), dU with the switching function.
+fn de_term(a: u32, e: u32, u: Complex, du: Complex, su: Real, sf: Real) -> Real {
+    let d = c_add(c_scale(u, su), c_scale(du, sf));
+    let y = ld_y(a, e);
+    return r_mul(coef(OFF_WEIGHT + e), r_fma(d.re, y.re, r_mul(d.im, y.im)));
 }
 
 // (item, sub-index) of invocation id over n items of m sub-indices.
@@ -285,11 +366,22 @@ fn u_sums(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     u_sum(q.x, q.y);
 }
 
+// reorder: a workgroup takes YTILE_ATOMS atoms by WG / YTILE_ATOMS adjacent
+// elements, whose terms read overlapping rows of the same atoms' U, so the
+// workgroup's loads meet in L1 (the others take id as split says).
 @compute @workgroup_size(WG)
 fn y_elems(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let id = linear_id(gid, nwg);
-    let q = split(id, BATCH, NY);
-    if (id >= BATCH * NY || q.x >= batch.y) { return; }
+    var q = split(id, BATCH, NY);
+    if (REORDER) {
+        let groups = (BATCH + YTILE_ATOMS - 1u) / YTILE_ATOMS;
+        let w = id / WG;
+        let r = id % WG;
+        q = vec2<u32>((w % groups) * YTILE_ATOMS + r % YTILE_ATOMS, (w / groups) * (WG / YTILE_ATOMS) + r / YTILE_ATOMS);
+    } else if (id >= BATCH * NY) {
+        return;
+    }
+    if (q.x >= batch.y || q.y >= NY) { return; }
     y_elem(q.x, q.y);
 }
 
@@ -307,6 +399,14 @@ fn de_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     let q = split(id, NPB, 3u);
     if (id >= NPB * 3u || q.x >= batch.y * NNBR) { return; }
     de_pair(q.x, q.y);
+}
+
+@compute @workgroup_size(WG)
+fn de_fused(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let id = linear_id(gid, nwg);
+    let q = split(id, NPB, 3u);
+    if (id >= NPB * 3u || q.x >= batch.y * NNBR) { return; }
+    fij[3u * gpair(q.x) + q.y] = r_store(de_fused_pair(q.x, q.y));
 }
 
 // f[i] += fij of its own pairs, f[j] -= fij of the pairs naming j (the

@@ -81,9 +81,10 @@ fn every_variant_and_kernel_matches_the_cpu_reference() {
         let req = Request::default()
             .set("size", "small")
             .set("twojmax", twoj)
-            .set("variant", "baseline,collapse,column-major,reorder")
+            .set("variant", "baseline,collapse,column-major,reorder,fused")
             .precisions(&ps);
-        assert_passed(&run(&gpu, &req), ps.len() * 5 * 4);
+        // Five kernels a variant, but fused has no compute_dU.
+        assert_passed(&run(&gpu, &req), ps.len() * (5 * 4 + 4));
     }
 }
 
@@ -99,9 +100,9 @@ fn twojmax_14_reference_file() {
     let req = Request::default()
         .set("refdata", "../assets/testsnap/2J14_n100_W.json")
         .set("kernel", "force")
-        .set("variant", "reorder")
+        .set("variant", "reorder,fused")
         .precisions(&[Precision::F32, double]);
-    for (label, rms) in assert_passed(&run(&gpu, &req), 2) {
+    for (label, rms) in assert_passed(&run(&gpu, &req), 4) {
         eprintln!("2J14_n100 {label}: RMS |F| deviation {rms:.3e} eV/A");
     }
 }
@@ -113,12 +114,12 @@ fn batches_cover_every_atom() {
         .set("size", "small")
         .set("twojmax", "4")
         .set("kernel", "force")
-        .set("variant", "baseline,reorder")
+        .set("variant", "baseline,reorder,fused")
         .set("batch", "10")
         .set("steps", "2")
         .precisions(&[Precision::Df64]);
     let out = run(&gpu, &req);
-    assert_passed(&out, 2);
+    assert_passed(&out, 3);
     if let Outcome::Done(r) = &out[0] {
         assert_eq!(r.metrics.get("batches"), Some(&6.0));
         // The seed's profile table: each kernel's share of the validated call.

@@ -126,6 +126,7 @@ impl CpuKernel for SnapCpu {
             &self.config,
             self.steps,
             Precision::F64,
+            false,
         )
     }
 }

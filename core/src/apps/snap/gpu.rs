@@ -4,8 +4,10 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use super::plan::Plan;
+use super::plan::{Plan, dulist_reals};
 use super::sna::{self, C, Config};
+use super::stage::{StageRefs, stage_inputs};
+use super::{DULIST, FIJ, FORCE, ULIST, UTOT, YLIST};
 use super::{Dims, KernelName, Layout, Params, encode_inputs, model, problem, spec, tolerance};
 use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::error::{Error, Result};
@@ -20,14 +22,6 @@ enum Expected {
     /// force: forces on every atom, from the reference file (true) or the CPU.
     Forces(Vec<f64>, bool),
 }
-
-// Bindings of the outputs (0 and 1 are the inputs, 8 the batch uniform).
-const ULIST: usize = 2;
-const DULIST: usize = 3;
-const UTOT: usize = 4;
-const YLIST: usize = 5;
-const FIJ: usize = 6;
-const FORCE: usize = 7;
 
 /// A case prepared on the GPU.
 pub(super) struct SnapGpu {
@@ -51,88 +45,13 @@ pub(super) struct SnapGpu {
     model: Model,
 }
 
-/// The CPU f64 reference of the kernels timed alone, made once per problem
-/// and shared by every precision, variant and workgroup size: at 2J = 14
-/// the atom states take a second and the dU of every pair seconds more.
-struct StageRefs {
-    states: Vec<sna::AtomState>,
-    /// dU of every pair (3 x NY each), made for the first compute_dU or
-    /// compute_dE case.
-    du: OnceLock<Vec<Vec<C>>>,
-    /// fij of every pair (3 each), made for the first compute_dE case.
-    fij: OnceLock<Vec<f64>>,
-}
-
-impl StageRefs {
-    /// U of pair `q` (atom-major, `nnbr` pairs an atom).
-    fn ulist(&self, q: usize, nnbr: usize) -> &[C] {
-        &self.states[q / nnbr].ulist[q % nnbr]
-    }
-
-    fn du(&self, config: &Config, t: &sna::Tables, geo: &[[f64; 8]]) -> &[Vec<C>] {
-        self.du.get_or_init(|| {
-            crate::parallel::collect(config.pairs(), |q| {
-                Config::pair_du(t, &geo[q], self.ulist(q, config.nnbr)).concat()
-            })
-        })
-    }
-
-    fn fij(&self, config: &Config, t: &sna::Tables, geo: &[[f64; 8]]) -> &[f64] {
-        self.fij.get_or_init(|| {
-            let du = self.du(config, t, geo);
-            let ny = t.ny();
-            let per_pair = crate::parallel::collect(config.pairs(), |q| {
-                let y = &self.states[q / config.nnbr].y;
-                du[q]
-                    .chunks_exact(ny)
-                    .map(|dk| t.de(dk, y))
-                    .collect::<Vec<_>>()
-            });
-            per_pair.concat()
-        })
-    }
-}
-
-/// A kernel timed alone: uploads the inputs the CPU reference gives it, so
-/// it runs without the kernels before it (each slot filled straight from
-/// the reference's arrays in the case's layout and precision).
-fn stage_inputs(
-    gpu: &Gpu,
-    params: &Params,
-    (config, t, geo): (&Config, &sna::Tables, &[[f64; 8]]),
-    refs: &StageRefs,
-    layout: Layout,
-    buffers: &[wgpu::Buffer],
-) -> Result<()> {
-    let (p, ny, nnbr) = (params.precision, t.ny(), config.nnbr);
-    let upload = |buf: usize, n: usize, ne: usize, value: &(dyn Fn(usize, usize) -> C + Sync)| {
-        let bytes = p.encode_with(2 * n * ne, |j| {
-            let (item, e) = layout.item(j / 2, n, ne);
-            let c = value(item, e);
-            [c.re, c.im][j % 2]
-        });
-        gpu.write(&buffers[buf], 0, &bytes)
-    };
-    let (atoms, pairs) = (config.nlocal, config.pairs());
-    match params.kernel {
-        KernelName::ComputeU | KernelName::Force => Ok(()),
-        KernelName::ComputeY => upload(UTOT, atoms, ny, &|a, e| refs.states[a].utot[e]),
-        KernelName::ComputeDu => upload(ULIST, pairs, ny, &|q, e| refs.ulist(q, nnbr)[e]),
-        KernelName::ComputeDe => {
-            let du = refs.du(config, t, geo);
-            upload(DULIST, pairs, 3 * ny, &|q, e| du[q][e])?;
-            upload(YLIST, atoms, ny, &|a, e| refs.states[a].y[e])
-        }
-    }
-}
-
 /// The buffers of a case, in binding order: the inputs and tables, then
 /// the scratch arrays of one batch and the forces, poisoned.
 fn buffers(
     gpu: &Gpu,
     p: Precision,
-    config: &Config,
-    ny: usize,
+    (config, layout): (&Config, Layout),
+    (ny, nu): (usize, usize),
     batch: usize,
     (inp, tab): (&[f64], &[u32]),
 ) -> Result<Vec<wgpu::Buffer>> {
@@ -144,8 +63,13 @@ fn buffers(
         gpu.storage_init("snap-inp", &p.encode(inp))?,
         gpu.storage_init("snap-tab", bytemuck::cast_slice(tab))?,
         gpu.storage_poisoned("snap-ulist", cplx(npb * ny), &poison)?,
-        gpu.storage_poisoned("snap-dulist", cplx(3 * npb * ny), &poison)?,
-        gpu.storage_poisoned("snap-utot", cplx(batch * ny), &poison)?,
+        // fused stores no dU: one element keeps the binding valid.
+        gpu.storage_poisoned(
+            "snap-dulist",
+            cplx((npb * ny * dulist_reals(layout) / 2).max(1)),
+            &poison,
+        )?,
+        gpu.storage_poisoned("snap-utot", cplx(batch * nu), &poison)?,
         gpu.storage_poisoned("snap-ylist", cplx(batch * ny), &poison)?,
         gpu.storage_poisoned("snap-fij", 3 * config.pairs() as u64 * rb, &poison)?,
         gpu.storage_poisoned("snap-force", 3 * config.ntotal as u64 * rb, &poison)?,
@@ -191,13 +115,7 @@ impl Shared {
     /// The CPU reference of the kernels timed alone.
     fn stages(&self, t: &sna::Tables, geo: &[[f64; 8]]) -> Arc<StageRefs> {
         self.stages
-            .get_or_init(|| {
-                Arc::new(StageRefs {
-                    states: self.config.states(t, geo),
-                    du: OnceLock::new(),
-                    fij: OnceLock::new(),
-                })
-            })
+            .get_or_init(|| Arc::new(StageRefs::new(self.config.states(t, geo))))
             .clone()
     }
 }
@@ -238,7 +156,7 @@ impl SnapGpu {
             Some(sh) => Some((gpu.pipeline(&module, "gather", &binds)?, sh)),
             None => None,
         };
-        let buffers = buffers(gpu, p, &config, ny, batch, (&inp, &tab))?;
+        let buffers = buffers(gpu, p, (&config, layout), (ny, t.nu()), batch, (&inp, &tab))?;
         let expected = match &shared.file_forces {
             Some(f) if params.kernel == KernelName::Force => Expected::Forces(f.clone(), true),
             _ if params.kernel == KernelName::Force => Expected::Forces(shared.forces(), false),
@@ -283,7 +201,7 @@ impl SnapGpu {
             .as_ref()
             .and_then(|_| Profile::new(gpu, plan.batches.len()));
         Ok(SnapGpu {
-            model: model(params.kernel, &t, &config, steps, p),
+            model: model(params.kernel, &t, &config, steps, p, layout.fused),
             ny,
             precision: p,
             kernel: params.kernel,
@@ -510,14 +428,17 @@ impl Kernel for SnapGpu {
         let (atoms, pairs) = (self.config.nlocal, self.config.pairs());
         let states = &refs.states;
         match self.kernel {
-            KernelName::ComputeU => self
-                .compare_items(out[0], (atoms, ny), |a, e| states[a].utot[e], "total U")
-                .and(self.compare_items(
-                    out[1],
-                    (pairs, ny),
-                    |q, e| refs.ulist(q, nnbr)[e],
-                    "U of every pair",
-                )),
+            KernelName::ComputeU => {
+                let full = refs.utot_full(&self.config.tables());
+                let nu = full.first().map_or(0, Vec::len);
+                self.compare_items(out[0], (atoms, nu), |a, f| full[a][f], "total U (whole)")
+                    .and(self.compare_items(
+                        out[1],
+                        (pairs, ny),
+                        |q, e| refs.ulist(q, nnbr)[e],
+                        "U of every pair",
+                    ))
+            }
             KernelName::ComputeY => {
                 self.compare_items(out[0], (atoms, ny), |a, e| states[a].y[e], "Y")
             }

@@ -25,6 +25,7 @@ pub mod lattice;
 mod plan;
 pub mod refdata;
 pub mod sna;
+mod stage;
 
 use crate::app::{App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, wg_param};
 use crate::apps::common::{fresh_rng, parse_size};
@@ -39,6 +40,14 @@ use gpu::SnapGpu;
 use sna::{Config, Tables};
 
 const SOURCE: &str = include_str!("../../../../shaders/snap/snap.wgsl");
+
+// Bindings of the outputs (0 and 1 are the inputs, 8 the batch uniform).
+const ULIST: usize = 2;
+const DULIST: usize = 3;
+const UTOT: usize = 4;
+const YLIST: usize = 5;
+const FIJ: usize = 6;
+const FORCE: usize = 7;
 
 choice! {
     /// The four kernels of a force call, and the whole call.
@@ -74,6 +83,9 @@ choice! {
         ColumnMajor = "column-major",
         /// Column-major, atom fastest among the invocations.
         Reorder = "reorder",
+        /// Reorder, with compute_dU and compute_dE one kernel that never
+        /// stores dU (its compute_dE is that kernel; it has no compute_dU).
+        Fused = "fused",
     }
 }
 
@@ -182,7 +194,7 @@ impl App for Snap {
             },
             ParamSpec {
                 name: "variant",
-                help: "baseline (invocation per atom), collapse (atom, neighbour and index loops in the dispatch), column-major (atom fastest in memory), reorder (column-major, atom fastest among invocations)",
+                help: "baseline (invocation per atom), collapse (atom, neighbour and index loops in the dispatch), column-major (atom fastest in memory), reorder (column-major, atom fastest among invocations), fused (reorder, compute_dU and compute_dE one kernel that never stores dU: its compute_dE times both, and it has no compute_dU case)",
                 kind: ParamKind::Choice(Variant::NAMES),
                 default: "reorder",
             },
@@ -229,7 +241,7 @@ impl App for Snap {
     fn sweep_defaults(&self) -> Vec<(&'static str, &'static str)> {
         vec![
             ("kernel", "force"),
-            ("variant", "baseline,collapse,column-major,reorder"),
+            ("variant", "baseline,collapse,column-major,reorder,fused"),
             ("wg", "32,64,128,256"),
         ]
     }
@@ -268,16 +280,27 @@ impl App for Snap {
             refdata: path,
             wg: 1,
         };
-        Ok(Grid::new(base)
+        let points: Vec<Params> = Grid::new(base)
             .axis(&r.precisions, |c, p| c.precision = p)
             .axis(&twojs, |c, t| c.twojmax = t)
             .axis(&r.choices(), |c, k| c.kernel = k)
             .axis(&r.choices(), |c, v| c.variant = v)
             .axis(&r.wgs(caps)?, |c, wg| c.wg = wg)
-            .points()
+            .points();
+        // fused has no compute_dU of its own: the grid drops that pair, and
+        // a request of nothing else is an error.
+        let cases: Vec<Case> = points
             .iter()
+            .filter(|p| !(p.variant == Variant::Fused && p.kernel == KernelName::ComputeDu))
             .map(Params::case)
-            .collect())
+            .collect();
+        if cases.is_empty() && !points.is_empty() {
+            return Err(Error::bad_param(
+                "variant",
+                "fused stores no dU, so it has no compute_dU: time compute_dE (dU and dE together) or force",
+            ));
+        }
+        Ok(cases)
     }
 
     fn prepare(&self, gpu: &Gpu, case: &Case) -> Result<Box<dyn Kernel>> {
@@ -320,14 +343,17 @@ struct Layout {
     colmajor: bool,
     /// Atom (pair) index fastest among the invocations of a 2-D loop.
     reorder: bool,
+    /// compute_dU and compute_dE one kernel, dU never stored.
+    fused: bool,
 }
 
 impl Layout {
     fn of(variant: Variant) -> Layout {
         Layout {
             collapsed: variant != Variant::Baseline,
-            colmajor: matches!(variant, Variant::ColumnMajor | Variant::Reorder),
-            reorder: variant == Variant::Reorder,
+            colmajor: !matches!(variant, Variant::Baseline | Variant::Collapse),
+            reorder: matches!(variant, Variant::Reorder | Variant::Fused),
+            fused: variant == Variant::Fused,
         }
     }
 
@@ -353,6 +379,7 @@ impl Layout {
 struct Dims {
     twoj: u32,
     ny: u32,
+    nu: u32,
     nnbr: u32,
     batch: u32,
     nlocal: u32,
@@ -377,6 +404,7 @@ impl Dims {
         Dims {
             twoj: t.twojmax,
             ny: t.ny() as u32,
+            nu: t.nu() as u32,
             nnbr: nnbr as u32,
             batch: batch as u32,
             nlocal: nlocal as u32,
@@ -392,6 +420,8 @@ fn spec(p: Precision, wg: u32, d: &Dims, l: Layout) -> ShaderSpec {
         .with_u32("WG", wg)
         .with_u32("TWOJ", d.twoj)
         .with_u32("NY", d.ny)
+        .with_u32("NU", d.nu)
+        .with_u32("YTILE_ATOMS", plan::y_tile(wg).0)
         .with_u32("NNBR", d.nnbr)
         .with_u32("BATCH", d.batch)
         .with_u32("NPB", d.batch * d.nnbr)
@@ -445,32 +475,56 @@ fn encode_inputs(t: &Tables, c: &Config, geo: &[[f64; 8]]) -> (Vec<f64>, Vec<u32
 }
 
 /// Work of one run of `kernel` from the tables: complex multiplies and adds
-/// as the kernels do them (6 and 2 flops, 2 for a real scale).
-fn model(kernel: KernelName, t: &Tables, c: &Config, steps: u64, p: Precision) -> Model {
+/// as the kernels do them (6 and 2 flops, 2 for a real scale). fused moves
+/// compute_dU's work into compute_dE and its traffic to U and Y alone.
+fn model(
+    kernel: KernelName,
+    t: &Tables,
+    c: &Config,
+    steps: u64,
+    p: Precision,
+    fused: bool,
+) -> Model {
     let (ny, pairs, atoms) = (t.ny() as f64, c.pairs() as f64, c.nlocal as f64);
+    let nu = t.nu() as f64;
     let rb = p.real_bytes() as f64;
     let y_flops: f64 = t
         .terms
         .iter()
         .map(|x| x.nb as f64 * (x.na as f64 * 10.0 + 4.0) + 4.0)
         .sum();
+    let du = Model {
+        flops: pairs * 3.0 * ny * 44.0,
+        bytes: (pairs * 8.0 + 2.0 * pairs * ny + 6.0 * pairs * ny) * rb,
+    };
+    let de = Model {
+        flops: pairs * 3.0 * ny * 6.0,
+        bytes: (6.0 * pairs * ny + 2.0 * atoms * ny + 3.0 * pairs) * rb,
+    };
+    let (du, de) = if fused {
+        let bytes = (pairs * 8.0 + 2.0 * pairs * ny + 2.0 * atoms * ny + 3.0 * pairs) * rb;
+        let flops = du.flops + de.flops;
+        (
+            Model {
+                flops: 0.0,
+                bytes: 0.0,
+            },
+            Model { flops, bytes },
+        )
+    } else {
+        (du, de)
+    };
     let stages = [
         Model {
             flops: pairs * ny * 18.0 + atoms * ny * c.nnbr as f64 * 4.0,
-            bytes: (pairs * 8.0 + 2.0 * pairs * ny + 2.0 * atoms * ny) * rb,
+            bytes: (pairs * 8.0 + 2.0 * pairs * ny + 2.0 * atoms * nu) * rb,
         },
         Model {
             flops: atoms * y_flops,
-            bytes: 4.0 * atoms * ny * rb,
+            bytes: (2.0 * atoms * nu + 2.0 * atoms * ny) * rb,
         },
-        Model {
-            flops: pairs * 3.0 * ny * 44.0,
-            bytes: (pairs * 8.0 + 2.0 * pairs * ny + 6.0 * pairs * ny) * rb,
-        },
-        Model {
-            flops: pairs * 3.0 * ny * 6.0,
-            bytes: (6.0 * pairs * ny + 2.0 * atoms * ny + 3.0 * pairs) * rb,
-        },
+        du,
+        de,
     ];
     match kernel {
         KernelName::Force => Model {

@@ -40,9 +40,16 @@ impl Plan {
                     vec![("u_pairs", shape(npb)?), ("u_sums", shape(batch * ny)?)]
                 }
                 (KernelName::ComputeY, false) => vec![("y_atom", shape(batch)?)],
+                (KernelName::ComputeY, true) if layout.reorder => {
+                    let (atoms, elems) = y_tile(params.wg);
+                    let tiles = batch.div_ceil(atoms as usize) * ny.div_ceil(elems as usize);
+                    vec![("y_elems", shape(tiles * params.wg as usize)?)]
+                }
                 (KernelName::ComputeY, true) => vec![("y_elems", shape(batch * ny)?)],
+                (KernelName::ComputeDu, _) if layout.fused => vec![],
                 (KernelName::ComputeDu, false) => vec![("du_atom", shape(batch)?)],
                 (KernelName::ComputeDu, true) => vec![("du_pairs", shape(3 * npb)?)],
+                (_, _) if layout.fused => vec![("de_fused", shape(3 * npb)?)],
                 (_, false) => vec![("de_atom", shape(batch)?)],
                 (_, true) => vec![("de_pairs", shape(3 * npb)?)],
             };
@@ -64,10 +71,25 @@ impl Plan {
     }
 }
 
+/// Reals of dU a pair holds, over NY: 3 complex, none when fused.
+pub(super) fn dulist_reals(layout: Layout) -> usize {
+    if layout.fused { 0 } else { 6 }
+}
+
+/// (atoms, elements) of one compute_Y workgroup of `wg` invocations in the
+/// reorder variant: a warp's width of atoms (NVIDIA's; AMD's is two of
+/// them), so each warp keeps the atom-fastest loads of the variant.
+pub(super) fn y_tile(wg: u32) -> (u32, u32) {
+    let atoms = wg.min(32);
+    (atoms, wg / atoms)
+}
+
 /// Atoms per batch: the request, else as many as the largest scratch array
 /// (dU: 3 x NY complex per pair) lets one binding hold.
 fn batch_atoms(params: &Params, c: &Config, ny: usize, caps: &Capabilities) -> Result<usize> {
-    let per_atom = (c.nnbr * ny * 6) as u64 * params.precision.real_bytes();
+    // The largest scratch array: dU, or (fused) U of every pair.
+    let per_pair = dulist_reals(Layout::of(params.variant)).max(2);
+    let per_atom = (c.nnbr * ny * per_pair) as u64 * params.precision.real_bytes();
     let max = caps.max_storage_binding.min(caps.max_buffer);
     let fit = (max / per_atom) as usize;
     if fit == 0 {

@@ -152,6 +152,34 @@ fn layouts_map_every_slot_to_one_element() {
     }
 }
 
+/// fused's compute_dE is dU and dE together: the grid drops its compute_dU,
+/// and a request of that alone is refused before any work.
+#[test]
+fn fused_has_no_compute_du() {
+    let caps = Capabilities {
+        max_workgroup_invocations: 256,
+        ..Default::default()
+    };
+    let req = Request::default()
+        .set("size", "small")
+        .set("twojmax", "2")
+        .set("variant", "reorder,fused")
+        .precisions(&[Precision::F64]);
+    let kernels: Vec<String> = Snap
+        .cases(&req, &caps)
+        .expect("cases")
+        .iter()
+        .map(|c| format!("{}/{}", c.kernel, c.text("variant")))
+        .collect();
+    assert_eq!(kernels.len(), 9, "{kernels:?}");
+    assert!(!kernels.contains(&"compute_dU/fused".to_string()));
+    let alone = req.set("variant", "fused").set("kernel", "compute_dU");
+    assert!(matches!(
+        Snap.cases(&alone, &caps),
+        Err(crate::Error::BadParameter { .. })
+    ));
+}
+
 #[test]
 fn cases_take_2j_and_atoms_from_a_reference_file() {
     let caps = Capabilities {

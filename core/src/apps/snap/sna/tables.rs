@@ -228,6 +228,23 @@ impl Tables {
         self.elems.len()
     }
 
+    /// Elements of a fully stored U-like array: (j + 1)^2 a layer.
+    pub fn nu(&self) -> usize {
+        (0..=self.twojmax as usize).map(|j| (j + 1) * (j + 1)).sum()
+    }
+
+    /// A half-stored array written out whole, layer by layer, row by row
+    /// (the GPU's layout of the total U).
+    pub fn full(&self, half: &[C]) -> Vec<C> {
+        let mut v = Vec::with_capacity(self.nu());
+        for j in 0..=self.twojmax {
+            for mb in 0..=j {
+                v.extend((0..=j).map(|ma| self.get(half, j, mb, ma)));
+            }
+        }
+        v
+    }
+
     fn h(&self, j: u32, mb: u32, ma: u32) -> usize {
         (self.hblock[j as usize] + mb * (j + 1) + ma) as usize
     }
