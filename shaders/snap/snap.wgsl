@@ -401,12 +401,17 @@ fn de_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     de_pair(q.x, q.y);
 }
 
+// The three directions of 32 pairs run as three consecutive groups of 32
+// invocations (warps on NVIDIA), side by side, so each pair's U and its
+// atom's Y come from memory about once for all three.
 @compute @workgroup_size(WG)
 fn de_fused(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let id = linear_id(gid, nwg);
-    let q = split(id, NPB, 3u);
-    if (id >= NPB * 3u || q.x >= batch.y * NNBR) { return; }
-    fij[3u * gpair(q.x) + q.y] = r_store(de_fused_pair(q.x, q.y));
+    let group = id / 32u;
+    let p = (group / 3u) * 32u + id % 32u;
+    let k = group % 3u;
+    if (p >= batch.y * NNBR) { return; }
+    fij[3u * gpair(p) + k] = r_store(de_fused_pair(p, k));
 }
 
 // f[i] += fij of its own pairs, f[j] -= fij of the pairs naming j (the

@@ -49,7 +49,7 @@ impl Plan {
                 (KernelName::ComputeDu, _) if layout.fused => vec![],
                 (KernelName::ComputeDu, false) => vec![("du_atom", shape(batch)?)],
                 (KernelName::ComputeDu, true) => vec![("du_pairs", shape(3 * npb)?)],
-                (_, _) if layout.fused => vec![("de_fused", shape(3 * npb)?)],
+                (_, _) if layout.fused => vec![("de_fused", shape(96 * npb.div_ceil(32))?)],
                 (_, false) => vec![("de_atom", shape(batch)?)],
                 (_, true) => vec![("de_pairs", shape(3 * npb)?)],
             };
