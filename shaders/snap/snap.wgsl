@@ -244,12 +244,11 @@ fn de_pair(p: u32, k: u32) {
     fij[3u * gpair(p) + k] = r_store(r_add(s, s));
 }
 
-// compute_dU and compute_dE in one (variant fused): u_pair's and
-// du_pair's recursions run again row by row in private rows, each row's dE
-// taken as it is made, so dU is never stored and U of the pair never read.
-// Rows of equal mb form a chain: row (j, mb) needs row (j-1, mb), and a
-// chain's first row (2 mb, mb) the mirror of the previous chain's second
-// row (2 mb - 1, mb - 1), kept aside in hu and hd.
+// compute_dU and compute_dE in one (variant fused): du_pair's recursion
+// run row by row in two private rows, each row's dE taken as it is made, so
+// dU is never stored. Rows of equal mb form a chain: row (j, mb) needs row
+// (j-1, mb), and a chain's first row (2 mb, mb) the mirror of the previous
+// chain's second row (2 mb - 1, mb - 1), kept aside in `hand`.
 fn de_fused_pair(p: u32, k: u32) -> Real {
     let gp = gpair(p);
     let a = p / NNBR;
@@ -261,30 +260,23 @@ fn de_fused_pair(p: u32, k: u32) -> Real {
     let cdb = c_conj(dk.b);
     let su = r_div(r_mul(geo(gp, 7u), geo(gp, k)), geo(gp, 3u));
     let sf = geo(gp, 6u);
-    // U and dU of the current row, and of the next chain's start.
-    var cu: array<Complex, TWOJ + 1u>;
-    var cd: array<Complex, TWOJ + 1u>;
-    var hu: array<Complex, TWOJ + 1u>;
-    var hd: array<Complex, TWOJ + 1u>;
+    var cur: array<Complex, TWOJ + 1u>;
+    var hand: array<Complex, TWOJ + 1u>;
     // Row (0, 0): U = 1, dU = 0.
-    cu[0] = c_new(r_one(), r_zero());
-    cd[0] = c_zero();
-    var s = de_term(a, 0u, cu[0], cd[0], su, sf);
+    cur[0] = c_zero();
+    var s = de_term(a, 0u, ld_u(p, 0u), cur[0], su, sf);
     for (var mb = 0u; 2u * mb <= TWOJ; mb++) {
         var j = max(2u * mb, 1u);
         if (mb > 0u) {
             for (var ma = 0u; ma < j; ma++) {
-                cu[ma] = c_conj(hu[j - 1u - ma]);
-                cd[ma] = c_conj(hd[j - 1u - ma]);
-                if (((mb + ma) & 1u) == 1u) {
-                    cu[ma] = c_neg(cu[ma]);
-                    cd[ma] = c_neg(cd[ma]);
-                }
+                cur[ma] = c_conj(hand[j - 1u - ma]);
+                if (((mb + ma) & 1u) == 1u) { cur[ma] = c_neg(cur[ma]); }
             }
         }
         for (; j <= TWOJ; j++) {
+            let prev = row(j - 1u, mb);
             let e0 = tab[j] + mb * (j + 1u);
-            // Downwards, so row[ma - 1] is still the previous row's when read.
+            // Downwards, so cur[ma - 1] is still the previous row's when read.
             var pu_hi = c_zero();
             var pdu_hi = c_zero();
             for (var m = 0u; m <= j; m++) {
@@ -292,32 +284,19 @@ fn de_fused_pair(p: u32, k: u32) -> Real {
                 var pu_lo = c_zero();
                 var pdu_lo = c_zero();
                 if (ma > 0u) {
-                    pu_lo = cu[ma - 1u];
-                    pdu_lo = cd[ma - 1u];
+                    pu_lo = row_u(p, prev, ma - 1u);
+                    pdu_lo = cur[ma - 1u];
                 }
-                var u = c_zero();
-                var du = c_zero();
-                if (ma < j) {
-                    let r = rootpq(j - ma, j - mb);
-                    u = c_scale(c_mul(ca, pu_hi), r);
-                    du = c_scale(c_fma(ca, pdu_hi, c_mul(cda, pu_hi)), r);
-                }
-                if (ma > 0u) {
-                    let r = rootpq(ma, j - mb);
-                    u = c_sub(u, c_scale(c_mul(cb, pu_lo), r));
-                    du = c_sub(du, c_scale(c_fma(cb, pdu_lo, c_mul(cdb, pu_lo)), r));
-                }
-                cu[ma] = u;
-                cd[ma] = du;
-                s = r_add(s, de_term(a, e0 + ma, u, du, su, sf));
+                var v = c_zero();
+                if (ma < j) { v = c_scale(c_fma(ca, pdu_hi, c_mul(cda, pu_hi)), rootpq(j - ma, j - mb)); }
+                if (ma > 0u) { v = c_sub(v, c_scale(c_fma(cb, pdu_lo, c_mul(cdb, pu_lo)), rootpq(ma, j - mb))); }
+                cur[ma] = v;
+                s = r_add(s, de_term(a, e0 + ma, ld_u(p, e0 + ma), v, su, sf));
                 pu_hi = pu_lo;
                 pdu_hi = pdu_lo;
             }
             if (j == 2u * mb + 1u) {
-                for (var ma = 0u; ma <= j; ma++) {
-                    hu[ma] = cu[ma];
-                    hd[ma] = cd[ma];
-                }
+                for (var ma = 0u; ma <= j; ma++) { hand[ma] = cur[ma]; }
             }
         }
     }
@@ -423,8 +402,8 @@ fn de_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
 }
 
 // The three directions of 32 pairs run as three consecutive groups of 32
-// invocations (warps on NVIDIA), side by side, so their atoms' Y come from
-// memory about once for all three.
+// invocations (warps on NVIDIA), side by side, so each pair's U and its
+// atom's Y come from memory about once for all three.
 @compute @workgroup_size(WG)
 fn de_fused(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let id = linear_id(gid, nwg);

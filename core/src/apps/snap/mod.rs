@@ -476,8 +476,7 @@ fn encode_inputs(t: &Tables, c: &Config, geo: &[[f64; 8]]) -> (Vec<f64>, Vec<u32
 
 /// Work of one run of `kernel` from the tables: complex multiplies and adds
 /// as the kernels do them (6 and 2 flops, 2 for a real scale). fused moves
-/// compute_dU's work into compute_dE, with U of each pair made again, and
-/// its traffic to Y alone.
+/// compute_dU's work into compute_dE and its traffic to U and Y alone.
 fn model(
     kernel: KernelName,
     t: &Tables,
@@ -503,9 +502,8 @@ fn model(
         bytes: (6.0 * pairs * ny + 2.0 * atoms * ny + 3.0 * pairs) * rb,
     };
     let (du, de) = if fused {
-        // U of the pair is computed again, not read.
-        let bytes = (pairs * 8.0 + 2.0 * atoms * ny + 3.0 * pairs) * rb;
-        let flops = du.flops + de.flops + pairs * 3.0 * ny * 18.0;
+        let bytes = (pairs * 8.0 + 2.0 * pairs * ny + 2.0 * atoms * ny + 3.0 * pairs) * rb;
+        let flops = du.flops + de.flops;
         (
             Model {
                 flops: 0.0,

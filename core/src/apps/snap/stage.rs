@@ -99,6 +99,7 @@ pub(super) fn stage_inputs(
         }
         KernelName::ComputeDu => upload(ULIST, pairs, ny, &|q, e| refs.ulist(q, nnbr)[e]),
         KernelName::ComputeDe if layout.fused => {
+            upload(ULIST, pairs, ny, &|q, e| refs.ulist(q, nnbr)[e])?;
             upload(YLIST, atoms, ny, &|a, e| refs.states[a].y[e])
         }
         KernelName::ComputeDe => {
