@@ -4,6 +4,7 @@
 //   TWOJ, NY           2J and the half elements of a U-like array (rows 2 mb <= j)
 //   NU                 the full elements of the total U (every row)
 //   YTILE_ATOMS        atoms of one compute_Y workgroup in the reorder variant
+//   NYP                compute_Y's element slots in reorder: (ma, ma + 1) pairs of a row
 //   NNBR               neighbours per atom
 //   BATCH, NPB         atoms and pairs of one batch (the scratch arrays hold one batch)
 //   NLOCAL, NTOTAL     atoms owning neighbour lists, atoms receiving forces
@@ -18,7 +19,7 @@
 // x, y, z, r, z0, dz0/dr, sfac, dsfac/dr (the host evaluates the trigonometry).
 @group(0) @binding(0) var<storage, read> inp: array<RealStore>;
 // u32: layer starts, Y term ranges, terms (4 words each), element (j, mb, ma),
-// then the reverse neighbour lists for the gather.
+// compute_Y's element slots, then the reverse neighbour lists for the gather.
 @group(0) @binding(1) var<storage, read> tab: array<u32>;
 // The U-like scratch arrays hold complex numbers as (re, im) pairs, bound
 // as vectors so each moves in one load or store instead of two (the same
@@ -194,6 +195,66 @@ fn y_elem(a: u32, e: u32) {
     ylist[cix(a, e, BATCH, NY)] = c_pack(y);
 }
 
+// compute_Y of elements (j, mb, ma) and (j, mb, ma + 1) together (`two`),
+// or of (j, mb, ma) alone. Both have the same terms and mb ranges; in a
+// term's inner sum ma1 + ma2 = ma + c for the first and ma + 1 + c for the
+// second, so one walk over ma1 serves both: the first's ma2 is the second's
+// ma2 - 1, and each step loads one u1 and one u2 for two products.
+fn y_pair(a: u32, e: u32, two: bool) {
+    let j = i32(elem(e).x);
+    let ma = i32(elem(e).z);
+    var ya = c_zero();
+    var yb = c_zero();
+    for (var t = tab[OFF_YSTART + e]; t < tab[OFF_YSTART + e + 1u]; t++) {
+        let w0 = tab[OFF_TERMS + 4u * t];
+        let cg = i32(OFF_CG + tab[OFF_TERMS + 4u * t + 1u]);
+        let wb = tab[OFF_TERMS + 4u * t + 3u];
+        let j1 = i32(w0 & 255u);
+        let j2 = i32(w0 >> 8u);
+        let mb1min = wb & 255u;
+        let mb2max = (wb >> 8u) & 255u;
+        let nb = wb >> 16u;
+        let sum = ma + (j1 + j2 - j) / 2;
+        let lo = max(0, sum - j2);
+        let hi = min(j1, sum + i32(two));
+        var u1 = full(u32(j1), mb1min, 0u);
+        var u2 = full(u32(j2), mb2max, 0u);
+        var cgb = u32(cg) + mb1min * u32(j2 + 1) + mb2max;
+        var za = c_zero();
+        var zb = c_zero();
+        for (var ib = 0u; ib < nb; ib++) {
+            var sa = c_zero();
+            var sb = c_zero();
+            // u2 at the first's ma2 + 1, the second's ma2.
+            var u2b = c_zero();
+            if (sum - lo + 1 <= j2) { u2b = ld_ut(a, u2 + u32(sum - lo + 1)); }
+            var ci = cg + lo * j2 + sum;
+            for (var ma1 = lo; ma1 <= hi; ma1++) {
+                let ma2 = sum - ma1;
+                let x = ld_ut(a, u1 + u32(ma1));
+                var u2a = c_zero();
+                if (ma2 >= 0) {
+                    u2a = ld_ut(a, u2 + u32(ma2));
+                    sa = c_add(sa, c_scale(c_mul(x, u2a), coef(u32(ci))));
+                }
+                if (two && ma2 < j2) { sb = c_add(sb, c_scale(c_mul(x, u2b), coef(u32(ci + 1)))); }
+                u2b = u2a;
+                ci += j2;
+            }
+            za = c_add(za, c_scale(sa, coef(cgb)));
+            zb = c_add(zb, c_scale(sb, coef(cgb)));
+            u1 += u32(j1 + 1);
+            u2 -= u32(j2 + 1);
+            cgb += u32(j2);
+        }
+        let beta = coef(OFF_BETA + t);
+        ya = c_add(ya, c_scale(za, beta));
+        yb = c_add(yb, c_scale(zb, beta));
+    }
+    ylist[cix(a, e, BATCH, NY)] = c_pack(ya);
+    if (two) { ylist[cix(a, e + 1u, BATCH, NY)] = c_pack(yb); }
+}
+
 // compute_dU, one neighbour and direction: the recursion of u_pair
 // differentiated along k (product rule on both factors), then the switching
 // function: dU = dsfac u r_k / r + sfac du.
@@ -366,23 +427,28 @@ fn u_sums(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     u_sum(q.x, q.y);
 }
 
-// reorder: a workgroup takes YTILE_ATOMS atoms by WG / YTILE_ATOMS adjacent
-// elements, whose terms read overlapping rows of the same atoms' U, so the
-// workgroup's loads meet in L1 (the others take id as split says).
 @compute @workgroup_size(WG)
 fn y_elems(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let id = linear_id(gid, nwg);
-    var q = split(id, BATCH, NY);
-    if (REORDER) {
-        let groups = (BATCH + YTILE_ATOMS - 1u) / YTILE_ATOMS;
-        let w = id / WG;
-        let r = id % WG;
-        q = vec2<u32>((w % groups) * YTILE_ATOMS + r % YTILE_ATOMS, (w / groups) * (WG / YTILE_ATOMS) + r / YTILE_ATOMS);
-    } else if (id >= BATCH * NY) {
-        return;
-    }
-    if (q.x >= batch.y || q.y >= NY) { return; }
+    let q = split(id, BATCH, NY);
+    if (id >= BATCH * NY || q.x >= batch.y) { return; }
     y_elem(q.x, q.y);
+}
+
+// reorder: a workgroup takes YTILE_ATOMS atoms by WG / YTILE_ATOMS adjacent
+// element slots, whose terms read overlapping rows of the same atoms' U, so
+// the workgroup's loads meet in L1.
+@compute @workgroup_size(WG)
+fn y_tiles(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let id = linear_id(gid, nwg);
+    let groups = (BATCH + YTILE_ATOMS - 1u) / YTILE_ATOMS;
+    let w = id / WG;
+    let r = id % WG;
+    let a = (w % groups) * YTILE_ATOMS + r % YTILE_ATOMS;
+    let slot = (w / groups) * (WG / YTILE_ATOMS) + r / YTILE_ATOMS;
+    if (a >= batch.y || slot >= NYP) { return; }
+    let v = tab[OFF_YPAIRS + slot];
+    y_pair(a, v & 0xffffu, v > 0xffffu);
 }
 
 @compute @workgroup_size(WG)

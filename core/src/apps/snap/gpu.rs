@@ -130,7 +130,7 @@ impl SnapGpu {
         let config = shared.config.clone();
         let t = config.tables();
         let ny = t.ny();
-        let plan = Plan::new(params, &gpu.caps, &config, ny)?;
+        let plan = Plan::new(params, &gpu.caps, &config, &t)?;
         let batch = plan.batch;
         let geo = config.geometries();
         let (inp, tab) = encode_inputs(&t, &config, &geo);

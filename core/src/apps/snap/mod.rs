@@ -386,8 +386,10 @@ struct Dims {
     ntotal: u32,
     /// Reals: (cg, beta, weight, geometry).
     off_real: [u32; 4],
-    /// u32: (ystart, terms, elems, reverse lists).
-    off_tab: [u32; 4],
+    /// u32: (ystart, terms, elems, Y slots, reverse lists).
+    off_tab: [u32; 5],
+    /// compute_Y's element slots (reorder).
+    nyp: u32,
 }
 
 impl Dims {
@@ -400,7 +402,9 @@ impl Dims {
         let ystart = t.hblock.len() as u32;
         let terms = ystart + t.ystart.len() as u32;
         let elems = terms + 4 * t.terms.len() as u32;
-        let rev = elems + t.ny() as u32;
+        let ypairs = elems + t.ny() as u32;
+        let nyp = y_slots(t).len() as u32;
+        let rev = ypairs + nyp;
         Dims {
             twoj: t.twojmax,
             ny: t.ny() as u32,
@@ -410,7 +414,8 @@ impl Dims {
             nlocal: nlocal as u32,
             ntotal: ntotal as u32,
             off_real: [cg, beta, weight, geo],
-            off_tab: [ystart, terms, elems, rev],
+            off_tab: [ystart, terms, elems, ypairs, rev],
+            nyp,
         }
     }
 }
@@ -434,10 +439,24 @@ fn spec(p: Precision, wg: u32, d: &Dims, l: Layout) -> ShaderSpec {
         .with_u32("OFF_YSTART", d.off_tab[0])
         .with_u32("OFF_TERMS", d.off_tab[1])
         .with_u32("OFF_ELEMS", d.off_tab[2])
-        .with_u32("OFF_REV", d.off_tab[3])
+        .with_u32("OFF_YPAIRS", d.off_tab[3])
+        .with_u32("OFF_REV", d.off_tab[4])
+        .with_u32("NYP", d.nyp)
         .with("COLMAJOR", crate::shader::ConstValue::Bool(l.colmajor))
         .with("REORDER", crate::shader::ConstValue::Bool(l.reorder))
         .with_include(sources::GRID)
+}
+
+/// compute_Y's element slots in reorder: the first element of each
+/// (ma, ma + 1) pair of a row, with 1 << 16 when it has the second (a row
+/// of odd length ends with a slot of one).
+fn y_slots(t: &Tables) -> Vec<u32> {
+    t.elems
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m[2] % 2 == 0)
+        .map(|(e, &[j, _, ma])| e as u32 | u32::from(ma < j) << 16)
+        .collect()
 }
 
 /// The reals (coefficients, then per-pair geometry) and u32 tables the
@@ -459,6 +478,7 @@ fn encode_inputs(t: &Tables, c: &Config, geo: &[[f64; 8]]) -> (Vec<f64>, Vec<u32
         ]);
     }
     tab.extend(t.elems.iter().map(|&[j, mb, ma]| j | mb << 8 | ma << 16));
+    tab.extend(y_slots(t));
     // Reverse neighbour lists: the pairs naming each atom as neighbour.
     let mut named: Vec<Vec<u32>> = vec![Vec::new(); c.ntotal];
     for (pair, &j) in c.jlist.iter().enumerate() {

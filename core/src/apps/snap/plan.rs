@@ -1,8 +1,8 @@
 //! The launch plan of a snap case, computed without a device: the atoms per
 //! batch the binding limit allows, and the dispatches of each kernel stage.
 
-use super::sna::Config;
-use super::{KernelName, Layout, Params};
+use super::sna::{Config, Tables};
+use super::{KernelName, Layout, Params, y_slots};
 use crate::error::{Error, Result};
 use crate::gpu::{Capabilities, dispatch_shape};
 use crate::params::Choice;
@@ -21,9 +21,10 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    /// The plan of `params` for `config` (U-like arrays of `ny` half
-    /// elements) on an adapter with `caps`.
-    pub fn new(params: &Params, caps: &Capabilities, config: &Config, ny: usize) -> Result<Plan> {
+    /// The plan of `params` for `config` (with the tables `t` of its 2J)
+    /// on an adapter with `caps`.
+    pub fn new(params: &Params, caps: &Capabilities, config: &Config, t: &Tables) -> Result<Plan> {
+        let ny = t.ny();
         let batch = batch_atoms(params, config, ny, caps)?;
         let npb = batch * config.nnbr;
         let layout = Layout::of(params.variant);
@@ -41,9 +42,10 @@ impl Plan {
                 }
                 (KernelName::ComputeY, false) => vec![("y_atom", shape(batch)?)],
                 (KernelName::ComputeY, true) if layout.reorder => {
-                    let (atoms, elems) = y_tile(params.wg);
-                    let tiles = batch.div_ceil(atoms as usize) * ny.div_ceil(elems as usize);
-                    vec![("y_elems", shape(tiles * params.wg as usize)?)]
+                    let (atoms, slots) = y_tile(params.wg);
+                    let nyp = y_slots(t).len().div_ceil(slots as usize);
+                    let tiles = batch.div_ceil(atoms as usize) * nyp;
+                    vec![("y_tiles", shape(tiles * params.wg as usize)?)]
                 }
                 (KernelName::ComputeY, true) => vec![("y_elems", shape(batch * ny)?)],
                 (KernelName::ComputeDu, _) if layout.fused => vec![],

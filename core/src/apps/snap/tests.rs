@@ -213,7 +213,7 @@ fn cases_take_2j_and_atoms_from_a_reference_file() {
 #[test]
 fn plans_batch_the_force_kernel_only() {
     let config = lattice(2, 7);
-    let ny = config.tables().ny();
+    let tables = config.tables();
     let caps = Capabilities {
         max_storage_binding: 1 << 30,
         max_buffer: 1 << 30,
@@ -232,7 +232,7 @@ fn plans_batch_the_force_kernel_only() {
         refdata: String::new(),
         wg: 64,
     };
-    let plan = plan::Plan::new(&force, &caps, &config, ny).expect("plan");
+    let plan = plan::Plan::new(&force, &caps, &config, &tables).expect("plan");
     assert_eq!(plan.batches, [(0, 20), (20, 20), (40, 14)]);
     assert_eq!(plan.stages.len(), 4);
     assert!(plan.gather.is_some());
@@ -240,7 +240,7 @@ fn plans_batch_the_force_kernel_only() {
         kernel: KernelName::ComputeY,
         ..force
     };
-    match plan::Plan::new(&alone, &caps, &config, ny) {
+    match plan::Plan::new(&alone, &caps, &config, &tables) {
         Err(crate::Error::BadParameter { name, .. }) => assert_eq!(name, "batch"),
         other => panic!("{other:?}"),
     }
