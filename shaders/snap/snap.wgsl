@@ -305,12 +305,16 @@ fn de_pair(p: u32, k: u32) {
     fij[3u * gpair(p) + k] = r_store(r_add(s, s));
 }
 
-// compute_dU and compute_dE in one (variant fused): du_pair's recursion
-// run row by row in two private rows, each row's dE taken as it is made, so
-// dU is never stored. Rows of equal mb form a chain: row (j, mb) needs row
-// (j-1, mb), and a chain's first row (2 mb, mb) the mirror of the previous
-// chain's second row (2 mb - 1, mb - 1), kept aside in `hand`.
-fn de_fused_pair(p: u32, k: u32) -> Real {
+// compute_dU and compute_dE in one (variant fused), one chain of rows an
+// invocation: du_pair's recursion run row by row in a private row, each
+// row's dE taken as it is made, so dU is never stored. Rows of equal mb form
+// a chain: row (j, mb) needs row (j-1, mb), and a chain's first row (2 mb,
+// mb) the mirror of the previous chain's second row (2 mb - 1, mb - 1). The
+// invocation of chain `own` first walks the first two rows of each chain
+// before it (the staircase its chain starts from) without taking their dE;
+// that is about as many elements as the rows it skips, so every chain costs
+// about the same.
+fn de_chain(p: u32, k: u32, own: u32) -> Real {
     let gp = gpair(p);
     let a = p / NNBR;
     let ck = cayley(gp);
@@ -321,20 +325,28 @@ fn de_fused_pair(p: u32, k: u32) -> Real {
     let cdb = c_conj(dk.b);
     let su = r_div(r_mul(geo(gp, 7u), geo(gp, k)), geo(gp, 3u));
     let sf = geo(gp, 6u);
+    // dU of the current row; row (0, 0) is 0 (U = 1).
     var cur: array<Complex, TWOJ + 1u>;
-    var hand: array<Complex, TWOJ + 1u>;
-    // Row (0, 0): U = 1, dU = 0.
-    cur[0] = c_zero();
-    var s = de_term(a, 0u, ld_u(p, 0u), cur[0], su, sf);
-    for (var mb = 0u; 2u * mb <= TWOJ; mb++) {
+    var s = r_zero();
+    if (own == 0u) { s = de_term(a, 0u, ld_u(p, 0u), cur[0], su, sf); }
+    for (var mb = 0u; mb <= own; mb++) {
         var j = max(2u * mb, 1u);
-        if (mb > 0u) {
-            for (var ma = 0u; ma < j; ma++) {
-                cur[ma] = c_conj(hand[j - 1u - ma]);
-                if (((mb + ma) & 1u) == 1u) { cur[ma] = c_neg(cur[ma]); }
+        // Row (j - 1, mb) from row (j - 1, mb - 1) in place: reversed and
+        // conjugated, element ma times (-1)^(mb + ma).
+        for (var ma = 0u; ma < mb; ma++) {
+            let lo = c_conj(cur[ma]);
+            let hi = c_conj(cur[j - 1u - ma]);
+            if (((mb + ma) & 1u) == 0u) {
+                cur[ma] = hi;
+                cur[j - 1u - ma] = c_neg(lo);
+            } else {
+                cur[ma] = c_neg(hi);
+                cur[j - 1u - ma] = lo;
             }
         }
-        for (; j <= TWOJ; j++) {
+        var last = 2u * mb + 1u;
+        if (mb == own) { last = TWOJ; }
+        for (; j <= last; j++) {
             let prev = row(j - 1u, mb);
             let e0 = tab[j] + mb * (j + 1u);
             // Downwards, so cur[ma - 1] is still the previous row's when read.
@@ -352,16 +364,13 @@ fn de_fused_pair(p: u32, k: u32) -> Real {
                 if (ma < j) { v = c_scale(c_fma(ca, pdu_hi, c_mul(cda, pu_hi)), rootpq(j - ma, j - mb)); }
                 if (ma > 0u) { v = c_sub(v, c_scale(c_fma(cb, pdu_lo, c_mul(cdb, pu_lo)), rootpq(ma, j - mb))); }
                 cur[ma] = v;
-                s = r_add(s, de_term(a, e0 + ma, ld_u(p, e0 + ma), v, su, sf));
+                if (mb == own) { s = r_add(s, de_term(a, e0 + ma, ld_u(p, e0 + ma), v, su, sf)); }
                 pu_hi = pu_lo;
                 pdu_hi = pdu_lo;
             }
-            if (j == 2u * mb + 1u) {
-                for (var ma = 0u; ma <= j; ma++) { hand[ma] = cur[ma]; }
-            }
         }
     }
-    return r_add(s, s);
+    return s;
 }
 
 // One element's share of dE: weight Re(dU conj(Y)), dU with the switching function.
@@ -467,17 +476,32 @@ fn de_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     de_pair(q.x, q.y);
 }
 
-// The three directions of 32 pairs run as three consecutive groups of 32
+// Chains of a pair and direction (rows 2 mb <= j).
+const NCH: u32 = TWOJ / 2u + 1u;
+
+// The chains and directions of 32 pairs run as consecutive groups of 32
 // invocations (warps on NVIDIA), side by side, so each pair's U and its
-// atom's Y come from memory about once for all three.
+// atom's Y come from memory about once for all of them. Each chain's share
+// of dE goes to the real part of a dulist slot (fused stores no dU).
 @compute @workgroup_size(WG)
-fn de_fused(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn de_chains(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let id = linear_id(gid, nwg);
     let group = id / 32u;
-    let p = (group / 3u) * 32u + id % 32u;
+    let p = (group / (3u * NCH)) * 32u + id % 32u;
     let k = group % 3u;
+    let own = (group % (3u * NCH)) / 3u;
     if (p >= batch.y * NNBR) { return; }
-    fij[3u * gpair(p) + k] = r_store(de_fused_pair(p, k));
+    dulist[(3u * p + k) * NCH + own] = c_pack(c_new(de_chain(p, k, own), r_zero()));
+}
+
+// fij of a pair and direction: 2 x the sum of its chains' shares.
+@compute @workgroup_size(WG)
+fn de_sums(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let id = linear_id(gid, nwg);
+    if (id >= 3u * batch.y * NNBR) { return; }
+    var s = r_zero();
+    for (var c = 0u; c < NCH; c++) { s = r_add(s, c_unpack(dulist[id * NCH + c]).re); }
+    fij[3u * gpair(id / 3u) + id % 3u] = r_store(r_add(s, s));
 }
 
 // f[i] += fij of its own pairs, f[j] -= fij of the pairs naming j (the

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use super::plan::{Plan, dulist_reals};
+use super::plan::{Plan, dulist_slots};
 use super::sna::{self, C, Config};
 use super::stage::{StageRefs, stage_inputs};
 use super::{DULIST, FIJ, FORCE, ULIST, UTOT, YLIST};
@@ -50,8 +50,7 @@ pub(super) struct SnapGpu {
 fn buffers(
     gpu: &Gpu,
     p: Precision,
-    (config, layout): (&Config, Layout),
-    (ny, nu): (usize, usize),
+    (config, t, layout): (&Config, &sna::Tables, Layout),
     batch: usize,
     (inp, tab): (&[f64], &[u32]),
 ) -> Result<Vec<wgpu::Buffer>> {
@@ -59,16 +58,12 @@ fn buffers(
     let poison = p.poison_pattern();
     let cplx = |n: usize| 2 * n as u64 * rb;
     let npb = batch * config.nnbr;
+    let (ny, nu) = (t.ny(), t.nu());
     Ok(vec![
         gpu.storage_init("snap-inp", &p.encode(inp))?,
         gpu.storage_init("snap-tab", bytemuck::cast_slice(tab))?,
         gpu.storage_poisoned("snap-ulist", cplx(npb * ny), &poison)?,
-        // fused stores no dU: one element keeps the binding valid.
-        gpu.storage_poisoned(
-            "snap-dulist",
-            cplx((npb * ny * dulist_reals(layout) / 2).max(1)),
-            &poison,
-        )?,
+        gpu.storage_poisoned("snap-dulist", cplx(npb * dulist_slots(layout, t)), &poison)?,
         gpu.storage_poisoned("snap-utot", cplx(batch * nu), &poison)?,
         gpu.storage_poisoned("snap-ylist", cplx(batch * ny), &poison)?,
         gpu.storage_poisoned("snap-fij", 3 * config.pairs() as u64 * rb, &poison)?,
@@ -156,7 +151,7 @@ impl SnapGpu {
             Some(sh) => Some((gpu.pipeline(&module, "gather", &binds)?, sh)),
             None => None,
         };
-        let buffers = buffers(gpu, p, (&config, layout), (ny, t.nu()), batch, (&inp, &tab))?;
+        let buffers = buffers(gpu, p, (&config, &t, layout), batch, (&inp, &tab))?;
         let expected = match &shared.file_forces {
             Some(f) if params.kernel == KernelName::Force => Expected::Forces(f.clone(), true),
             _ if params.kernel == KernelName::Force => Expected::Forces(shared.forces(), false),

@@ -25,7 +25,7 @@ impl Plan {
     /// on an adapter with `caps`.
     pub fn new(params: &Params, caps: &Capabilities, config: &Config, t: &Tables) -> Result<Plan> {
         let ny = t.ny();
-        let batch = batch_atoms(params, config, ny, caps)?;
+        let batch = batch_atoms(params, config, t, caps)?;
         let npb = batch * config.nnbr;
         let layout = Layout::of(params.variant);
         let shape = |n: usize| dispatch_shape(n as u64, params.wg, caps.max_workgroups_per_dim);
@@ -51,7 +51,13 @@ impl Plan {
                 (KernelName::ComputeDu, _) if layout.fused => vec![],
                 (KernelName::ComputeDu, false) => vec![("du_atom", shape(batch)?)],
                 (KernelName::ComputeDu, true) => vec![("du_pairs", shape(3 * npb)?)],
-                (_, _) if layout.fused => vec![("de_fused", shape(96 * npb.div_ceil(32))?)],
+                (_, _) if layout.fused => {
+                    let chains = 3 * chains(t.twojmax);
+                    vec![
+                        ("de_chains", shape(32 * chains * npb.div_ceil(32))?),
+                        ("de_sums", shape(3 * npb)?),
+                    ]
+                }
                 (_, false) => vec![("de_atom", shape(batch)?)],
                 (_, true) => vec![("de_pairs", shape(3 * npb)?)],
             };
@@ -73,9 +79,20 @@ impl Plan {
     }
 }
 
-/// Reals of dU a pair holds, over NY: 3 complex, none when fused.
-pub(super) fn dulist_reals(layout: Layout) -> usize {
-    if layout.fused { 0 } else { 6 }
+/// Chains of rows (of equal mb) in a U-like array of 2J: fused's compute_dE
+/// runs one an invocation.
+pub(super) fn chains(twojmax: u32) -> usize {
+    twojmax as usize / 2 + 1
+}
+
+/// Complex slots of dulist a pair takes: dU in 3 directions, or (fused)
+/// each direction's chains' shares of dE.
+pub(super) fn dulist_slots(layout: Layout, t: &Tables) -> usize {
+    if layout.fused {
+        3 * chains(t.twojmax)
+    } else {
+        3 * t.ny()
+    }
 }
 
 /// (atoms, elements) of one compute_Y workgroup of `wg` invocations in the
@@ -88,10 +105,10 @@ pub(super) fn y_tile(wg: u32) -> (u32, u32) {
 
 /// Atoms per batch: the request, else as many as the largest scratch array
 /// (dU: 3 x NY complex per pair) lets one binding hold.
-fn batch_atoms(params: &Params, c: &Config, ny: usize, caps: &Capabilities) -> Result<usize> {
+fn batch_atoms(params: &Params, c: &Config, t: &Tables, caps: &Capabilities) -> Result<usize> {
     // The largest scratch array: dU, or (fused) U of every pair.
-    let per_pair = dulist_reals(Layout::of(params.variant)).max(2);
-    let per_atom = (c.nnbr * ny * per_pair) as u64 * params.precision.real_bytes();
+    let per_pair = dulist_slots(Layout::of(params.variant), t).max(t.ny());
+    let per_atom = (2 * c.nnbr * per_pair) as u64 * params.precision.real_bytes();
     let max = caps.max_storage_binding.min(caps.max_buffer);
     let fit = (max / per_atom) as usize;
     if fit == 0 {
