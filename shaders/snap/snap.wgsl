@@ -39,25 +39,10 @@ fn cix(p: u32, e: u32, n: u32, ne: u32) -> u32 {
     return p * ne + e;
 }
 
-// Pair p = (atom, neighbour) of the batch is stored at item pslot(p): in
-// reorder atom fastest among the pairs of one neighbour index, so an
-// invocation per atom (u_sums) reads a row of pairs in one sweep, and the
-// pair kernels, whose invocations take the pair at pair_at(id), move
-// neighbouring items as the other arrays do.
-fn pslot(p: u32) -> u32 {
-    if (REORDER) { return (p % NNBR) * BATCH + p / NNBR; }
-    return p;
-}
-
-fn pair_at(q: u32) -> u32 {
-    if (REORDER) { return (q % BATCH) * NNBR + q / BATCH; }
-    return q;
-}
-
-fn ld_u(p: u32, e: u32) -> Complex { return c_unpack(ulist[cix(pslot(p), e, NPB, NY)]); }
-fn st_u(p: u32, e: u32, v: Complex) { ulist[cix(pslot(p), e, NPB, NY)] = c_pack(v); }
-fn ld_du(p: u32, k: u32, e: u32) -> Complex { return c_unpack(dulist[cix(pslot(p), k * NY + e, NPB, 3u * NY)]); }
-fn st_du(p: u32, k: u32, e: u32, v: Complex) { dulist[cix(pslot(p), k * NY + e, NPB, 3u * NY)] = c_pack(v); }
+fn ld_u(p: u32, e: u32) -> Complex { return c_unpack(ulist[cix(p, e, NPB, NY)]); }
+fn st_u(p: u32, e: u32, v: Complex) { ulist[cix(p, e, NPB, NY)] = c_pack(v); }
+fn ld_du(p: u32, k: u32, e: u32) -> Complex { return c_unpack(dulist[cix(p, k * NY + e, NPB, 3u * NY)]); }
+fn st_du(p: u32, k: u32, e: u32, v: Complex) { dulist[cix(p, k * NY + e, NPB, 3u * NY)] = c_pack(v); }
 fn ld_ut(a: u32, f: u32) -> Complex { return c_unpack(utot[cix(a, f, BATCH, NU)]); }
 fn ld_y(a: u32, e: u32) -> Complex { return c_unpack(ylist[cix(a, e, BATCH, NY)]); }
 
@@ -438,9 +423,8 @@ fn de_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 // Collapsed: the atom, neighbour and index loops are the dispatch.
 @compute @workgroup_size(WG)
 fn u_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let q = linear_id(gid, nwg);
-    let p = pair_at(q);
-    if (q >= NPB || p >= batch.y * NNBR) { return; }
+    let p = linear_id(gid, nwg);
+    if (p >= batch.y * NNBR) { return; }
     u_pair(p);
 }
 
@@ -480,24 +464,22 @@ fn y_tiles(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 fn du_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let id = linear_id(gid, nwg);
     let q = split(id, NPB, 3u);
-    let p = pair_at(q.x);
-    if (id >= NPB * 3u || p >= batch.y * NNBR) { return; }
-    du_pair(p, q.y);
+    if (id >= NPB * 3u || q.x >= batch.y * NNBR) { return; }
+    du_pair(q.x, q.y);
 }
 
 @compute @workgroup_size(WG)
 fn de_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let id = linear_id(gid, nwg);
     let q = split(id, NPB, 3u);
-    let p = pair_at(q.x);
-    if (id >= NPB * 3u || p >= batch.y * NNBR) { return; }
-    de_pair(p, q.y);
+    if (id >= NPB * 3u || q.x >= batch.y * NNBR) { return; }
+    de_pair(q.x, q.y);
 }
 
 // Chains of a pair and direction (rows 2 mb <= j).
 const NCH: u32 = TWOJ / 2u + 1u;
 
-// The chains and directions of 32 pair items run as consecutive groups of 32
+// The chains and directions of 32 pairs run as consecutive groups of 32
 // invocations (warps on NVIDIA), side by side, so each pair's U and its
 // atom's Y come from memory about once for all of them. Each chain's share
 // of dE goes to the real part of a dulist slot (fused stores no dU).
@@ -505,11 +487,10 @@ const NCH: u32 = TWOJ / 2u + 1u;
 fn de_chains(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let id = linear_id(gid, nwg);
     let group = id / 32u;
-    let q = (group / (3u * NCH)) * 32u + id % 32u;
-    let p = pair_at(q);
+    let p = (group / (3u * NCH)) * 32u + id % 32u;
     let k = group % 3u;
     let own = (group % (3u * NCH)) / 3u;
-    if (q >= NPB || p >= batch.y * NNBR) { return; }
+    if (p >= batch.y * NNBR) { return; }
     dulist[(3u * p + k) * NCH + own] = c_pack(c_new(de_chain(p, k, own), r_zero()));
 }
 

@@ -422,9 +422,6 @@ impl Kernel for SnapGpu {
         let (ny, nnbr) = (self.ny, self.config.nnbr);
         let (atoms, pairs) = (self.config.nlocal, self.config.pairs());
         let states = &refs.states;
-        // Pair arrays are compared item by item, each against the pair stored there.
-        let (layout, batch) = (self.layout, self.batch);
-        let pair = move |q| layout.pair_at(q, nnbr, batch);
         match self.kernel {
             KernelName::ComputeU => {
                 let full = refs.utot_full(&self.config.tables());
@@ -433,7 +430,7 @@ impl Kernel for SnapGpu {
                     .and(self.compare_items(
                         out[1],
                         (pairs, ny),
-                        |q, e| refs.ulist(pair(q), nnbr)[e],
+                        |q, e| refs.ulist(q, nnbr)[e],
                         "U of every pair",
                     ))
             }
@@ -441,12 +438,9 @@ impl Kernel for SnapGpu {
                 self.compare_items(out[0], (atoms, ny), |a, e| states[a].y[e], "Y")
             }
             KernelName::ComputeDu => match refs.du.get() {
-                Some(du) => self.compare_items(
-                    out[0],
-                    (pairs, 3 * ny),
-                    |q, e| du[pair(q)][e],
-                    "dU of every pair",
-                ),
+                Some(du) => {
+                    self.compare_items(out[0], (pairs, 3 * ny), |q, e| du[q][e], "dU of every pair")
+                }
                 None => Validation::fail("dU reference not made".into()),
             },
             KernelName::ComputeDe => match refs.fij.get() {

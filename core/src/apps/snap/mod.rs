@@ -362,17 +362,6 @@ impl Layout {
         if self.colmajor { e * n + p } else { p * ne + e }
     }
 
-    /// The pair stored at item `q` of a pair array (`nnbr` pairs an atom,
-    /// `batch` atoms): in reorder the pairs of one neighbour index are
-    /// adjacent, atom fastest (the WGSL's `pair_at`).
-    fn pair_at(&self, q: usize, nnbr: usize, batch: usize) -> usize {
-        if self.reorder {
-            q % batch * nnbr + q / batch
-        } else {
-            q
-        }
-    }
-
     /// The (item, element) stored at complex slot `s`: the inverse of
     /// [`Layout::cix`], so an upload fills each slot straight from the
     /// logical arrays (gigabytes at 2J = 14, without a packed copy).

@@ -91,22 +91,20 @@ pub(super) fn stage_inputs(
         gpu.write(&buffers[buf], 0, &bytes)
     };
     let (atoms, pairs) = (config.nlocal, config.pairs());
-    // A kernel timed alone runs every atom in one batch.
-    let pair = |q| layout.pair_at(q, nnbr, atoms);
     match params.kernel {
         KernelName::ComputeU | KernelName::Force => Ok(()),
         KernelName::ComputeY => {
             let full = refs.utot_full(t);
             upload(UTOT, atoms, t.nu(), &|a, f| full[a][f])
         }
-        KernelName::ComputeDu => upload(ULIST, pairs, ny, &|q, e| refs.ulist(pair(q), nnbr)[e]),
+        KernelName::ComputeDu => upload(ULIST, pairs, ny, &|q, e| refs.ulist(q, nnbr)[e]),
         KernelName::ComputeDe if layout.fused => {
-            upload(ULIST, pairs, ny, &|q, e| refs.ulist(pair(q), nnbr)[e])?;
+            upload(ULIST, pairs, ny, &|q, e| refs.ulist(q, nnbr)[e])?;
             upload(YLIST, atoms, ny, &|a, e| refs.states[a].y[e])
         }
         KernelName::ComputeDe => {
             let du = refs.du(config, t, geo);
-            upload(DULIST, pairs, 3 * ny, &|q, e| du[pair(q)][e])?;
+            upload(DULIST, pairs, 3 * ny, &|q, e| du[q][e])?;
             upload(YLIST, atoms, ny, &|a, e| refs.states[a].y[e])
         }
     }
