@@ -4,6 +4,7 @@
 //   TWOJ, NY           2J and the half elements of a U-like array (rows 2 mb <= j)
 //   NU                 the full elements of the total U (every row)
 //   YTILE_ATOMS        atoms of one compute_Y workgroup in the reorder variant
+//   USUM_ATOMS, USUM_WG atoms and invocations of one u_sums_staged workgroup
 //   NYP                compute_Y's element slots in reorder: (ma, ma + 1) pairs of a row
 //   NNBR               neighbours per atom
 //   BATCH, NPB         atoms and pairs of one batch (the scratch arrays hold one batch)
@@ -138,16 +139,23 @@ fn u_pair(p: u32) {
 }
 
 // compute_U, the total: the self term plus the neighbours' U with the
-// switching function, stored with its mirror (a middle row's mirror is
-// another stored element of the same row, written by its own invocation).
+// switching function.
 fn u_sum(a: u32, e: u32) {
-    let m = elem(e);
     var s = c_zero();
-    if (m.y == m.z) { s = c_new(r_one(), r_zero()); }
     for (var n = 0u; n < NNBR; n++) {
         let p = a * NNBR + n;
         s = c_add(s, c_scale(ld_u(p, e), geo(gpair(p), 6u)));
     }
+    st_utot(a, e, s);
+}
+
+// Total U element e of atom a from the neighbours' sum: the self term added,
+// stored with its mirror (a middle row's mirror is another stored element
+// of the same row, written by its own invocation).
+fn st_utot(a: u32, e: u32, sum: Complex) {
+    let m = elem(e);
+    var s = sum;
+    if (m.y == m.z) { s.re = r_add(s.re, r_one()); }
     utot[cix(a, full(m.x, m.y, m.z), BATCH, NU)] = c_pack(s);
     if (2u * m.y < m.x) {
         var mirror = c_conj(s);
@@ -434,6 +442,34 @@ fn u_sums(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     let q = split(id, BATCH, NY);
     if (id >= BATCH * NY || q.x >= batch.y) { return; }
     u_sum(q.x, q.y);
+}
+
+// u_sums in the column-major layouts, where an atom's pairs of one element
+// are adjacent: a workgroup takes USUM_ATOMS atoms of one element, each
+// invocation reads one pair (the workgroup's reads are one sweep), and one
+// invocation an atom adds its pairs up from workgroup memory.
+var<workgroup> usum_part: array<Complex, USUM_WG>;
+
+@compute @workgroup_size(USUM_WG)
+fn u_sums_staged(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let blocks = (BATCH + USUM_ATOMS - 1u) / USUM_ATOMS;
+    let w = linear_group(wid, nwg);
+    let e = w / blocks;
+    let a = (w % blocks) * USUM_ATOMS + t / NNBR;
+    let n = t % NNBR;
+    let live = e < NY && a < batch.y;
+    var v = c_zero();
+    if (live) {
+        let p = a * NNBR + n;
+        v = c_scale(ld_u(p, e), geo(gpair(p), 6u));
+    }
+    usum_part[t] = v;
+    workgroupBarrier();
+    if (live && n == 0u) {
+        var s = c_zero();
+        for (var i = 0u; i < NNBR; i++) { s = c_add(s, usum_part[t + i]); }
+        st_utot(a, e, s);
+    }
 }
 
 @compute @workgroup_size(WG)

@@ -38,7 +38,19 @@ impl Plan {
             let entries = match (k, layout.collapsed) {
                 (KernelName::ComputeU, false) => vec![("u_atom", shape(batch)?)],
                 (KernelName::ComputeU, true) => {
-                    vec![("u_pairs", shape(npb)?), ("u_sums", shape(batch * ny)?)]
+                    let (atoms, wg) = usum_shape(config.nnbr);
+                    let sums = if layout.colmajor && wg <= caps.max_workgroup_invocations {
+                        let groups = batch.div_ceil(atoms as usize) * ny;
+                        let sh = dispatch_shape(
+                            groups as u64 * wg as u64,
+                            wg,
+                            caps.max_workgroups_per_dim,
+                        )?;
+                        ("u_sums_staged", sh)
+                    } else {
+                        ("u_sums", shape(batch * ny)?)
+                    };
+                    vec![("u_pairs", shape(npb)?), sums]
                 }
                 (KernelName::ComputeY, false) => vec![("y_atom", shape(batch)?)],
                 (KernelName::ComputeY, true) if layout.reorder => {
@@ -93,6 +105,13 @@ pub(super) fn dulist_slots(layout: Layout, t: &Tables) -> usize {
     } else {
         3 * t.ny()
     }
+}
+
+/// (atoms, invocations) of one u_sums_staged workgroup: an invocation a
+/// pair, about 128 of them.
+pub(super) fn usum_shape(nnbr: usize) -> (u32, u32) {
+    let atoms = (128 / nnbr.max(1)).max(1) as u32;
+    (atoms, atoms * nnbr as u32)
 }
 
 /// (atoms, elements) of one compute_Y workgroup of `wg` invocations in the
