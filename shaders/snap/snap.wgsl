@@ -313,30 +313,37 @@ fn de_pair(p: u32, k: u32) {
     fij[3u * gpair(p) + k] = r_store(r_add(s, s));
 }
 
-// compute_dU and compute_dE in one (variant fused), one chain of rows an
-// invocation: du_pair's recursion run row by row in a private row, each
-// row's dE taken as it is made, so dU is never stored. Rows of equal mb form
-// a chain: row (j, mb) needs row (j-1, mb), and a chain's first row (2 mb,
-// mb) the mirror of the previous chain's second row (2 mb - 1, mb - 1). The
-// invocation of chain `own` first walks the first two rows of each chain
-// before it (the staircase its chain starts from) without taking their dE;
-// that is about as many elements as the rows it skips, so every chain costs
-// about the same.
-fn de_chain(p: u32, k: u32, own: u32) -> Real {
+// One chain of rows of a pair's U (du false) or of its dU along k and the
+// dE they give (du true, variant fused), walked in a private row: rows of
+// equal mb form a chain, row (j, mb) needs row (j-1, mb), and a chain's
+// first row (2 mb, mb) the mirror of the previous chain's second row (2 mb -
+// 1, mb - 1). The invocation of chain `own` first walks the first two rows
+// of each chain before it (the staircase its chain starts from), keeping
+// nothing of them; that is about as many elements as the rows it skips, so
+// every chain costs about the same. U is stored as it is made; dU is never
+// stored (U, for its recursion, is read back), each row's dE taken instead.
+fn walk(p: u32, k: u32, own: u32, du: bool) -> Real {
     let gp = gpair(p);
     let a = p / NNBR;
     let ck = cayley(gp);
-    let dk = dcayley(gp, k);
     let ca = c_conj(ck.a);
     let cb = c_conj(ck.b);
-    let cda = c_conj(dk.a);
-    let cdb = c_conj(dk.b);
+    var cda = c_zero();
+    var cdb = c_zero();
+    if (du) {
+        let dk = dcayley(gp, k);
+        cda = c_conj(dk.a);
+        cdb = c_conj(dk.b);
+    }
     let su = r_div(r_mul(geo(gp, 7u), geo(gp, k)), geo(gp, 3u));
     let sf = geo(gp, 6u);
-    // dU of the current row; row (0, 0) is 0 (U = 1).
+    // The current row; row (0, 0) is U = 1, dU = 0.
     var cur: array<Complex, TWOJ + 1u>;
     var s = r_zero();
-    if (own == 0u) { s = de_term(a, 0u, ld_u(p, 0u), cur[0], su, sf); }
+    if (!du) { cur[0] = c_new(r_one(), r_zero()); }
+    if (own == 0u) {
+        if (du) { s = de_term(a, 0u, ld_u(p, 0u), cur[0], su, sf); } else { st_u(p, 0u, cur[0]); }
+    }
     for (var mb = 0u; mb <= own; mb++) {
         var j = max(2u * mb, 1u);
         // Row (j - 1, mb) from row (j - 1, mb - 1) in place: reversed and
@@ -358,23 +365,33 @@ fn de_chain(p: u32, k: u32, own: u32) -> Real {
             let prev = row(j - 1u, mb);
             let e0 = tab[j] + mb * (j + 1u);
             // Downwards, so cur[ma - 1] is still the previous row's when read.
-            var pu_hi = c_zero();
-            var pdu_hi = c_zero();
+            var c_hi = c_zero();
+            var u_hi = c_zero();
             for (var m = 0u; m <= j; m++) {
                 let ma = j - m;
-                var pu_lo = c_zero();
-                var pdu_lo = c_zero();
+                var c_lo = c_zero();
+                var u_lo = c_zero();
                 if (ma > 0u) {
-                    pu_lo = row_u(p, prev, ma - 1u);
-                    pdu_lo = cur[ma - 1u];
+                    c_lo = cur[ma - 1u];
+                    if (du) { u_lo = row_u(p, prev, ma - 1u); }
                 }
                 var v = c_zero();
-                if (ma < j) { v = c_scale(c_fma(ca, pdu_hi, c_mul(cda, pu_hi)), rootpq(j - ma, j - mb)); }
-                if (ma > 0u) { v = c_sub(v, c_scale(c_fma(cb, pdu_lo, c_mul(cdb, pu_lo)), rootpq(ma, j - mb))); }
+                if (ma < j) {
+                    var t = c_mul(ca, c_hi);
+                    if (du) { t = c_fma(ca, c_hi, c_mul(cda, u_hi)); }
+                    v = c_scale(t, rootpq(j - ma, j - mb));
+                }
+                if (ma > 0u) {
+                    var t = c_mul(cb, c_lo);
+                    if (du) { t = c_fma(cb, c_lo, c_mul(cdb, u_lo)); }
+                    v = c_sub(v, c_scale(t, rootpq(ma, j - mb)));
+                }
                 cur[ma] = v;
-                if (mb == own) { s = r_add(s, de_term(a, e0 + ma, ld_u(p, e0 + ma), v, su, sf)); }
-                pu_hi = pu_lo;
-                pdu_hi = pdu_lo;
+                if (mb == own) {
+                    if (du) { s = r_add(s, de_term(a, e0 + ma, ld_u(p, e0 + ma), v, su, sf)); } else { st_u(p, e0 + ma, v); }
+                }
+                c_hi = c_lo;
+                u_hi = u_lo;
             }
         }
     }
@@ -434,6 +451,17 @@ fn u_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let p = linear_id(gid, nwg);
     if (p >= batch.y * NNBR) { return; }
     u_pair(p);
+}
+
+// reorder: U of a pair one chain an invocation, the chains of 32 pairs as
+// consecutive groups of 32 invocations.
+@compute @workgroup_size(WG)
+fn u_chains(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let id = linear_id(gid, nwg);
+    let group = id / 32u;
+    let p = (group / NCH) * 32u + id % 32u;
+    if (p >= batch.y * NNBR) { return; }
+    walk(p, 0u, group % NCH, false);
 }
 
 @compute @workgroup_size(WG)
@@ -527,7 +555,7 @@ fn de_chains(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
     let k = group % 3u;
     let own = (group % (3u * NCH)) / 3u;
     if (p >= batch.y * NNBR) { return; }
-    dulist[(3u * p + k) * NCH + own] = c_pack(c_new(de_chain(p, k, own), r_zero()));
+    dulist[(3u * p + k) * NCH + own] = c_pack(c_new(walk(p, k, own, true), r_zero()));
 }
 
 // fij of a pair and direction: 2 x the sum of its chains' shares.

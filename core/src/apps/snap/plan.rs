@@ -50,7 +50,15 @@ impl Plan {
                     } else {
                         ("u_sums", shape(batch * ny)?)
                     };
-                    vec![("u_pairs", shape(npb)?), sums]
+                    let pairs = if layout.reorder {
+                        (
+                            "u_chains",
+                            shape(32 * chains(t.twojmax) * npb.div_ceil(32))?,
+                        )
+                    } else {
+                        ("u_pairs", shape(npb)?)
+                    };
+                    vec![pairs, sums]
                 }
                 (KernelName::ComputeY, false) => vec![("y_atom", shape(batch)?)],
                 (KernelName::ComputeY, true) if layout.reorder => {
@@ -91,8 +99,8 @@ impl Plan {
     }
 }
 
-/// Chains of rows (of equal mb) in a U-like array of 2J: fused's compute_dE
-/// runs one an invocation.
+/// Chains of rows (of equal mb) in a U-like array of 2J: reorder's U and
+/// fused's compute_dE run one an invocation.
 pub(super) fn chains(twojmax: u32) -> usize {
     twojmax as usize / 2 + 1
 }
