@@ -5,6 +5,7 @@
 //   NU                 the full elements of the total U (every row)
 //   YTILE_ATOMS        atoms of one compute_Y workgroup in the reorder variant
 //   USUM_ATOMS, USUM_WG atoms and invocations of one u_sums_staged workgroup
+//   CHAIN_WG           invocations of one u_chains or de_chains workgroup
 //   NYP                compute_Y's element slots in reorder: (ma, ma + 1) pairs of a row
 //   NNBR               neighbours per atom
 //   BATCH, NPB         atoms and pairs of one batch (the scratch arrays hold one batch)
@@ -322,7 +323,12 @@ fn de_pair(p: u32, k: u32) {
 // nothing of them; that is about as many elements as the rows it skips, so
 // every chain costs about the same. U is stored as it is made; dU is never
 // stored (U, for its recursion, is read back), each row's dE taken instead.
-fn walk(p: u32, k: u32, own: u32, du: bool) -> Real {
+// The walks' rows, one column an invocation of a CHAIN_WG workgroup (in
+// workgroup memory: as a private array the row spills to local memory,
+// which in f64 lost to the kernels it replaced).
+var<workgroup> rows: array<Complex, (TWOJ + 1u) * CHAIN_WG>;
+
+fn walk(p: u32, k: u32, own: u32, du: bool, lid: u32) -> Real {
     let gp = gpair(p);
     let a = p / NNBR;
     let ck = cayley(gp);
@@ -337,26 +343,29 @@ fn walk(p: u32, k: u32, own: u32, du: bool) -> Real {
     }
     let su = r_div(r_mul(geo(gp, 7u), geo(gp, k)), geo(gp, 3u));
     let sf = geo(gp, 6u);
-    // The current row; row (0, 0) is U = 1, dU = 0.
-    var cur: array<Complex, TWOJ + 1u>;
+    // The current row is rows[ma * CHAIN_WG + lid]; row (0, 0) is U = 1, dU = 0.
+    var first = c_zero();
+    if (!du) { first = c_new(r_one(), r_zero()); }
+    rows[lid] = first;
     var s = r_zero();
-    if (!du) { cur[0] = c_new(r_one(), r_zero()); }
     if (own == 0u) {
-        if (du) { s = de_term(a, 0u, ld_u(p, 0u), cur[0], su, sf); } else { st_u(p, 0u, cur[0]); }
+        if (du) { s = de_term(a, 0u, ld_u(p, 0u), first, su, sf); } else { st_u(p, 0u, first); }
     }
     for (var mb = 0u; mb <= own; mb++) {
         var j = max(2u * mb, 1u);
         // Row (j - 1, mb) from row (j - 1, mb - 1) in place: reversed and
         // conjugated, element ma times (-1)^(mb + ma).
         for (var ma = 0u; ma < mb; ma++) {
-            let lo = c_conj(cur[ma]);
-            let hi = c_conj(cur[j - 1u - ma]);
+            let il = ma * CHAIN_WG + lid;
+            let ih = (j - 1u - ma) * CHAIN_WG + lid;
+            let lo = c_conj(rows[il]);
+            let hi = c_conj(rows[ih]);
             if (((mb + ma) & 1u) == 0u) {
-                cur[ma] = hi;
-                cur[j - 1u - ma] = c_neg(lo);
+                rows[il] = hi;
+                rows[ih] = c_neg(lo);
             } else {
-                cur[ma] = c_neg(hi);
-                cur[j - 1u - ma] = lo;
+                rows[il] = c_neg(hi);
+                rows[ih] = lo;
             }
         }
         var last = 2u * mb + 1u;
@@ -364,7 +373,7 @@ fn walk(p: u32, k: u32, own: u32, du: bool) -> Real {
         for (; j <= last; j++) {
             let prev = row(j - 1u, mb);
             let e0 = tab[j] + mb * (j + 1u);
-            // Downwards, so cur[ma - 1] is still the previous row's when read.
+            // Downwards, so element ma - 1 is still the previous row's when read.
             var c_hi = c_zero();
             var u_hi = c_zero();
             for (var m = 0u; m <= j; m++) {
@@ -372,7 +381,7 @@ fn walk(p: u32, k: u32, own: u32, du: bool) -> Real {
                 var c_lo = c_zero();
                 var u_lo = c_zero();
                 if (ma > 0u) {
-                    c_lo = cur[ma - 1u];
+                    c_lo = rows[(ma - 1u) * CHAIN_WG + lid];
                     if (du) { u_lo = row_u(p, prev, ma - 1u); }
                 }
                 var v = c_zero();
@@ -386,7 +395,7 @@ fn walk(p: u32, k: u32, own: u32, du: bool) -> Real {
                     if (du) { t = c_fma(cb, c_lo, c_mul(cdb, u_lo)); }
                     v = c_sub(v, c_scale(t, rootpq(ma, j - mb)));
                 }
-                cur[ma] = v;
+                rows[ma * CHAIN_WG + lid] = v;
                 if (mb == own) {
                     if (du) { s = r_add(s, de_term(a, e0 + ma, ld_u(p, e0 + ma), v, su, sf)); } else { st_u(p, e0 + ma, v); }
                 }
@@ -455,13 +464,13 @@ fn u_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 
 // reorder: U of a pair one chain an invocation, the chains of 32 pairs as
 // consecutive groups of 32 invocations.
-@compute @workgroup_size(WG)
-fn u_chains(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let id = linear_id(gid, nwg);
+@compute @workgroup_size(CHAIN_WG)
+fn u_chains(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let id = linear_group(wid, nwg) * CHAIN_WG + lid;
     let group = id / 32u;
     let p = (group / NCH) * 32u + id % 32u;
     if (p >= batch.y * NNBR) { return; }
-    walk(p, 0u, group % NCH, false);
+    walk(p, 0u, group % NCH, false, lid);
 }
 
 @compute @workgroup_size(WG)
@@ -547,15 +556,15 @@ const NCH: u32 = TWOJ / 2u + 1u;
 // invocations (warps on NVIDIA), side by side, so each pair's U and its
 // atom's Y come from memory about once for all of them. Each chain's share
 // of dE goes to the real part of a dulist slot (fused stores no dU).
-@compute @workgroup_size(WG)
-fn de_chains(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let id = linear_id(gid, nwg);
+@compute @workgroup_size(CHAIN_WG)
+fn de_chains(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let id = linear_group(wid, nwg) * CHAIN_WG + lid;
     let group = id / 32u;
     let p = (group / (3u * NCH)) * 32u + id % 32u;
     let k = group % 3u;
     let own = (group % (3u * NCH)) / 3u;
     if (p >= batch.y * NNBR) { return; }
-    dulist[(3u * p + k) * NCH + own] = c_pack(c_new(walk(p, k, own, true), r_zero()));
+    dulist[(3u * p + k) * NCH + own] = c_pack(c_new(walk(p, k, own, true, lid), r_zero()));
 }
 
 // fij of a pair and direction: 2 x the sum of its chains' shares.

@@ -429,6 +429,7 @@ fn spec(p: Precision, wg: u32, d: &Dims, l: Layout) -> ShaderSpec {
         .with_u32("YTILE_ATOMS", plan::y_tile(wg).0)
         .with_u32("USUM_ATOMS", plan::usum_shape(d.nnbr as usize).0)
         .with_u32("USUM_WG", plan::usum_shape(d.nnbr as usize).1)
+        .with_u32("CHAIN_WG", plan::CHAIN_WG)
         .with_u32("NNBR", d.nnbr)
         .with_u32("BATCH", d.batch)
         .with_u32("NPB", d.batch * d.nnbr)

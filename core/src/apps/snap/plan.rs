@@ -37,29 +37,7 @@ impl Plan {
         for &k in kernels {
             let entries = match (k, layout.collapsed) {
                 (KernelName::ComputeU, false) => vec![("u_atom", shape(batch)?)],
-                (KernelName::ComputeU, true) => {
-                    let (atoms, wg) = usum_shape(config.nnbr);
-                    let sums = if layout.colmajor && wg <= caps.max_workgroup_invocations {
-                        let groups = batch.div_ceil(atoms as usize) * ny;
-                        let sh = dispatch_shape(
-                            groups as u64 * wg as u64,
-                            wg,
-                            caps.max_workgroups_per_dim,
-                        )?;
-                        ("u_sums_staged", sh)
-                    } else {
-                        ("u_sums", shape(batch * ny)?)
-                    };
-                    let pairs = if layout.reorder {
-                        (
-                            "u_chains",
-                            shape(32 * chains(t.twojmax) * npb.div_ceil(32))?,
-                        )
-                    } else {
-                        ("u_pairs", shape(npb)?)
-                    };
-                    vec![pairs, sums]
-                }
+                (KernelName::ComputeU, true) => u_entries(params, caps, (config, t), batch)?,
                 (KernelName::ComputeY, false) => vec![("y_atom", shape(batch)?)],
                 (KernelName::ComputeY, true) if layout.reorder => {
                     let (atoms, slots) = y_tile(params.wg);
@@ -72,9 +50,16 @@ impl Plan {
                 (KernelName::ComputeDu, false) => vec![("du_atom", shape(batch)?)],
                 (KernelName::ComputeDu, true) => vec![("du_pairs", shape(3 * npb)?)],
                 (_, _) if layout.fused => {
-                    let chains = 3 * chains(t.twojmax);
+                    let storage = chain_storage(params, t);
+                    if storage > caps.max_workgroup_storage as u64 {
+                        return Err(Error::OverLimit {
+                            limit: "max_compute_workgroup_storage_size",
+                            needed: storage,
+                            max: caps.max_workgroup_storage as u64,
+                        });
+                    }
                     vec![
-                        ("de_chains", shape(32 * chains * npb.div_ceil(32))?),
+                        ("de_chains", chain_shape(3, t, npb, caps)?),
                         ("de_sums", shape(3 * npb)?),
                     ]
                 }
@@ -97,6 +82,48 @@ impl Plan {
             batches,
         })
     }
+}
+
+/// compute_U's dispatches when collapsed: U of every pair (u_chains in
+/// reorder where its rows fit workgroup memory, else u_pairs), then the sums.
+fn u_entries(
+    params: &Params,
+    caps: &Capabilities,
+    (config, t): (&Config, &Tables),
+    batch: usize,
+) -> Result<Vec<(&'static str, (u32, u32))>> {
+    let layout = Layout::of(params.variant);
+    let npb = batch * config.nnbr;
+    let shape = |n: usize| dispatch_shape(n as u64, params.wg, caps.max_workgroups_per_dim);
+    let pairs = if layout.reorder && chain_storage(params, t) <= caps.max_workgroup_storage as u64 {
+        ("u_chains", chain_shape(1, t, npb, caps)?)
+    } else {
+        ("u_pairs", shape(npb)?)
+    };
+    let (atoms, wg) = usum_shape(config.nnbr);
+    let sums = if layout.colmajor && wg <= caps.max_workgroup_invocations {
+        let groups = batch.div_ceil(atoms as usize) * t.ny();
+        let sh = dispatch_shape(groups as u64 * wg as u64, wg, caps.max_workgroups_per_dim)?;
+        ("u_sums_staged", sh)
+    } else {
+        ("u_sums", shape(batch * t.ny())?)
+    };
+    Ok(vec![pairs, sums])
+}
+
+/// Invocations of one u_chains or de_chains workgroup.
+pub(super) const CHAIN_WG: u32 = 64;
+
+/// Workgroup memory of the chain walks' rows: 2J + 1 complex an invocation.
+fn chain_storage(params: &Params, t: &Tables) -> u64 {
+    (t.twojmax as u64 + 1) * CHAIN_WG as u64 * 2 * params.precision.real_bytes()
+}
+
+/// The dispatch of a chain walk over `npb` pairs, `per_pair` walks of each
+/// chain a pair (the directions), 32 pairs side by side.
+fn chain_shape(per_pair: usize, t: &Tables, npb: usize, caps: &Capabilities) -> Result<(u32, u32)> {
+    let n = 32 * per_pair * chains(t.twojmax) * npb.div_ceil(32);
+    dispatch_shape(n as u64, CHAIN_WG, caps.max_workgroups_per_dim)
 }
 
 /// Chains of rows (of equal mb) in a U-like array of 2J: reorder's U and
