@@ -5,7 +5,7 @@
 //   NU                 the full elements of the total U (every row)
 //   YTILE_ATOMS        atoms of one compute_Y workgroup in the reorder variant
 //   USUM_ATOMS, USUM_WG atoms and invocations of one u_sums_staged workgroup
-//   CHAIN_WG           invocations of one u_chains or de_chains workgroup
+//   CHAIN_WG           invocations of one u_chains workgroup
 //   NYP                compute_Y's element slots in reorder: (ma, ma + 1) pairs of a row
 //   NNBR               neighbours per atom
 //   BATCH, NPB         atoms and pairs of one batch (the scratch arrays hold one batch)
@@ -314,98 +314,15 @@ fn de_pair(p: u32, k: u32) {
     fij[3u * gpair(p) + k] = r_store(r_add(s, s));
 }
 
-// One chain of rows of a pair's U (du false) or of its dU along k and the
-// dE they give (du true, variant fused), walked in a private row: rows of
-// equal mb form a chain, row (j, mb) needs row (j-1, mb), and a chain's
-// first row (2 mb, mb) the mirror of the previous chain's second row (2 mb -
-// 1, mb - 1). The invocation of chain `own` first walks the first two rows
-// of each chain before it (the staircase its chain starts from), keeping
-// nothing of them; that is about as many elements as the rows it skips, so
-// every chain costs about the same. U is stored as it is made; dU is never
-// stored (U, for its recursion, is read back), each row's dE taken instead.
-// The walks' rows, one column an invocation of a CHAIN_WG workgroup (in
-// workgroup memory: as a private array the row spills to local memory,
-// which in f64 lost to the kernels it replaced).
+// The chain walks' current row (shaders/snap/walk.wgsl): one column an
+// invocation of a CHAIN_WG workgroup in workgroup memory, or a private array.
 var<workgroup> rows: array<Complex, (TWOJ + 1u) * CHAIN_WG>;
+var<private> prow: array<Complex, TWOJ + 1u>;
 
-fn walk(p: u32, k: u32, own: u32, du: bool, lid: u32) -> Real {
-    let gp = gpair(p);
-    let a = p / NNBR;
-    let ck = cayley(gp);
-    let ca = c_conj(ck.a);
-    let cb = c_conj(ck.b);
-    var cda = c_zero();
-    var cdb = c_zero();
-    if (du) {
-        let dk = dcayley(gp, k);
-        cda = c_conj(dk.a);
-        cdb = c_conj(dk.b);
-    }
-    let su = r_div(r_mul(geo(gp, 7u), geo(gp, k)), geo(gp, 3u));
-    let sf = geo(gp, 6u);
-    // The current row is rows[ma * CHAIN_WG + lid]; row (0, 0) is U = 1, dU = 0.
-    var first = c_zero();
-    if (!du) { first = c_new(r_one(), r_zero()); }
-    rows[lid] = first;
-    var s = r_zero();
-    if (own == 0u) {
-        if (du) { s = de_term(a, 0u, ld_u(p, 0u), first, su, sf); } else { st_u(p, 0u, first); }
-    }
-    for (var mb = 0u; mb <= own; mb++) {
-        var j = max(2u * mb, 1u);
-        // Row (j - 1, mb) from row (j - 1, mb - 1) in place: reversed and
-        // conjugated, element ma times (-1)^(mb + ma).
-        for (var ma = 0u; ma < mb; ma++) {
-            let il = ma * CHAIN_WG + lid;
-            let ih = (j - 1u - ma) * CHAIN_WG + lid;
-            let lo = c_conj(rows[il]);
-            let hi = c_conj(rows[ih]);
-            if (((mb + ma) & 1u) == 0u) {
-                rows[il] = hi;
-                rows[ih] = c_neg(lo);
-            } else {
-                rows[il] = c_neg(hi);
-                rows[ih] = lo;
-            }
-        }
-        var last = 2u * mb + 1u;
-        if (mb == own) { last = TWOJ; }
-        for (; j <= last; j++) {
-            let prev = row(j - 1u, mb);
-            let e0 = tab[j] + mb * (j + 1u);
-            // Downwards, so element ma - 1 is still the previous row's when read.
-            var c_hi = c_zero();
-            var u_hi = c_zero();
-            for (var m = 0u; m <= j; m++) {
-                let ma = j - m;
-                var c_lo = c_zero();
-                var u_lo = c_zero();
-                if (ma > 0u) {
-                    c_lo = rows[(ma - 1u) * CHAIN_WG + lid];
-                    if (du) { u_lo = row_u(p, prev, ma - 1u); }
-                }
-                var v = c_zero();
-                if (ma < j) {
-                    var t = c_mul(ca, c_hi);
-                    if (du) { t = c_fma(ca, c_hi, c_mul(cda, u_hi)); }
-                    v = c_scale(t, rootpq(j - ma, j - mb));
-                }
-                if (ma > 0u) {
-                    var t = c_mul(cb, c_lo);
-                    if (du) { t = c_fma(cb, c_lo, c_mul(cdb, u_lo)); }
-                    v = c_sub(v, c_scale(t, rootpq(ma, j - mb)));
-                }
-                rows[ma * CHAIN_WG + lid] = v;
-                if (mb == own) {
-                    if (du) { s = r_add(s, de_term(a, e0 + ma, ld_u(p, e0 + ma), v, su, sf)); } else { st_u(p, e0 + ma, v); }
-                }
-                c_hi = c_lo;
-                u_hi = u_lo;
-            }
-        }
-    }
-    return s;
-}
+fn get_shared(i: u32, lid: u32) -> Complex { return rows[i * CHAIN_WG + lid]; }
+fn set_shared(i: u32, lid: u32, v: Complex) { rows[i * CHAIN_WG + lid] = v; }
+fn get_private(i: u32, lid: u32) -> Complex { return prow[i]; }
+fn set_private(i: u32, lid: u32, v: Complex) { prow[i] = v; }
 
 // One element's share of dE: weight Re(dU conj(Y)), dU with the switching function.
 fn de_term(a: u32, e: u32, u: Complex, du: Complex, su: Real, sf: Real) -> Real {
@@ -470,7 +387,7 @@ fn u_chains(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     let group = id / 32u;
     let p = (group / NCH) * 32u + id % 32u;
     if (p >= batch.y * NNBR) { return; }
-    walk(p, 0u, group % NCH, false, lid);
+    walk_shared(p, 0u, group % NCH, false, lid);
 }
 
 @compute @workgroup_size(WG)
@@ -556,15 +473,15 @@ const NCH: u32 = TWOJ / 2u + 1u;
 // invocations (warps on NVIDIA), side by side, so each pair's U and its
 // atom's Y come from memory about once for all of them. Each chain's share
 // of dE goes to the real part of a dulist slot (fused stores no dU).
-@compute @workgroup_size(CHAIN_WG)
-fn de_chains(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let id = linear_group(wid, nwg) * CHAIN_WG + lid;
+@compute @workgroup_size(WG)
+fn de_chains(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let id = linear_id(gid, nwg);
     let group = id / 32u;
     let p = (group / (3u * NCH)) * 32u + id % 32u;
     let k = group % 3u;
     let own = (group % (3u * NCH)) / 3u;
     if (p >= batch.y * NNBR) { return; }
-    dulist[(3u * p + k) * NCH + own] = c_pack(c_new(walk(p, k, own, true, lid), r_zero()));
+    dulist[(3u * p + k) * NCH + own] = c_pack(c_new(walk_private(p, k, own, true, 0u), r_zero()));
 }
 
 // fij of a pair and direction: 2 x the sum of its chains' shares.

@@ -40,6 +40,8 @@ use gpu::SnapGpu;
 use sna::{Config, Tables};
 
 const SOURCE: &str = include_str!("../../../../shaders/snap/snap.wgsl");
+/// The chain walk, a template over where it keeps its row (see the file).
+const WALK: &str = include_str!("../../../../shaders/snap/walk.wgsl");
 
 // Bindings of the outputs (0 and 1 are the inputs, 8 the batch uniform).
 const ULIST: usize = 2;
@@ -448,6 +450,8 @@ fn spec(p: Precision, wg: u32, d: &Dims, l: Layout) -> ShaderSpec {
         .with("COLMAJOR", crate::shader::ConstValue::Bool(l.colmajor))
         .with("REORDER", crate::shader::ConstValue::Bool(l.reorder))
         .with_include(sources::GRID)
+        .with_include(WALK.replace("ROWS", "shared"))
+        .with_include(WALK.replace("ROWS", "private"))
 }
 
 /// compute_Y's element slots in reorder: the first element of each

@@ -50,18 +50,8 @@ impl Plan {
                 (KernelName::ComputeDu, false) => vec![("du_atom", shape(batch)?)],
                 (KernelName::ComputeDu, true) => vec![("du_pairs", shape(3 * npb)?)],
                 (_, _) if layout.fused => {
-                    let storage = chain_storage(params, t);
-                    if storage > caps.max_workgroup_storage as u64 {
-                        return Err(Error::OverLimit {
-                            limit: "max_compute_workgroup_storage_size",
-                            needed: storage,
-                            max: caps.max_workgroup_storage as u64,
-                        });
-                    }
-                    vec![
-                        ("de_chains", chain_shape(3, t, npb, caps)?),
-                        ("de_sums", shape(3 * npb)?),
-                    ]
+                    let chains = 32 * 3 * chains(t.twojmax) * npb.div_ceil(32);
+                    vec![("de_chains", shape(chains)?), ("de_sums", shape(3 * npb)?)]
                 }
                 (_, false) => vec![("de_atom", shape(batch)?)],
                 (_, true) => vec![("de_pairs", shape(3 * npb)?)],
@@ -96,7 +86,11 @@ fn u_entries(
     let npb = batch * config.nnbr;
     let shape = |n: usize| dispatch_shape(n as u64, params.wg, caps.max_workgroups_per_dim);
     let pairs = if layout.reorder && chain_storage(params, t) <= caps.max_workgroup_storage as u64 {
-        ("u_chains", chain_shape(1, t, npb, caps)?)
+        let n = 32 * chains(t.twojmax) * npb.div_ceil(32);
+        (
+            "u_chains",
+            dispatch_shape(n as u64, CHAIN_WG, caps.max_workgroups_per_dim)?,
+        )
     } else {
         ("u_pairs", shape(npb)?)
     };
@@ -111,19 +105,12 @@ fn u_entries(
     Ok(vec![pairs, sums])
 }
 
-/// Invocations of one u_chains or de_chains workgroup.
+/// Invocations of one u_chains workgroup.
 pub(super) const CHAIN_WG: u32 = 64;
 
-/// Workgroup memory of the chain walks' rows: 2J + 1 complex an invocation.
+/// Workgroup memory of u_chains' rows: 2J + 1 complex an invocation.
 fn chain_storage(params: &Params, t: &Tables) -> u64 {
     (t.twojmax as u64 + 1) * CHAIN_WG as u64 * 2 * params.precision.real_bytes()
-}
-
-/// The dispatch of a chain walk over `npb` pairs, `per_pair` walks of each
-/// chain a pair (the directions), 32 pairs side by side.
-fn chain_shape(per_pair: usize, t: &Tables, npb: usize, caps: &Capabilities) -> Result<(u32, u32)> {
-    let n = 32 * per_pair * chains(t.twojmax) * npb.div_ceil(32);
-    dispatch_shape(n as u64, CHAIN_WG, caps.max_workgroups_per_dim)
 }
 
 /// Chains of rows (of equal mb) in a U-like array of 2J: reorder's U and

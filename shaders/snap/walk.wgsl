@@ -1,0 +1,92 @@
+// A template the snap module includes twice, ROWS replaced: walk_shared keeps
+// the current row in workgroup memory (get_shared, set_shared), walk_private
+// in a private array (get_private, set_private). U's walk is the faster with
+// the first, dE's with the second (on the H100 in f64, U 25% faster and dE
+// 2.3x slower in workgroup memory).
+//
+// One chain of rows of a pair's U (du false) or of its dU along k and the
+// dE they give (du true, variant fused), walked a row at a time: rows of
+// equal mb form a chain, row (j, mb) needs row (j-1, mb), and a chain's
+// first row (2 mb, mb) the mirror of the previous chain's second row (2 mb -
+// 1, mb - 1). The invocation of chain `own` first walks the first two rows
+// of each chain before it (the staircase its chain starts from), keeping
+// nothing of them; that is about as many elements as the rows it skips, so
+// every chain costs about the same. U is stored as it is made; dU is never
+// stored (U, for its recursion, is read back), each row's dE taken instead.
+fn walk_ROWS(p: u32, k: u32, own: u32, du: bool, lid: u32) -> Real {
+    let gp = gpair(p);
+    let a = p / NNBR;
+    let ck = cayley(gp);
+    let ca = c_conj(ck.a);
+    let cb = c_conj(ck.b);
+    var cda = c_zero();
+    var cdb = c_zero();
+    if (du) {
+        let dk = dcayley(gp, k);
+        cda = c_conj(dk.a);
+        cdb = c_conj(dk.b);
+    }
+    let su = r_div(r_mul(geo(gp, 7u), geo(gp, k)), geo(gp, 3u));
+    let sf = geo(gp, 6u);
+    // The current row; row (0, 0) is U = 1, dU = 0.
+    var first = c_zero();
+    if (!du) { first = c_new(r_one(), r_zero()); }
+    set_ROWS(0u, lid, first);
+    var s = r_zero();
+    if (own == 0u) {
+        if (du) { s = de_term(a, 0u, ld_u(p, 0u), first, su, sf); } else { st_u(p, 0u, first); }
+    }
+    for (var mb = 0u; mb <= own; mb++) {
+        var j = max(2u * mb, 1u);
+        // Row (j - 1, mb) from row (j - 1, mb - 1) in place: reversed and
+        // conjugated, element ma times (-1)^(mb + ma).
+        for (var ma = 0u; ma < mb; ma++) {
+            let lo = c_conj(get_ROWS(ma, lid));
+            let hi = c_conj(get_ROWS(j - 1u - ma, lid));
+            if (((mb + ma) & 1u) == 0u) {
+                set_ROWS(ma, lid, hi);
+                set_ROWS(j - 1u - ma, lid, c_neg(lo));
+            } else {
+                set_ROWS(ma, lid, c_neg(hi));
+                set_ROWS(j - 1u - ma, lid, lo);
+            }
+        }
+        var last = 2u * mb + 1u;
+        if (mb == own) { last = TWOJ; }
+        for (; j <= last; j++) {
+            let prev = row(j - 1u, mb);
+            let e0 = tab[j] + mb * (j + 1u);
+            // Downwards, so element ma - 1 is still the previous row's when read.
+            var c_hi = c_zero();
+            var u_hi = c_zero();
+            for (var m = 0u; m <= j; m++) {
+                let ma = j - m;
+                var c_lo = c_zero();
+                var u_lo = c_zero();
+                if (ma > 0u) {
+                    c_lo = get_ROWS(ma - 1u, lid);
+                    if (du) { u_lo = row_u(p, prev, ma - 1u); }
+                }
+                var v = c_zero();
+                if (ma < j) {
+                    var t = c_mul(ca, c_hi);
+                    if (du) { t = c_fma(ca, c_hi, c_mul(cda, u_hi)); }
+                    v = c_scale(t, rootpq(j - ma, j - mb));
+                }
+                if (ma > 0u) {
+                    var t = c_mul(cb, c_lo);
+                    if (du) { t = c_fma(cb, c_lo, c_mul(cdb, u_lo)); }
+                    v = c_sub(v, c_scale(t, rootpq(ma, j - mb)));
+                }
+                set_ROWS(ma, lid, v);
+                if (mb == own) {
+                    if (du) { s = r_add(s, de_term(a, e0 + ma, ld_u(p, e0 + ma), v, su, sf)); } else { st_u(p, e0 + ma, v); }
+                }
+                c_hi = c_lo;
+                u_hi = u_lo;
+            }
+        }
+    }
+    return s;
+}
+
