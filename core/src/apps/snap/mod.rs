@@ -4,7 +4,8 @@
 //! recursion, summed with the switching function), compute_Y (the adjoint:
 //! beta-weighted Clebsch-Gordan products of the total U), compute_dU and
 //! compute_dE per pair, and the force gather. Variants: the seed's
-//! baseline, collapse, column-major and reorder cases.
+//! baseline, collapse, column-major and reorder cases, and `fused` (the
+//! default): reorder with compute_dU and compute_dE one kernel.
 //!
 //! Inputs: a TestSNAP reference file (`refdata`, validated against its
 //! forces) or the synthetic BCC tungsten problem of [`lattice`] (validated
@@ -198,7 +199,7 @@ impl App for Snap {
                 name: "variant",
                 help: "baseline (invocation per atom), collapse (atom, neighbour and index loops in the dispatch), column-major (atom fastest in memory), reorder (column-major, atom fastest among invocations), fused (reorder, compute_dU and compute_dE one kernel that never stores dU: its compute_dE times both, and it has no compute_dU case)",
                 kind: ParamKind::Choice(Variant::NAMES),
-                default: "reorder",
+                default: "fused",
             },
             ParamSpec {
                 name: "twojmax",
