@@ -495,19 +495,20 @@ fn de_sums(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 }
 
 // f[i] += fij of its own pairs, f[j] -= fij of the pairs naming j (the
-// reverse lists), gathered without atomics: one invocation per atom.
+// reverse lists), gathered without atomics: one invocation per atom and
+// direction (per atom alone, 2000 atoms keep too few warps in flight).
 @compute @workgroup_size(WG)
 fn gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let t = linear_id(gid, nwg);
+    let id = linear_id(gid, nwg);
+    let t = id / 3u;
+    let k = id % 3u;
     if (t >= NTOTAL) { return; }
-    for (var k = 0u; k < 3u; k++) {
-        var f = r_zero();
-        if (t < NLOCAL) {
-            for (var n = 0u; n < NNBR; n++) { f = r_add(f, r_load(fij[3u * (t * NNBR + n) + k])); }
-        }
-        for (var q = tab[OFF_REV + t]; q < tab[OFF_REV + t + 1u]; q++) {
-            f = r_sub(f, r_load(fij[3u * tab[OFF_REV + NTOTAL + 1u + q] + k]));
-        }
-        force[3u * t + k] = r_store(f);
+    var f = r_zero();
+    if (t < NLOCAL) {
+        for (var n = 0u; n < NNBR; n++) { f = r_add(f, r_load(fij[3u * (t * NNBR + n) + k])); }
     }
+    for (var q = tab[OFF_REV + t]; q < tab[OFF_REV + t + 1u]; q++) {
+        f = r_sub(f, r_load(fij[3u * tab[OFF_REV + NTOTAL + 1u + q] + k]));
+    }
+    force[id] = r_store(f);
 }

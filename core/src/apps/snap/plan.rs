@@ -59,7 +59,7 @@ impl Plan {
             stages.extend(entries.into_iter().map(|(entry, sh)| (k, entry, sh)));
         }
         let gather = match params.kernel {
-            KernelName::Force => Some(shape(config.ntotal)?),
+            KernelName::Force => Some(shape(3 * config.ntotal)?),
             _ => None,
         };
         let batches = (0..config.nlocal.div_ceil(batch))
