@@ -41,8 +41,8 @@ impl Plan {
                 (KernelName::ComputeY, false) => vec![("y_atom", shape(batch)?)],
                 (KernelName::ComputeY, true) if layout.reorder => {
                     let (atoms, slots) = y_tile(params.wg);
-                    let nyp = y_slots(t).len().div_ceil(slots as usize);
-                    let tiles = batch.div_ceil(atoms as usize) * nyp;
+                    let slot_groups = y_slots(t).len().div_ceil(slots as usize);
+                    let tiles = batch.div_ceil(atoms as usize) * slot_groups;
                     vec![("y_tiles", shape(tiles * params.wg as usize)?)]
                 }
                 (KernelName::ComputeY, true) => vec![("y_elems", shape(batch * ny)?)],
@@ -136,8 +136,8 @@ pub(super) fn usum_shape(nnbr: usize) -> (u32, u32) {
     (atoms, atoms * nnbr as u32)
 }
 
-/// (atoms, elements) of one compute_Y workgroup of `wg` invocations in the
-/// reorder variant: a warp's width of atoms (NVIDIA's; AMD's is two of
+/// (atoms, element slots) of one compute_Y workgroup of `wg` invocations in
+/// reorder and fused: a warp's width of atoms (NVIDIA's; AMD's is two of
 /// them), so each warp keeps the atom-fastest loads of the variant.
 pub(super) fn y_tile(wg: u32) -> (u32, u32) {
     let atoms = wg.min(32);
