@@ -118,6 +118,7 @@ fn outputs_are_poisoned_before_every_validation_run() {
             Request::default()
                 .set("size", "3")
                 .set("twojmax", "2")
+                .set("variant", "reorder")
                 .set("kernel", "compute_dU,compute_dE"),
         ),
         (
