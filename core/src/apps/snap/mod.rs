@@ -16,7 +16,8 @@
 //!
 //! Memory of the largest case (2000 atoms x 26 neighbours, 2J = 14, 652 half
 //! elements per U-like array): 2.22 GB in f64 and df64 (dU 1.63 GB, U of
-//! every pair 0.54 GB, total U and Y 21 MB each), 1.11 GB in f32. When dU
+//! every pair 0.54 GB, total U 40 MB stored whole, Y 21 MB), 1.11 GB in
+//! f32; fused stores no dU (0.6 GB in f64). When the largest scratch array
 //! of all atoms passes the binding limit the force kernel runs the atoms in
 //! batches (`batch`); a kernel timed alone fails with `OverLimit` instead.
 
