@@ -3,7 +3,7 @@
 //   WG                 workgroup size
 //   TWOJ, NY           2J and the half elements of a U-like array (rows 2 mb <= j)
 //   NU                 the full elements of the total U (every row)
-//   YTILE_ATOMS        atoms of one compute_Y workgroup in the reorder variant
+//   YTILE_ATOMS        atoms of one compute_Y workgroup in reorder and fused
 //   USUM_ATOMS, USUM_WG atoms and invocations of one u_sums_staged workgroup
 //   CHAIN_WG           invocations of one u_chains workgroup
 //   NYP                compute_Y's element slots in reorder: (ma, ma + 1) pairs of a row
@@ -165,47 +165,9 @@ fn st_utot(a: u32, e: u32, sum: Complex) {
     }
 }
 
-// compute_Y, one element: the beta-weighted Clebsch-Gordan products of U.
-// Along the inner sum ma1 rises and ma2 falls, so the first factor walks
-// its row forwards, the second backwards and the coefficient by j2.
-fn y_elem(a: u32, e: u32) {
-    var y = c_zero();
-    for (var t = tab[OFF_YSTART + e]; t < tab[OFF_YSTART + e + 1u]; t++) {
-        let w0 = tab[OFF_TERMS + 4u * t];
-        let cg = OFF_CG + tab[OFF_TERMS + 4u * t + 1u];
-        let wa = tab[OFF_TERMS + 4u * t + 2u];
-        let wb = tab[OFF_TERMS + 4u * t + 3u];
-        let j1 = w0 & 255u;
-        let j2 = w0 >> 8u;
-        let ma1min = wa & 255u;
-        let ma2max = (wa >> 8u) & 255u;
-        let na = wa >> 16u;
-        let mb1min = wb & 255u;
-        let mb2max = (wb >> 8u) & 255u;
-        let nb = wb >> 16u;
-        var u1 = full(j1, mb1min, ma1min);
-        var u2 = full(j2, mb2max, ma2max);
-        var cgb = cg + mb1min * (j2 + 1u) + mb2max;
-        let cga0 = cg + ma1min * (j2 + 1u) + ma2max;
-        var z = c_zero();
-        for (var ib = 0u; ib < nb; ib++) {
-            var s = c_zero();
-            for (var ia = 0u; ia < na; ia++) {
-                let prod = c_mul(ld_ut(a, u1 + ia), ld_ut(a, u2 - ia));
-                s = c_add(s, c_scale(prod, coef(cga0 + ia * j2)));
-            }
-            z = c_add(z, c_scale(s, coef(cgb)));
-            u1 += j1 + 1u;
-            u2 -= j2 + 1u;
-            cgb += j2;
-        }
-        y = c_add(y, c_scale(z, coef(OFF_BETA + t)));
-    }
-    ylist[cix(a, e, BATCH, NY)] = c_pack(y);
-}
-
-// compute_Y of elements (j, mb, ma) and (j, mb, ma + 1) together (`two`),
-// or of (j, mb, ma) alone. Both have the same terms and mb ranges; in a
+// compute_Y, the beta-weighted Clebsch-Gordan products of U, of elements
+// (j, mb, ma) and (j, mb, ma + 1) together (`two`, reorder and fused), or of
+// (j, mb, ma) alone. Both have the same terms and mb ranges; in a
 // term's inner sum ma1 + ma2 = ma + c for the first and ma + 1 + c for the
 // second, so one walk over ma1 serves both: the first's ma2 is the second's
 // ma2 - 1, and each step loads one u1 and one u2 for two products.
@@ -350,7 +312,7 @@ fn u_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
 fn y_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let a = linear_id(gid, nwg);
     if (a >= batch.y) { return; }
-    for (var e = 0u; e < NY; e++) { y_elem(a, e); }
+    for (var e = 0u; e < NY; e++) { y_pair(a, e, false); }
 }
 
 @compute @workgroup_size(WG)
@@ -431,7 +393,7 @@ fn y_elems(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let id = linear_id(gid, nwg);
     let q = split(id, BATCH, NY);
     if (id >= BATCH * NY || q.x >= batch.y) { return; }
-    y_elem(q.x, q.y);
+    y_pair(q.x, q.y, false);
 }
 
 // reorder: a workgroup takes YTILE_ATOMS atoms by WG / YTILE_ATOMS adjacent

@@ -162,6 +162,9 @@ impl SnapGpu {
                 // Made here, not in the check, so the prepare phase holds
                 // the reference's cost.
                 match params.kernel {
+                    KernelName::ComputeU => {
+                        refs.utot_full(&t);
+                    }
                     KernelName::ComputeDu => {
                         refs.du(problem.0, &t, &geo);
                     }
@@ -423,17 +426,19 @@ impl Kernel for SnapGpu {
         let (atoms, pairs) = (self.config.nlocal, self.config.pairs());
         let states = &refs.states;
         match self.kernel {
-            KernelName::ComputeU => {
-                let full = refs.utot_full(&self.config.tables());
-                let nu = full.first().map_or(0, Vec::len);
-                self.compare_items(out[0], (atoms, nu), |a, f| full[a][f], "total U (whole)")
-                    .and(self.compare_items(
-                        out[1],
-                        (pairs, ny),
-                        |q, e| refs.ulist(q, nnbr)[e],
-                        "U of every pair",
-                    ))
-            }
+            KernelName::ComputeU => match refs.utot_full.get() {
+                Some(full) => {
+                    let nu = full.first().map_or(0, Vec::len);
+                    self.compare_items(out[0], (atoms, nu), |a, f| full[a][f], "total U (whole)")
+                        .and(self.compare_items(
+                            out[1],
+                            (pairs, ny),
+                            |q, e| refs.ulist(q, nnbr)[e],
+                            "U of every pair",
+                        ))
+                }
+                None => Validation::fail("whole total U reference not made".into()),
+            },
             KernelName::ComputeY => {
                 self.compare_items(out[0], (atoms, ny), |a, e| states[a].y[e], "Y")
             }

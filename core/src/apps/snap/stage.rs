@@ -16,7 +16,7 @@ use crate::gpu::Gpu;
 pub(super) struct StageRefs {
     pub(super) states: Vec<sna::AtomState>,
     /// The total U of every atom written out whole, as the GPU stores it.
-    utot_full: OnceLock<Vec<Vec<C>>>,
+    pub(super) utot_full: OnceLock<Vec<Vec<C>>>,
     /// dU of every pair (3 x NY each), made for the first compute_dU or
     /// compute_dE case.
     pub(super) du: OnceLock<Vec<Vec<C>>>,
@@ -41,11 +41,13 @@ impl StageRefs {
         &self.states[q / nnbr].ulist[q % nnbr]
     }
 
+    /// The whole total U of every atom, made on first use.
     pub(super) fn utot_full(&self, t: &sna::Tables) -> &[Vec<C>] {
         self.utot_full
             .get_or_init(|| self.states.iter().map(|s| t.full(&s.utot)).collect())
     }
 
+    /// dU of every pair, made on first use.
     pub(super) fn du(&self, config: &Config, t: &sna::Tables, geo: &[[f64; 8]]) -> &[Vec<C>] {
         self.du.get_or_init(|| {
             crate::parallel::collect(config.pairs(), |q| {
@@ -54,6 +56,7 @@ impl StageRefs {
         })
     }
 
+    /// fij of every pair, made on first use (with dU).
     pub(super) fn fij(&self, config: &Config, t: &sna::Tables, geo: &[[f64; 8]]) -> &[f64] {
         self.fij.get_or_init(|| {
             let du = self.du(config, t, geo);
