@@ -21,8 +21,11 @@
 // [0]: the largest cell occupancy seen (overflow when above CAP).
 @group(0) @binding(6) var<storage, read_write> status: array<atomic<u32>>;
 // Box lengths (3), cells per length (3), cutoff^2, sigma^2, 4 epsilon,
-// 24 epsilon, energy shift, dt / (2 m), dt.
-@group(0) @binding(7) var<storage, read> coef: array<RealStore>;
+// 24 epsilon, energy shift, dt / (2 m), dt, packed RV_LANES to a 16-byte
+// vector. A uniform rather than a storage buffer: NVIDIA's compiler then
+// reads them as constant-bank operands where they are used instead of
+// holding them in registers through the force loops.
+@group(0) @binding(7) var<uniform> coef: array<RealVec, COEF_VECS>;
 // Positions gathered into cell order (slot k * CAP + s), as CoMD keeps its
 // atoms: the force kernels then read a neighbour cell as one contiguous run,
 // the same run for every invocation of a cell, instead of chasing atom ids.
@@ -32,7 +35,8 @@ const NSLOTS: u32 = NCELLS * CAP;
 
 fn at(atom: u32, d: u32) -> u32 { return atom * ATOM_STRIDE + d * DIM_STRIDE; }
 fn slot_at(slot: u32, d: u32) -> u32 { return slot * ATOM_STRIDE + d * SLOT_DIM_STRIDE; }
-fn c(i: u32) -> Real { return r_load(coef[i]); }
+const COEF_VECS: u32 = (13u + RV_LANES - 1u) / RV_LANES;
+fn c(i: u32) -> Real { return rv_get(coef[i / RV_LANES], i % RV_LANES); }
 
 fn load_pos(atom: u32) -> array<Real, 3> {
     return array<Real, 3>(r_load(pos[at(atom, 0u)]), r_load(pos[at(atom, 1u)]), r_load(pos[at(atom, 2u)]));

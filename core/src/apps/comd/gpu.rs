@@ -65,7 +65,7 @@ impl ComdGpu {
             params.layout,
         );
         let mut binds = [Bind::ReadWrite; 9];
-        binds[7] = Bind::Read;
+        binds[7] = Bind::Uniform;
         let passes = plan
             .passes
             .iter()
@@ -162,7 +162,10 @@ fn upload(gpu: &Gpu, params: &Params, start: &System, plan: &Plan) -> Result<Vec
         md::DT / (2.0 * md::mass()),
         md::DT,
     ];
-    let coef = gpu.storage_init("comd-coef", &p.encode(&coef))?;
+    // Padded to whole 16-byte vectors, as a uniform array's stride requires.
+    let mut coef = p.encode(&coef);
+    coef.resize(coef.len().next_multiple_of(16), 0);
+    let coef = gpu.uniform("comd-coef", &coef);
     Ok(vec![
         pos, vel, frc, epot, count, cell_atoms, status, coef, cpos,
     ])
