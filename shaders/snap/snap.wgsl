@@ -5,7 +5,7 @@
 //   NU                 the full elements of the total U (every row)
 //   YTILE_ATOMS        atoms of one compute_Y workgroup in reorder and fused
 //   USUM_ATOMS, USUM_WG atoms and invocations of one u_sums_staged workgroup
-//   CHAIN_WG           invocations of one u_chains workgroup
+//   SHARED_WG          width of the workgroup arrays (see `rows`)
 //   NYP                compute_Y's element slots in reorder: (ma, ma + 1) pairs of a row
 //   NNBR               neighbours per atom
 //   BATCH, NPB         atoms and pairs of one batch (the scratch arrays hold one batch)
@@ -276,15 +276,44 @@ fn de_pair(p: u32, k: u32) {
     fij[3u * gpair(p) + k] = r_store(r_add(s, s));
 }
 
+// The workgroup arrays are SHARED_WG wide: USUM_WG in the module of
+// u_walks and u_sums_staged, 1 in the module of every other kernel, since a
+// module's workgroup arrays are reserved for each of its kernels (on the
+// H100 y_tiles reported 17 KB it never touches).
+//
 // The chain walks' current row (shaders/snap/walk.wgsl): one column an
-// invocation of a CHAIN_WG workgroup in workgroup memory, or a private array.
-var<workgroup> rows: array<Complex, (TWOJ + 1u) * CHAIN_WG>;
+// invocation of a u_walks workgroup in workgroup memory, or a private array.
+var<workgroup> rows: array<Complex, (TWOJ + 1u) * SHARED_WG>;
 var<private> prow: array<Complex, TWOJ + 1u>;
 
-fn get_shared(i: u32, lid: u32) -> Complex { return rows[i * CHAIN_WG + lid]; }
-fn set_shared(i: u32, lid: u32, v: Complex) { rows[i * CHAIN_WG + lid] = v; }
+fn get_shared(i: u32, lid: u32) -> Complex { return rows[i * SHARED_WG + lid]; }
+fn set_shared(i: u32, lid: u32, v: Complex) { rows[i * SHARED_WG + lid] = v; }
 fn get_private(i: u32, lid: u32) -> Complex { return prow[i]; }
 fn set_private(i: u32, lid: u32, v: Complex) { prow[i] = v; }
+
+// The switching function of each u_walks invocation's pair (0 where none).
+var<workgroup> usum_sf: array<Real, SHARED_WG>;
+
+// The total U of row j (half elements from e0) of the atoms of a u_walks
+// workgroup, once every invocation holds its pair's row j: invocation
+// (atom i, neighbour n) adds elements n, n + NNBR, ... of the row over atom
+// i's pairs. Called by the whole workgroup; its barriers keep the rows
+// until every sum has read them.
+fn sum_row_shared(a: u32, j: u32, e0: u32, live: bool, lid: u32) {
+    workgroupBarrier();
+    let first = lid - lid % NNBR;
+    for (var ma = lid % NNBR; ma <= j; ma += NNBR) {
+        var s = c_zero();
+        for (var n = 0u; n < NNBR; n++) {
+            s = c_add(s, c_scale(rows[ma * SHARED_WG + first + n], usum_sf[first + n]));
+        }
+        if (live) { st_utot(a, e0 + ma, s); }
+    }
+    workgroupBarrier();
+}
+
+// dE's private walk takes no sums (it walks dU, never U alone).
+fn sum_row_private(a: u32, j: u32, e0: u32, live: bool, lid: u32) {}
 
 // One element's share of dE: weight Re(dU conj(Y)), dU with the switching function.
 fn de_term(a: u32, e: u32, u: Complex, du: Complex, su: Real, sf: Real) -> Real {
@@ -341,15 +370,24 @@ fn u_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     u_pair(p);
 }
 
-// reorder: U of a pair one chain an invocation, the chains of 32 pairs as
-// consecutive groups of 32 invocations.
-@compute @workgroup_size(CHAIN_WG)
-fn u_chains(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let id = linear_group(wid, nwg) * CHAIN_WG + lid;
-    let group = id / 32u;
-    let p = (group / NCH) * 32u + id % 32u;
-    if (p >= batch.y * NNBR) { return; }
-    walk_shared(p, 0u, group % NCH, false, lid);
+// reorder and fused: U of a pair one chain an invocation, and the total U
+// of the chain's rows. A workgroup takes USUM_ATOMS atoms' pairs (an
+// invocation each, so a warp's 32 pairs are adjacent in memory) along one
+// chain, and adds each row over every atom's pairs as it is made, from
+// workgroup memory, so U of every pair is written once and never read back
+// for the sums.
+@compute @workgroup_size(USUM_WG)
+fn u_walks(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let w = linear_group(wid, nwg);
+    let a = (w / NCH) * USUM_ATOMS + lid / NNBR;
+    let live = a < batch.y;
+    // Past the batch an invocation walks the batch's first pair (finite
+    // values, never stored), since the workgroup's barriers need them all.
+    let p = select(0u, a * NNBR + lid % NNBR, live);
+    var sf = r_zero();
+    if (live) { sf = geo(gpair(p), 6u); }
+    usum_sf[lid] = sf;
+    walk_shared(p, 0u, w % NCH, false, live, lid);
 }
 
 @compute @workgroup_size(WG)
@@ -364,7 +402,7 @@ fn u_sums(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
 // are adjacent: a workgroup takes USUM_ATOMS atoms of one element, each
 // invocation reads one pair (the workgroup's reads are one sweep), and one
 // invocation an atom adds its pairs up from workgroup memory.
-var<workgroup> usum_part: array<Complex, USUM_WG>;
+var<workgroup> usum_part: array<Complex, SHARED_WG>;
 
 @compute @workgroup_size(USUM_WG)
 fn u_sums_staged(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -443,7 +481,7 @@ fn de_chains(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
     let k = group % 3u;
     let own = (group % (3u * NCH)) / 3u;
     if (p >= batch.y * NNBR) { return; }
-    dulist[(3u * p + k) * NCH + own] = c_pack(c_new(walk_private(p, k, own, true, 0u), r_zero()));
+    dulist[(3u * p + k) * NCH + own] = c_pack(c_new(walk_private(p, k, own, true, true, 0u), r_zero()));
 }
 
 // fij of a pair and direction: 2 x the sum of its chains' shares.

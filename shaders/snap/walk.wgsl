@@ -11,9 +11,11 @@
 // 1, mb - 1). The invocation of chain `own` first walks the first two rows
 // of each chain before it (the staircase its chain starts from), keeping
 // nothing of them; that is about as many elements as the rows it skips, so
-// every chain costs about the same. U is stored as it is made; dU is never
-// stored (U, for its recursion, is read back), each row's dE taken instead.
-fn walk_ROWS(p: u32, k: u32, own: u32, du: bool, lid: u32) -> Real {
+// every chain costs about the same. U is stored as it is made (where
+// `live`) and each of its rows handed to sum_row_ROWS, which adds it over
+// the atom's pairs; dU is never stored (U, for its recursion, is read back),
+// each row's dE taken instead.
+fn walk_ROWS(p: u32, k: u32, own: u32, du: bool, live: bool, lid: u32) -> Real {
     let gp = gpair(p);
     let a = p / NNBR;
     let ck = cayley(gp);
@@ -34,7 +36,12 @@ fn walk_ROWS(p: u32, k: u32, own: u32, du: bool, lid: u32) -> Real {
     set_ROWS(0u, lid, first);
     var s = r_zero();
     if (own == 0u) {
-        if (du) { s = de_term(a, 0u, ld_u(p, 0u), first, su, sf); } else { st_u(p, 0u, first); }
+        if (du) {
+            s = de_term(a, 0u, ld_u(p, 0u), first, su, sf);
+        } else {
+            if (live) { st_u(p, 0u, first); }
+            sum_row_ROWS(a, 0u, 0u, live, lid);
+        }
     }
     for (var mb = 0u; mb <= own; mb++) {
         var j = max(2u * mb, 1u);
@@ -80,11 +87,12 @@ fn walk_ROWS(p: u32, k: u32, own: u32, du: bool, lid: u32) -> Real {
                 }
                 set_ROWS(ma, lid, v);
                 if (mb == own) {
-                    if (du) { s = r_add(s, de_term(a, e0 + ma, ld_u(p, e0 + ma), v, su, sf)); } else { st_u(p, e0 + ma, v); }
+                    if (du) { s = r_add(s, de_term(a, e0 + ma, ld_u(p, e0 + ma), v, su, sf)); } else if (live) { st_u(p, e0 + ma, v); }
                 }
                 c_hi = c_lo;
                 u_hi = u_lo;
             }
+            if (!du && mb == own) { sum_row_ROWS(a, j, e0, live, lid); }
         }
     }
     return s;

@@ -315,9 +315,10 @@ impl App for Snap {
         // TestSNAP's 2J = 2 file: 2 atoms of 8 neighbours among 35.
         let t = Tables::new(2, &[0.1; 5]);
         let dims = Dims::new(&t, 8, 2, 2, 35);
+        let usum_wg = plan::usum_shape(8).1;
         Variant::ALL
             .iter()
-            .map(|&v| spec(p, 64, &dims, Layout::of(v)))
+            .flat_map(|&v| [1, usum_wg].map(|w| spec(p, 64, w, &dims, Layout::of(v))))
             .collect()
     }
 
@@ -424,7 +425,9 @@ impl Dims {
     }
 }
 
-fn spec(p: Precision, wg: u32, d: &Dims, l: Layout) -> ShaderSpec {
+/// The snap module for workgroups of `wg` with workgroup arrays
+/// `shared_wg` wide (see `plan::uses_shared_rows`).
+fn spec(p: Precision, wg: u32, shared_wg: u32, d: &Dims, l: Layout) -> ShaderSpec {
     ShaderSpec::new("snap", SOURCE, p)
         .with_u32("WG", wg)
         .with_u32("TWOJ", d.twoj)
@@ -433,7 +436,7 @@ fn spec(p: Precision, wg: u32, d: &Dims, l: Layout) -> ShaderSpec {
         .with_u32("YTILE_ATOMS", plan::y_tile(wg).0)
         .with_u32("USUM_ATOMS", plan::usum_shape(d.nnbr as usize).0)
         .with_u32("USUM_WG", plan::usum_shape(d.nnbr as usize).1)
-        .with_u32("CHAIN_WG", plan::CHAIN_WG)
+        .with_u32("SHARED_WG", shared_wg)
         .with_u32("NNBR", d.nnbr)
         .with_u32("BATCH", d.batch)
         .with_u32("NPB", d.batch * d.nnbr)

@@ -74,8 +74,9 @@ impl Plan {
     }
 }
 
-/// compute_U's dispatches when collapsed: U of every pair (u_chains in
-/// reorder where its rows fit workgroup memory, else u_pairs), then the sums.
+/// compute_U's dispatches when collapsed: in reorder and fused, where the
+/// rows fit workgroup memory, u_walks (U of every pair and the sums in one
+/// pass); else U of every pair (u_pairs), then the sums.
 fn u_entries(
     params: &Params,
     caps: &Capabilities,
@@ -85,35 +86,38 @@ fn u_entries(
     let layout = Layout::of(params.variant);
     let npb = batch * config.nnbr;
     let shape = |n: usize| dispatch_shape(n as u64, params.wg, caps.max_workgroups_per_dim);
-    let pairs = if layout.reorder && chain_storage(params, t) <= caps.max_workgroup_storage as u64 {
-        let n = 32 * chains(t.twojmax) * npb.div_ceil(32);
-        (
-            "u_chains",
-            dispatch_shape(n as u64, CHAIN_WG, caps.max_workgroups_per_dim)?,
-        )
-    } else {
-        ("u_pairs", shape(npb)?)
-    };
     let (atoms, wg) = usum_shape(config.nnbr);
-    let sums = if layout.colmajor && wg <= caps.max_workgroup_invocations {
+    let fits = wg <= caps.max_workgroup_invocations;
+    if layout.reorder && fits && walk_storage(params, t, wg) <= caps.max_workgroup_storage as u64 {
+        let groups = batch.div_ceil(atoms as usize) * chains(t.twojmax);
+        let sh = dispatch_shape(groups as u64 * wg as u64, wg, caps.max_workgroups_per_dim)?;
+        return Ok(vec![("u_walks", sh)]);
+    }
+    let sums = if layout.colmajor && fits {
         let groups = batch.div_ceil(atoms as usize) * t.ny();
         let sh = dispatch_shape(groups as u64 * wg as u64, wg, caps.max_workgroups_per_dim)?;
         ("u_sums_staged", sh)
     } else {
         ("u_sums", shape(batch * t.ny())?)
     };
-    Ok(vec![pairs, sums])
+    Ok(vec![("u_pairs", shape(npb)?), sums])
 }
 
-/// Invocations of one u_chains workgroup.
-pub(super) const CHAIN_WG: u32 = 64;
-
-/// Workgroup memory of u_chains' rows: 2J + 1 complex an invocation.
-fn chain_storage(params: &Params, t: &Tables) -> u64 {
-    (t.twojmax as u64 + 1) * CHAIN_WG as u64 * 2 * params.precision.real_bytes()
+/// Workgroup memory of the module of u_walks and u_sums_staged, `wg` wide:
+/// u_walks' rows (2J + 1 complex an invocation) and switching functions,
+/// and u_sums_staged's partial sums.
+fn walk_storage(params: &Params, t: &Tables, wg: u32) -> u64 {
+    // Reals an invocation: 2 (2J + 1) of rows, 1 switching function, 2 partial sum.
+    (2 * t.twojmax as u64 + 5) * wg as u64 * params.precision.real_bytes()
 }
 
-/// Chains of rows (of equal mb) in a U-like array of 2J: reorder's U and
+/// The entry points whose module's workgroup arrays are USUM_WG wide (every
+/// other kernel's are 1 wide: see `SHARED_WG` in shaders/snap/snap.wgsl).
+pub(super) fn uses_shared_rows(entry: &str) -> bool {
+    matches!(entry, "u_walks" | "u_sums_staged")
+}
+
+/// Chains of rows (of equal mb) in a U-like array of 2J: u_walks and
 /// fused's compute_dE run one an invocation.
 pub(super) fn chains(twojmax: u32) -> usize {
     twojmax as usize / 2 + 1
@@ -129,8 +133,8 @@ pub(super) fn dulist_slots(layout: Layout, t: &Tables) -> usize {
     }
 }
 
-/// (atoms, invocations) of one u_sums_staged workgroup: an invocation a
-/// pair, about 128 of them.
+/// (atoms, invocations) of one u_walks or u_sums_staged workgroup: an
+/// invocation a pair, about 128 of them.
 pub(super) fn usum_shape(nnbr: usize) -> (u32, u32) {
     let atoms = (128 / nnbr.max(1)).max(1) as u32;
     (atoms, atoms * nnbr as u32)
