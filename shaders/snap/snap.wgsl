@@ -283,11 +283,16 @@ fn de_pair(p: u32, k: u32) {
 //
 // The chain walks' current row (shaders/snap/walk.wgsl): one column an
 // invocation of a u_walks workgroup in workgroup memory, or a private array.
-var<workgroup> rows: array<Complex, (TWOJ + 1u) * SHARED_WG>;
+// The row's elements are ROW_STRIDE apart, one more than the invocations,
+// so that sum_row_shared's invocations, each reading another element of
+// the same column, fall in different banks (at SHARED_WG apart every one
+// of them would read the same bank in f64).
+const ROW_STRIDE: u32 = SHARED_WG + 1u;
+var<workgroup> rows: array<Complex, (TWOJ + 1u) * ROW_STRIDE>;
 var<private> prow: array<Complex, TWOJ + 1u>;
 
-fn get_shared(i: u32, lid: u32) -> Complex { return rows[i * SHARED_WG + lid]; }
-fn set_shared(i: u32, lid: u32, v: Complex) { rows[i * SHARED_WG + lid] = v; }
+fn get_shared(i: u32, lid: u32) -> Complex { return rows[i * ROW_STRIDE + lid]; }
+fn set_shared(i: u32, lid: u32, v: Complex) { rows[i * ROW_STRIDE + lid] = v; }
 fn get_private(i: u32, lid: u32) -> Complex { return prow[i]; }
 fn set_private(i: u32, lid: u32, v: Complex) { prow[i] = v; }
 
@@ -305,7 +310,7 @@ fn sum_row_shared(a: u32, j: u32, e0: u32, live: bool, lid: u32) {
     for (var ma = lid % NNBR; ma <= j; ma += NNBR) {
         var s = c_zero();
         for (var n = 0u; n < NNBR; n++) {
-            s = c_add(s, c_scale(rows[ma * SHARED_WG + first + n], usum_sf[first + n]));
+            s = c_add(s, c_scale(get_shared(ma, first + n), usum_sf[first + n]));
         }
         if (live) { st_utot(a, e0 + ma, s); }
     }

@@ -107,8 +107,10 @@ fn u_entries(
 /// u_walks' rows (2J + 1 complex an invocation) and switching functions,
 /// and u_sums_staged's partial sums.
 fn walk_storage(params: &Params, t: &Tables, wg: u32) -> u64 {
-    // Reals an invocation: 2 (2J + 1) of rows, 1 switching function, 2 partial sum.
-    (2 * t.twojmax as u64 + 5) * wg as u64 * params.precision.real_bytes()
+    // Reals an invocation: 2 (2J + 1) of rows (plus a padding column), 1
+    // switching function, 2 partial sum.
+    let rows = 2 * (t.twojmax as u64 + 1) * (wg as u64 + 1);
+    (rows + 3 * wg as u64) * params.precision.real_bytes()
 }
 
 /// The entry points whose module's workgroup arrays are USUM_WG wide (every
