@@ -4,7 +4,7 @@
 //   TWOJ, NY           2J and the half elements of a U-like array (rows 2 mb <= j)
 //   NU                 the full elements of the total U (every row)
 //   YTILE_ATOMS        atoms of one compute_Y workgroup in reorder and fused
-//   USUM_ATOMS, USUM_WG atoms and invocations of one u_sums_staged workgroup
+//   USUM_ATOMS, USUM_WG atoms and invocations of one u_walks or u_sums_staged workgroup
 //   SHARED_WG          width of the workgroup arrays (see `rows`)
 //   NYP                compute_Y's element slots in reorder: (ma, ma + 1) pairs of a row
 //   NNBR               neighbours per atom

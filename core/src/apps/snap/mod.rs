@@ -5,7 +5,10 @@
 //! beta-weighted Clebsch-Gordan products of the total U), compute_dU and
 //! compute_dE per pair, and the force gather. Variants: the seed's
 //! baseline, collapse, column-major and reorder cases, and `fused` (the
-//! default): reorder with compute_dU and compute_dE one kernel.
+//! default): reorder with compute_dU and compute_dE one kernel. In reorder
+//! and fused compute_U is one kernel too: each workgroup walks U of its
+//! atoms' pairs and adds every row over each atom's pairs in workgroup
+//! memory as it is made.
 //!
 //! Inputs: a TestSNAP reference file (`refdata`, validated against its
 //! forces) or the synthetic BCC tungsten problem of [`lattice`] (validated

@@ -246,6 +246,53 @@ fn plans_batch_the_force_kernel_only() {
     }
 }
 
+/// reorder and fused make U and its sums in one u_walks dispatch where its
+/// workgroup arrays fit; with too little workgroup memory they fall back to
+/// U of every pair, then the sums, and the other variants always do.
+#[test]
+fn compute_u_walks_where_its_rows_fit() {
+    let config = lattice(8, 3);
+    let tables = config.tables();
+    let mut caps = Capabilities {
+        max_storage_binding: 1 << 30,
+        max_buffer: 1 << 30,
+        max_workgroups_per_dim: 65535,
+        max_workgroup_invocations: 256,
+        max_workgroup_storage: 48 << 10,
+        ..Default::default()
+    };
+    let params = |variant| Params {
+        precision: Precision::F64,
+        kernel: KernelName::ComputeU,
+        variant,
+        twojmax: 8,
+        cells: 3,
+        atoms: config.nlocal as u64,
+        steps: 1,
+        batch: 0,
+        refdata: String::new(),
+        wg: 64,
+    };
+    let entries = |p: &Params, caps: &Capabilities| -> Vec<&'static str> {
+        let plan = plan::Plan::new(p, caps, &config, &tables).expect("plan");
+        plan.stages.iter().map(|s| s.1).collect()
+    };
+    for v in [Variant::Reorder, Variant::Fused] {
+        assert_eq!(entries(&params(v), &caps), ["u_walks"]);
+    }
+    assert_eq!(
+        entries(&params(Variant::ColumnMajor), &caps),
+        ["u_pairs", "u_sums_staged"]
+    );
+    // 4 atoms x 26 pairs a workgroup, 2 (2J + 1) reals of rows (a padding
+    // column) and 3 more an invocation: 17,616 bytes at 2J = 8 in f64.
+    caps.max_workgroup_storage = 16 << 10;
+    assert_eq!(
+        entries(&params(Variant::Fused), &caps),
+        ["u_pairs", "u_sums_staged"]
+    );
+}
+
 #[test]
 fn cpu_platform_reproduces_the_reference_file() {
     let params = Params {
