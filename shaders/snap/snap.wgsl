@@ -5,7 +5,7 @@
 //   NU                 the full elements of the total U (every row)
 //   YTILE_ATOMS        atoms of one compute_Y workgroup in reorder and fused
 //   USUM_ATOMS, USUM_WG atoms and invocations of one u_walks or u_sums_staged workgroup
-//   SHARED_WG          width of the workgroup arrays (see `rows`)
+//   ROWS_WG, SUMS_WG   width of u_walks' and u_sums_staged's workgroup arrays (see `rows`)
 //   NYP                compute_Y's element slots in reorder: (ma, ma + 1) pairs of a row
 //   NNBR               neighbours per atom
 //   BATCH, NPB         atoms and pairs of one batch (the scratch arrays hold one batch)
@@ -276,18 +276,18 @@ fn de_pair(p: u32, k: u32) {
     fij[3u * gpair(p) + k] = r_store(r_add(s, s));
 }
 
-// The workgroup arrays are SHARED_WG wide: USUM_WG in the module of
-// u_walks and u_sums_staged, 1 in the module of every other kernel, since a
-// module's workgroup arrays are reserved for each of its kernels (on the
-// H100 y_tiles reported 17 KB it never touches).
+// u_walks' workgroup arrays are ROWS_WG wide and u_sums_staged's SUMS_WG:
+// USUM_WG in the module of the kernel that uses them, 1 in every other
+// module, since a module's workgroup arrays are reserved for each of its
+// kernels (on the H100 y_tiles reported 17 KB it never touches).
 //
 // The chain walks' current row (shaders/snap/walk.wgsl): one column an
 // invocation of a u_walks workgroup in workgroup memory, or a private array.
 // The row's elements are ROW_STRIDE apart, one more than the invocations,
 // so that sum_row_shared's invocations, each reading another element of
-// the same column, fall in different banks (at SHARED_WG apart every one
+// the same column, fall in different banks (at ROWS_WG apart every one
 // of them would read the same bank in f64).
-const ROW_STRIDE: u32 = SHARED_WG + 1u;
+const ROW_STRIDE: u32 = ROWS_WG + 1u;
 var<workgroup> rows: array<Complex, (TWOJ + 1u) * ROW_STRIDE>;
 var<private> prow: array<Complex, TWOJ + 1u>;
 
@@ -297,7 +297,7 @@ fn get_private(i: u32, lid: u32) -> Complex { return prow[i]; }
 fn set_private(i: u32, lid: u32, v: Complex) { prow[i] = v; }
 
 // The switching function of each u_walks invocation's pair (0 where none).
-var<workgroup> usum_sf: array<Real, SHARED_WG>;
+var<workgroup> usum_sf: array<Real, ROWS_WG>;
 
 // The total U of row j (half elements from e0) of the atoms of a u_walks
 // workgroup, once every invocation holds its pair's row j: invocation
@@ -407,7 +407,7 @@ fn u_sums(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
 // are adjacent: a workgroup takes USUM_ATOMS atoms of one element, each
 // invocation reads one pair (the workgroup's reads are one sweep), and one
 // invocation an atom adds its pairs up from workgroup memory.
-var<workgroup> usum_part: array<Complex, SHARED_WG>;
+var<workgroup> usum_part: array<Complex, SUMS_WG>;
 
 @compute @workgroup_size(USUM_WG)
 fn u_sums_staged(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use super::plan::{Plan, dulist_slots, uses_shared_rows, usum_shape};
+use super::plan::{Plan, dulist_slots, usum_shape, workgroup_widths};
 use super::sna::{self, C, Config};
 use super::stage::{StageRefs, stage_inputs};
 use super::{DULIST, FIJ, FORCE, ULIST, UTOT, YLIST};
@@ -130,15 +130,15 @@ impl SnapGpu {
         let geo = config.geometries();
         let (inp, tab) = encode_inputs(&t, &config, &geo);
         let dims = Dims::new(&t, config.nnbr, batch, config.nlocal, config.ntotal);
-        let module = spec(p, params.wg, 1, &dims, layout);
         let usum_wg = usum_shape(config.nnbr).1;
-        let rows_module = spec(p, params.wg, usum_wg, &dims, layout);
-        let module_of = |entry: &str| {
-            if uses_shared_rows(entry) {
-                &rows_module
-            } else {
-                &module
-            }
+        let module = |entry: &str| {
+            spec(
+                p,
+                params.wg,
+                workgroup_widths(entry, usum_wg),
+                &dims,
+                layout,
+            )
         };
         let binds = [
             Bind::Read,
@@ -154,10 +154,10 @@ impl SnapGpu {
         let stages = plan
             .stages
             .iter()
-            .map(|&(k, entry, sh)| Ok((k, gpu.pipeline(module_of(entry), entry, &binds)?, sh)))
+            .map(|&(k, entry, sh)| Ok((k, gpu.pipeline(&module(entry), entry, &binds)?, sh)))
             .collect::<Result<Vec<_>>>()?;
         let gather = match plan.gather {
-            Some(sh) => Some((gpu.pipeline(&module, "gather", &binds)?, sh)),
+            Some(sh) => Some((gpu.pipeline(&module("gather"), "gather", &binds)?, sh)),
             None => None,
         };
         let buffers = buffers(gpu, p, (&config, &t, layout), batch, (&inp, &tab))?;

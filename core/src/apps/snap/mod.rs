@@ -319,9 +319,11 @@ impl App for Snap {
         let t = Tables::new(2, &[0.1; 5]);
         let dims = Dims::new(&t, 8, 2, 2, 35);
         let usum_wg = plan::usum_shape(8).1;
+        let widths =
+            ["y_tiles", "u_walks", "u_sums_staged"].map(|e| plan::workgroup_widths(e, usum_wg));
         Variant::ALL
             .iter()
-            .flat_map(|&v| [1, usum_wg].map(|w| spec(p, 64, w, &dims, Layout::of(v))))
+            .flat_map(|&v| widths.map(|w| spec(p, 64, w, &dims, Layout::of(v))))
             .collect()
     }
 
@@ -428,9 +430,9 @@ impl Dims {
     }
 }
 
-/// The snap module for workgroups of `wg` with workgroup arrays
-/// `shared_wg` wide (see `plan::uses_shared_rows`).
-fn spec(p: Precision, wg: u32, shared_wg: u32, d: &Dims, l: Layout) -> ShaderSpec {
+/// The snap module for workgroups of `wg` with workgroup arrays of the
+/// widths `(rows, sums)` (see `plan::workgroup_widths`).
+fn spec(p: Precision, wg: u32, (rows, sums): (u32, u32), d: &Dims, l: Layout) -> ShaderSpec {
     ShaderSpec::new("snap", SOURCE, p)
         .with_u32("WG", wg)
         .with_u32("TWOJ", d.twoj)
@@ -439,7 +441,8 @@ fn spec(p: Precision, wg: u32, shared_wg: u32, d: &Dims, l: Layout) -> ShaderSpe
         .with_u32("YTILE_ATOMS", plan::y_tile(wg).0)
         .with_u32("USUM_ATOMS", plan::usum_shape(d.nnbr as usize).0)
         .with_u32("USUM_WG", plan::usum_shape(d.nnbr as usize).1)
-        .with_u32("SHARED_WG", shared_wg)
+        .with_u32("ROWS_WG", rows)
+        .with_u32("SUMS_WG", sums)
         .with_u32("NNBR", d.nnbr)
         .with_u32("BATCH", d.batch)
         .with_u32("NPB", d.batch * d.nnbr)

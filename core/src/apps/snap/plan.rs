@@ -103,20 +103,22 @@ fn u_entries(
     Ok(vec![("u_pairs", shape(npb)?), sums])
 }
 
-/// Workgroup memory of the module of u_walks and u_sums_staged, `wg` wide:
-/// u_walks' rows (2J + 1 complex an invocation) and switching functions,
-/// and u_sums_staged's partial sums.
+/// Workgroup memory of u_walks' module, `wg` wide: its rows (2J + 1
+/// complex an invocation, plus a padding column) and switching functions.
 fn walk_storage(params: &Params, t: &Tables, wg: u32) -> u64 {
-    // Reals an invocation: 2 (2J + 1) of rows (plus a padding column), 1
-    // switching function, 2 partial sum.
     let rows = 2 * (t.twojmax as u64 + 1) * (wg as u64 + 1);
-    (rows + 3 * wg as u64) * params.precision.real_bytes()
+    (rows + wg as u64) * params.precision.real_bytes()
 }
 
-/// The entry points whose module's workgroup arrays are USUM_WG wide (every
-/// other kernel's are 1 wide: see `SHARED_WG` in shaders/snap/snap.wgsl).
-pub(super) fn uses_shared_rows(entry: &str) -> bool {
-    matches!(entry, "u_walks" | "u_sums_staged")
+/// (ROWS_WG, SUMS_WG) of the module of `entry`: its workgroup arrays
+/// `usum_wg` wide where the kernel uses them (u_walks' rows, u_sums_staged's
+/// partial sums), else 1 wide (see shaders/snap/snap.wgsl).
+pub(super) fn workgroup_widths(entry: &str, usum_wg: u32) -> (u32, u32) {
+    match entry {
+        "u_walks" => (usum_wg, 1),
+        "u_sums_staged" => (1, usum_wg),
+        _ => (1, 1),
+    }
 }
 
 /// Chains of rows (of equal mb) in a U-like array of 2J: u_walks and
