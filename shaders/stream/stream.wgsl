@@ -1,15 +1,17 @@
-// BabelStream's kernels over Real, moving 16 bytes per load (RealVec, RV_LANES
-// reals). Each invocation handles EPI vectors spaced by the total invocation
-// count, so consecutive invocations touch consecutive vectors (coalesced)
-// whatever EPI is. dims.n counts vectors.
+// BabelStream's kernels over Real, moving one StreamVec (SV_LANES reals) per
+// load: a 16-byte vector or a single real, as the `load` parameter picks
+// (stream/load_vector.wgsl, stream/load_real.wgsl). Each invocation handles
+// EPI of them spaced by the total invocation count, so consecutive
+// invocations touch consecutive ones (coalesced) whatever EPI is. dims.n
+// counts StreamVecs.
 struct Dims {
     n: u32,
     threads: u32,
 }
 
-@group(0) @binding(0) var<storage, read_write> a: array<RealVec>;
-@group(0) @binding(1) var<storage, read_write> b: array<RealVec>;
-@group(0) @binding(2) var<storage, read_write> c: array<RealVec>;
+@group(0) @binding(0) var<storage, read_write> a: array<StreamVec>;
+@group(0) @binding(1) var<storage, read_write> b: array<StreamVec>;
+@group(0) @binding(2) var<storage, read_write> c: array<StreamVec>;
 @group(0) @binding(3) var<storage, read> scalars: array<RealStore>;
 @group(0) @binding(4) var<uniform> dims: Dims;
 @group(0) @binding(5) var<storage, read_write> partial: array<RealStore>;
@@ -31,8 +33,8 @@ fn mul(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) n
         let i = base + k * dims.threads;
         if (i < dims.n) {
             let cv = c[i];
-            var out: RealVec;
-            for (var l = 0u; l < RV_LANES; l++) { rv_set(&out, l, r_mul(s, rv_get(cv, l))); }
+            var out: StreamVec;
+            for (var l = 0u; l < SV_LANES; l++) { sv_set(&out, l, r_mul(s, sv_get(cv, l))); }
             b[i] = out;
         }
     }
@@ -46,8 +48,8 @@ fn add(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) n
         if (i < dims.n) {
             let av = a[i];
             let bv = b[i];
-            var out: RealVec;
-            for (var l = 0u; l < RV_LANES; l++) { rv_set(&out, l, r_add(rv_get(av, l), rv_get(bv, l))); }
+            var out: StreamVec;
+            for (var l = 0u; l < SV_LANES; l++) { sv_set(&out, l, r_add(sv_get(av, l), sv_get(bv, l))); }
             c[i] = out;
         }
     }
@@ -62,8 +64,8 @@ fn triad(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
         if (i < dims.n) {
             let bv = b[i];
             let cv = c[i];
-            var out: RealVec;
-            for (var l = 0u; l < RV_LANES; l++) { rv_set(&out, l, r_fma(s, rv_get(cv, l), rv_get(bv, l))); }
+            var out: StreamVec;
+            for (var l = 0u; l < SV_LANES; l++) { sv_set(&out, l, r_fma(s, sv_get(cv, l), sv_get(bv, l))); }
             a[i] = out;
         }
     }
@@ -79,9 +81,9 @@ fn nstream(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             let av = a[i];
             let bv = b[i];
             let cv = c[i];
-            var out: RealVec;
-            for (var l = 0u; l < RV_LANES; l++) {
-                rv_set(&out, l, r_add(rv_get(av, l), r_fma(s, rv_get(cv, l), rv_get(bv, l))));
+            var out: StreamVec;
+            for (var l = 0u; l < SV_LANES; l++) {
+                sv_set(&out, l, r_add(sv_get(av, l), r_fma(s, sv_get(cv, l), sv_get(bv, l))));
             }
             a[i] = out;
         }
@@ -104,7 +106,7 @@ fn dot(
         if (i < dims.n) {
             let av = a[i];
             let bv = b[i];
-            for (var l = 0u; l < RV_LANES; l++) { acc = r_fma(rv_get(av, l), rv_get(bv, l), acc); }
+            for (var l = 0u; l < SV_LANES; l++) { acc = r_fma(sv_get(av, l), sv_get(bv, l), acc); }
         }
     }
     let total = reduce_sum(acc, lid);

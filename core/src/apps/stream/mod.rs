@@ -19,6 +19,8 @@ use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 
 const SOURCE: &str = include_str!("../../../../shaders/stream/stream.wgsl");
+const LOAD_VECTOR: &str = include_str!("../../../../shaders/stream/load_vector.wgsl");
+const LOAD_REAL: &str = include_str!("../../../../shaders/stream/load_real.wgsl");
 
 /// BabelStream's scalar.
 const SCALAR: f64 = 0.4;
@@ -44,6 +46,26 @@ choice! {
 }
 
 choice! {
+    /// What one load or store of a kernel moves.
+    pub enum Load("load") {
+        /// A 16-byte vector of reals.
+        Vector = "vector",
+        /// One real (BabelStream's CUDA loads).
+        Real = "real",
+    }
+}
+
+impl Load {
+    /// Reals one load moves in precision `p` (`SV_LANES` of the kernels).
+    fn lanes(self, p: Precision) -> u64 {
+        match self {
+            Load::Vector => 16 / p.real_bytes(),
+            Load::Real => 1,
+        }
+    }
+}
+
+choice! {
     /// Where the three arrays live.
     pub enum Alloc("alloc") {
         /// One allocation per array (BabelStream).
@@ -64,8 +86,10 @@ pub struct Params {
     pub n: u64,
     /// Workgroup size.
     pub wg: u32,
-    /// Elements per invocation.
+    /// Loads per array per invocation.
     pub epi: u32,
+    /// What one load moves.
+    pub load: Load,
     /// Where the arrays live.
     pub alloc: Alloc,
     /// Bytes between packed arrays.
@@ -76,15 +100,23 @@ impl Params {
     /// The case these parameters describe (its variant label and record
     /// parameters are those of every stream result file).
     pub fn case(&self) -> Case {
+        // Vector loads, the default, keep the labels earlier records have.
+        let load = match self.load {
+            Load::Vector => "",
+            Load::Real => "/real",
+        };
         let variant = match (self.kernel, self.alloc) {
             (KernelName::CopyBuffer, _) => "driver".to_string(),
-            (_, Alloc::Packed) => format!("wg{}/epi{}/packed{}", self.wg, self.epi, self.pad),
-            (_, Alloc::Separate) => format!("wg{}/epi{}", self.wg, self.epi),
+            (_, Alloc::Packed) => {
+                format!("wg{}/epi{}{load}/packed{}", self.wg, self.epi, self.pad)
+            }
+            (_, Alloc::Separate) => format!("wg{}/epi{}{load}", self.wg, self.epi),
         };
         Case::new("stream", self.kernel.name(), &variant, self.precision)
             .param("n", self.n)
             .param("wg", self.wg)
             .param("epi", self.epi)
+            .param("load", self.load)
             .param("alloc", self.alloc)
             .param("pad", self.pad)
     }
@@ -100,6 +132,7 @@ impl TryFrom<&Case> for Params {
             n: case.uint("n")?,
             wg: case.u32("wg")?,
             epi: case.u32("epi")?,
+            load: case.choice()?,
             alloc: case.choice()?,
             pad: case.uint("pad")?,
         })
@@ -108,11 +141,6 @@ impl TryFrom<&Case> for Params {
 
 /// Default array length: BabelStream's 2^25.
 const DEFAULT_N: u64 = 1 << 25;
-
-/// Reals per 16-byte vector (`RV_LANES` of the prelude).
-fn lanes(p: Precision) -> u64 {
-    16 / p.real_bytes()
-}
 
 /// Arrays moved per element and FLOPs per element (BabelStream's counting).
 fn per_element(kernel: KernelName) -> (u64, u64) {
@@ -160,9 +188,15 @@ impl App for Stream {
             wg_param("256"),
             ParamSpec {
                 name: "epi",
-                help: "elements per invocation",
+                help: "loads per array per invocation",
                 kind: ParamKind::UInt { min: 1, max: 64 },
                 default: "1",
+            },
+            ParamSpec {
+                name: "load",
+                help: "what a load moves: vector (16 bytes) or real (4 bytes in f32, 8 in f64 and df64, as BabelStream's CUDA code)",
+                kind: ParamKind::Choice(Load::NAMES),
+                default: "vector",
             },
             ParamSpec {
                 name: "alloc",
@@ -211,8 +245,9 @@ impl App for Stream {
                 );
                 n = cap;
             }
-            // Kernels move 16-byte vectors: round capped sizes down, reject others.
-            let lanes = lanes(p);
+            // Kernels move 16-byte vectors: round capped sizes down, reject
+            // others (whatever `load` is, so every load shares the problem).
+            let lanes = Load::Vector.lanes(p);
             if n % lanes != 0 {
                 if explicit {
                     return Err(Error::bad_param(
@@ -228,6 +263,7 @@ impl App for Stream {
                 n,
                 wg: 1,
                 epi: 1,
+                load: Load::Vector,
                 alloc: Alloc::Separate,
                 pad: 0,
             };
@@ -238,6 +274,7 @@ impl App for Stream {
                 .axis(&kernels, |c, k| c.kernel = k)
                 .axis_where(timed, &wgs, |c, wg| c.wg = wg)
                 .axis_where(timed, &epis, |c, epi| c.epi = epi)
+                .axis_where(timed, &r.choices(), |c, l| c.load = l)
                 .axis_where(timed, &r.choices(), |c, a| c.alloc = a)
                 .axis_where(
                     |c| c.alloc == Alloc::Packed,
@@ -260,7 +297,7 @@ impl App for Stream {
     }
 
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
-        vec![spec(p, 256, 1)]
+        Load::ALL.iter().map(|&l| spec(p, 256, 1, l)).collect()
     }
 
     fn prepare_cpu(&self, case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
@@ -391,10 +428,14 @@ fn model(kernel: KernelName, n: u64, p: Precision) -> Model {
 }
 
 /// The module holding every stream kernel (one entry point each).
-fn spec(p: Precision, wg: u32, epi: u32) -> ShaderSpec {
+fn spec(p: Precision, wg: u32, epi: u32, load: Load) -> ShaderSpec {
     ShaderSpec::new("stream", SOURCE, p)
         .with_u32("WG", wg)
         .with_u32("EPI", epi)
+        .with_include(match load {
+            Load::Vector => LOAD_VECTOR,
+            Load::Real => LOAD_REAL,
+        })
         .with_include(sources::GRID)
         .with_include(sources::REDUCE)
 }
@@ -487,7 +528,8 @@ impl StreamGpu {
                 gpu.write(&arrays.buffers[b], off, v)?;
             }
         }
-        let threads = (n / lanes(p)).div_ceil(epi as u64);
+        let lanes = params.load.lanes(p);
+        let threads = (n / lanes).div_ceil(epi as u64);
         let groups = dispatch_shape(threads, wg, gpu.caps.max_workgroups_per_dim)?;
         let total_threads = groups.0 as u64 * groups.1 as u64 * wg as u64;
         let partial = gpu.storage_poisoned(
@@ -499,7 +541,7 @@ impl StreamGpu {
             None
         } else {
             let pipe = gpu.pipeline(
-                &spec(p, wg, epi),
+                &spec(p, wg, epi, params.load),
                 kernel.name(),
                 &[
                     Bind::ReadWrite,
@@ -513,7 +555,7 @@ impl StreamGpu {
             let scalars = gpu.storage_init("scalars", &p.encode(&[SCALAR]))?;
             let dims = gpu.uniform(
                 "dims",
-                bytemuck::cast_slice(&[(n / lanes(p)) as u32, total_threads as u32, 0, 0]),
+                bytemuck::cast_slice(&[(n / lanes) as u32, total_threads as u32, 0, 0]),
             );
             let bg = gpu.bind_resources(
                 &pipe,
