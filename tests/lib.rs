@@ -32,6 +32,7 @@ pub const QUICK: RunOptions = RunOptions {
     warmup_s: 0.0,
     samples: 2,
     budget_s: 0.0,
+    runs_per_sample: 1,
 };
 
 /// One run per case and no warm-up: for tests that check what runs and how

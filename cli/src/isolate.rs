@@ -35,6 +35,7 @@ fn child(case: &Case, adapter: usize, opts: RunOptions) -> Result<Outcome> {
         .args(["--warmup", &opts.warmup.to_string()])
         .args(["--warmup-s", &opts.warmup_s.to_string()])
         .args(["--budget-s", &opts.budget_s.to_string()])
+        .args(["--runs-per-sample", &opts.runs_per_sample.to_string()])
         .args(["--case-json", &serde_json::to_string(case)?])
         .output()
         .context("starting the child process")?;

@@ -366,6 +366,7 @@ fn ranks_run(
         }),
         samples: args.common.samples.unwrap_or(20),
         budget_s: 0.0,
+        runs_per_sample: 1,
     };
     let mut outcomes = Vec::new();
     for (case, d) in splits.iter().filter(|(c, _)| cases.contains(c)) {

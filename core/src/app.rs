@@ -296,6 +296,17 @@ impl Validation {
 pub trait Kernel {
     /// Records one run (every dispatch it needs) into `enc`.
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>);
+    /// Records `runs` back-to-back runs that `ts` times as one interval,
+    /// each as [`Kernel::encode`] records it. A kernel whose run is one
+    /// dispatch records them as dispatches of one pass instead, as a loop
+    /// of kernel launches runs: each pass boundary costs the GPU more than
+    /// the ordering between dispatches (WebGPU still starts each dispatch
+    /// after the last one's storage writes).
+    fn encode_runs(&self, enc: &mut wgpu::CommandEncoder, runs: u32, ts: Timestamps<'_>) {
+        for r in 0..runs {
+            self.encode(enc, ts.run(r, runs));
+        }
+    }
     /// Whether `encode` records only compute passes (so pass timestamps can time it).
     fn pass_timed(&self) -> bool {
         true

@@ -161,8 +161,14 @@ fn entry(r: &ResultRecord, statistic: Statistic, roof: Option<&Roofline>) -> Ent
         Some(n) => format!("{} ({})", n.code, n.model),
         None => format!("Skylight ({})", r.platform.backend),
     };
+    // A sample over several back-to-back runs says so: it leaves out the
+    // GPU's start and drain around each run that a lone run's sample holds.
+    let variant = match r.runs_per_sample {
+        1 => r.case.variant.clone(),
+        n => format!("{} (mean of {n} runs a sample)", r.case.variant),
+    };
     Entry {
-        variant: r.case.variant.clone(),
+        variant,
         code,
         time_s: t,
         gflops,

@@ -24,6 +24,10 @@ pub struct ResultRecord {
     pub platform: PlatformInfo,
     /// How the samples were timed.
     pub timing: TimingMethod,
+    /// Back-to-back runs each sample spans (a sample is their mean); 1 in
+    /// older files.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub runs_per_sample: u32,
     /// Every timed sample, seconds.
     pub samples_s: Vec<f64>,
     /// Statistics of the samples.
@@ -79,6 +83,7 @@ impl ResultRecord {
             case,
             platform,
             timing,
+            runs_per_sample: 1,
             gflops: rate(model.flops),
             gbps: rate(model.bytes),
             arithmetic_intensity: if model.bytes > 0.0 {
@@ -101,6 +106,14 @@ impl ResultRecord {
             scale: None,
         }
     }
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 /// Apps whose records define ceilings rather than points.

@@ -11,6 +11,7 @@ const OPTS: RunOptions = RunOptions {
     warmup_s: 0.0,
     samples: 3,
     budget_s: 0.0,
+    runs_per_sample: 1,
 };
 
 /// The CI preset of each app: small sizes, short sweeps.

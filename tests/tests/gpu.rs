@@ -90,3 +90,51 @@ fn variants_share_inputs_and_still_validate() {
         }
     }
 }
+
+/// Samples spanning several back-to-back runs: a kernel that records them
+/// in one pass (su3, stream) and one that records each run as its own
+/// passes (lbm) both validate, time every sample and say how many runs a
+/// sample holds; stream's one-real loads validate in every precision.
+#[test]
+fn samples_of_several_runs_time_their_mean() {
+    use skylight_core::apps::lbm::Lbm;
+    use skylight_core::apps::stream::Stream;
+    use skylight_core::runner::RunOptions;
+
+    let gpu = skylight_tests::gpu();
+    let opts = RunOptions {
+        runs_per_sample: 3,
+        ..skylight_tests::QUICK
+    };
+    let su3 = Request::default()
+        .set("size", "2")
+        .set("variant", "element")
+        .set("layout", "aos-milc")
+        .set("wg", "32")
+        .precisions(&[Precision::F32]);
+    let stream = Request::default()
+        .set("size", "small")
+        .set("kernel", "copy,triad,dot")
+        .set("load", "real")
+        .set("wg", "64")
+        .precisions(&skylight_tests::precisions(&gpu));
+    let lbm = Request::default()
+        .set("size", "4")
+        .set("kernel", "step")
+        .precisions(&[Precision::F32]);
+    let mut out = skylight_tests::run(&gpu, &Su3, &su3, opts);
+    out.extend(skylight_tests::run(&gpu, &Stream, &stream, opts));
+    out.extend(skylight_tests::run(&gpu, &Lbm, &lbm, opts));
+    assert_eq!(out.len(), 2 + 3 * skylight_tests::precisions(&gpu).len());
+    for o in &out {
+        match o {
+            Outcome::Done(r) => {
+                assert!(r.validation.passed, "{}", r.validation.detail);
+                assert_eq!(r.runs_per_sample, 3, "{}", r.case.label());
+                assert_ne!(r.timing, TimingMethod::WallClock, "{}", r.case.label());
+                assert!(r.samples_s.iter().all(|s| *s > 0.0), "{}", r.case.label());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

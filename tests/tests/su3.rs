@@ -7,7 +7,7 @@ use skylight_core::Precision;
 use skylight_core::app::{App, Kernel, Request, Timestamps};
 use skylight_core::apps::su3::{Init, Layout, Mapping, Su3, prepare_with};
 use skylight_core::params::Choice;
-use skylight_core::runner::{Outcome, RunOptions};
+use skylight_core::runner::Outcome;
 
 /// One run of `kernel` over its poisoned output, read back.
 fn run_once(gpu: &skylight_core::gpu::Gpu, kernel: &dyn Kernel) -> Vec<Vec<u8>> {
@@ -70,13 +70,7 @@ fn over_the_binding_limit_is_a_clean_error() {
         .set("mapping", "site")
         .set("layout", "aos")
         .precisions(&[Precision::F32]);
-    let opts = RunOptions {
-        warmup: 0,
-        warmup_s: 0.0,
-        samples: 1,
-        budget_s: 0.0,
-    };
-    let out = skylight_tests::run(&gpu, &Su3, &req, opts);
+    let out = skylight_tests::run(&gpu, &Su3, &req, skylight_tests::ONCE);
     assert_eq!(out.len(), 1);
     match &out[0] {
         Outcome::Failed { error, .. } => assert!(

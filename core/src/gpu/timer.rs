@@ -10,32 +10,57 @@ pub enum Timestamps<'a> {
     /// No timestamps in this run (validation and warm-up runs, or timing
     /// outside the kernel's passes).
     None,
-    /// The kernel writes these at the start of its first pass and the end of its last.
+    /// The kernel writes these at the start of its first pass and the end
+    /// of its last (a run inside a timed batch writes only one, or none).
     Passes {
         /// The timer's query set.
         set: &'a wgpu::QuerySet,
-        /// Index for the start.
-        begin: u32,
-        /// Index for the end.
-        end: u32,
+        /// Index for the start, if this run starts the interval.
+        begin: Option<u32>,
+        /// Index for the end, if this run ends the interval.
+        end: Option<u32>,
     },
 }
 
 impl<'a> Timestamps<'a> {
+    /// What run `run` of `runs` back-to-back runs timed as one interval
+    /// writes: the first run the start, the last the end.
+    pub fn run(self, run: u32, runs: u32) -> Timestamps<'a> {
+        match self {
+            Timestamps::None => Timestamps::None,
+            Timestamps::Passes { set, begin, end } => {
+                let (begin, end) = run_writes(begin, end, run, runs);
+                Timestamps::Passes { set, begin, end }
+            }
+        }
+    }
+
     /// Timestamp writes for a compute pass that is the `first` and/or `last` of the run.
     pub fn pass(&self, first: bool, last: bool) -> Option<wgpu::ComputePassTimestampWrites<'a>> {
         match *self {
             Timestamps::None => None,
-            Timestamps::Passes { set, begin, end } if first || last => {
-                Some(wgpu::ComputePassTimestampWrites {
+            Timestamps::Passes { set, begin, end } => {
+                let begin = begin.filter(|_| first);
+                let end = end.filter(|_| last);
+                (begin.is_some() || end.is_some()).then_some(wgpu::ComputePassTimestampWrites {
                     query_set: set,
-                    beginning_of_pass_write_index: first.then_some(begin),
-                    end_of_pass_write_index: last.then_some(end),
+                    beginning_of_pass_write_index: begin,
+                    end_of_pass_write_index: end,
                 })
             }
-            Timestamps::Passes { .. } => None,
         }
     }
+}
+
+/// The (start, end) timestamp indices run `run` of `runs` writes of an
+/// interval's `begin` and `end`.
+fn run_writes(
+    begin: Option<u32>,
+    end: Option<u32>,
+    run: u32,
+    runs: u32,
+) -> (Option<u32>, Option<u32>) {
+    (begin.filter(|_| run == 0), end.filter(|_| run + 1 == runs))
 }
 
 /// How runs on `gpu` are timed: timestamps around each run in the encoder
@@ -88,8 +113,8 @@ impl Timer {
     pub fn passes(&self, i: u32) -> Timestamps<'_> {
         Timestamps::Passes {
             set: &self.set,
-            begin: 2 * i,
-            end: 2 * i + 1,
+            begin: Some(2 * i),
+            end: Some(2 * i + 1),
         }
     }
 
@@ -126,5 +151,22 @@ impl Timer {
     /// `ticks` of this device's timer in seconds.
     pub fn seconds(&self, ticks: u64) -> f64 {
         ticks as f64 * self.period_ns * 1e-9
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// In a timed batch the first run writes the start, the last the end,
+    /// the runs between neither; a lone run writes both.
+    #[test]
+    fn a_batch_of_runs_is_timed_from_its_first_to_its_last() {
+        let (b, e) = (Some(4), Some(5));
+        assert_eq!(run_writes(b, e, 0, 1), (b, e));
+        assert_eq!(run_writes(b, e, 0, 3), (b, None));
+        assert_eq!(run_writes(b, e, 1, 3), (None, None));
+        assert_eq!(run_writes(b, e, 2, 3), (None, e));
+        assert_eq!(run_writes(None, e, 0, 1), (None, e));
     }
 }

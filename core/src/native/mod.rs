@@ -222,6 +222,7 @@ fn to_record(
         case,
         platform,
         timing: TimingMethod::Native,
+        runs_per_sample: 1,
         samples_s,
         gflops: model.flops / figure / 1e9,
         gbps: model.bytes / figure / 1e9,

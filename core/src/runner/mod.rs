@@ -39,6 +39,11 @@ pub struct RunOptions {
     /// take longer (as the warm-up's runs estimate), fewer are taken, at
     /// least [`MIN_SAMPLES`]. 0 takes `samples` runs whatever they cost.
     pub budget_s: f64,
+    /// Back-to-back runs a sample spans; the sample is their mean. 1 times
+    /// each run alone, so a sample also holds the GPU's start and drain
+    /// around one run (about 8 us more on an H100 than a run among others);
+    /// more matches codes that time a loop of launches (su3_bench).
+    pub runs_per_sample: u32,
 }
 
 /// The fewest timed runs a budget leaves (a median of three still shows
@@ -46,14 +51,20 @@ pub struct RunOptions {
 pub const MIN_SAMPLES: u32 = 3;
 
 impl RunOptions {
-    /// Timed runs for a kernel whose runs take `run_s` seconds each.
+    /// Timed samples for a kernel whose runs take `run_s` seconds each.
     pub fn samples_for(&self, run_s: f64) -> u32 {
         let most = self.samples.max(1);
-        if self.budget_s <= 0.0 || run_s <= 0.0 {
+        let sample_s = run_s * f64::from(self.runs());
+        if self.budget_s <= 0.0 || sample_s <= 0.0 {
             return most;
         }
-        let fit = (self.budget_s / run_s).ceil().min(f64::from(most)) as u32;
+        let fit = (self.budget_s / sample_s).ceil().min(f64::from(most)) as u32;
         fit.max(MIN_SAMPLES.min(most))
+    }
+
+    /// Runs per sample, at least one.
+    pub fn runs(&self) -> u32 {
+        self.runs_per_sample.max(1)
     }
 }
 
@@ -64,6 +75,7 @@ impl Default for RunOptions {
             warmup_s: 1.0,
             samples: 20,
             budget_s: 1.0,
+            runs_per_sample: 1,
         }
     }
 }
@@ -315,7 +327,7 @@ async fn try_run_case(
         .unwrap_or(validate_s);
     let timed = Instant::now();
     let n = opts.samples_for(run_s);
-    let (timing, samples) = time_samples(gpu, kernel.as_ref(), n).await?;
+    let (timing, samples) = time_samples(gpu, kernel.as_ref(), n, opts.runs()).await?;
     gpu.busy.record(timed, Instant::now());
     let phases = Phases {
         prepare_s,
@@ -335,6 +347,7 @@ async fn try_run_case(
         metrics,
     );
     record.phases = Some(phases);
+    record.runs_per_sample = opts.runs();
     Ok(record)
 }
 
@@ -369,17 +382,24 @@ fn submit_runs(gpu: &Gpu, kernel: &dyn Kernel, runs: u32) {
     }
 }
 
-/// `n` timed runs of `kernel`: GPU timestamps where the device and kernel
-/// allow them (see [`timer::method`]), else the host clock around each run.
-async fn time_samples(gpu: &Gpu, kernel: &dyn Kernel, n: u32) -> Result<(TimingMethod, Vec<f64>)> {
+/// `n` timed samples of `kernel`, each the mean of `runs` back-to-back
+/// runs: GPU timestamps where the device and kernel allow them (see
+/// [`timer::method`]), else the host clock around each sample's runs.
+async fn time_samples(
+    gpu: &Gpu,
+    kernel: &dyn Kernel,
+    n: u32,
+    runs: u32,
+) -> Result<(TimingMethod, Vec<f64>)> {
     let method = timer::method(gpu, kernel.pass_timed());
+    let per_run = f64::from(runs);
     if method == TimingMethod::WallClock {
         let mut samples = Vec::with_capacity(n as usize);
         for _ in 0..n {
             let t0 = Instant::now();
-            submit_runs(gpu, kernel, 1);
+            submit_runs(gpu, kernel, runs);
             gpu.finish().await?;
-            samples.push(t0.elapsed().as_secs_f64());
+            samples.push(t0.elapsed().as_secs_f64() / per_run);
         }
         return Ok((method, samples));
     }
@@ -388,9 +408,11 @@ async fn time_samples(gpu: &Gpu, kernel: &dyn Kernel, n: u32) -> Result<(TimingM
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         for s in 0..n {
             if method == TimingMethod::GpuTimestampsEncoder {
-                timer.around(&mut enc, s, |enc| kernel.encode(enc, Timestamps::None));
+                timer.around(&mut enc, s, |enc| {
+                    kernel.encode_runs(enc, runs, Timestamps::None)
+                });
             } else {
-                kernel.encode(&mut enc, timer.passes(s));
+                kernel.encode_runs(&mut enc, runs, timer.passes(s));
             }
         }
         timer.resolve(&mut enc);
@@ -407,7 +429,7 @@ async fn time_samples(gpu: &Gpu, kernel: &dyn Kernel, n: u32) -> Result<(TimingM
                     "GPU timestamps not increasing ({start} then {end}): the adapter's timer is unusable"
                 )));
             }
-            Ok(timer.seconds(end - start))
+            Ok(timer.seconds(end - start) / per_run)
         })
         .collect::<Result<Vec<f64>>>()
         .map(|samples| (method, samples))
@@ -465,6 +487,23 @@ mod tests {
         assert_eq!(exact.samples_for(2.0), 20);
         let one = RunOptions { samples: 1, ..opts };
         assert_eq!(one.samples_for(2.0), 1);
+    }
+
+    /// The budget counts every run a sample spans.
+    #[test]
+    fn a_budget_counts_each_run_of_a_sample() {
+        let opts = RunOptions {
+            budget_s: 1.0,
+            runs_per_sample: 10,
+            ..RunOptions::default()
+        };
+        assert_eq!(opts.samples_for(1e-3), 20);
+        assert_eq!(opts.samples_for(0.0076), 14);
+        let zero = RunOptions {
+            runs_per_sample: 0,
+            ..opts
+        };
+        assert_eq!(zero.runs(), 1);
     }
 
     /// f64 on a platform without it: an error when the request names it
@@ -532,6 +571,7 @@ mod tests {
             warmup_s: 0.0,
             samples: 1,
             budget_s: 0.0,
+            runs_per_sample: 1,
         };
         let mut cpu = Runner::new(Platform::Cpu, opts);
         let out = ready(cpu.run(&Su3, &one_mapping(), &mut |_| {}, &|| false)).expect("run");

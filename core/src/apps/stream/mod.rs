@@ -588,21 +588,29 @@ impl StreamGpu {
 
 impl Kernel for StreamGpu {
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
+        self.encode_runs(enc, 1, ts);
+    }
+
+    fn encode_runs(&self, enc: &mut wgpu::CommandEncoder, runs: u32, ts: Timestamps<'_>) {
         match &self.pipeline {
-            None => enc.copy_buffer_to_buffer(
-                self.arrays.buffer(0),
-                0,
-                self.arrays.buffer(2),
-                0,
-                self.arrays.bytes,
-            ),
+            None => (0..runs).for_each(|_| {
+                enc.copy_buffer_to_buffer(
+                    self.arrays.buffer(0),
+                    0,
+                    self.arrays.buffer(2),
+                    0,
+                    self.arrays.bytes,
+                )
+            }),
             Some((pipe, bg)) => {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some(self.kernel.name()),
                     timestamp_writes: ts.pass(true, true),
                 });
                 pipe.set(&mut pass, bg);
-                pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+                for _ in 0..runs {
+                    pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+                }
             }
         }
     }

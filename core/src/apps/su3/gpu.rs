@@ -93,12 +93,18 @@ pub(super) fn encode(layout: &Strides, logical: &[f64], p: Precision) -> Vec<u8>
 
 impl Kernel for Su3Gpu {
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
+        self.encode_runs(enc, 1, ts);
+    }
+
+    fn encode_runs(&self, enc: &mut wgpu::CommandEncoder, runs: u32, ts: Timestamps<'_>) {
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("su3"),
             timestamp_writes: ts.pass(true, true),
         });
         self.pipe.set(&mut pass, &self.bg);
-        pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+        for _ in 0..runs {
+            pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+        }
     }
 
     fn outputs(&self) -> Vec<&wgpu::Buffer> {
