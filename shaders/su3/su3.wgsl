@@ -44,21 +44,31 @@ fn split(t: u32, per_site: u32) -> vec2<u32> {
     return vec2<u32>(t / per_site, t % per_site);
 }
 
+// Output element e of a site whose row of A is a0, a1, a2: that row times
+// column e % 3 of B's link e / 9, read from the tiny, cache-resident B.
+fn times_b(a0: Complex, a1: Complex, a2: Complex, e: u32) -> Complex {
+    let col = (e / 9u) * 9u + e % 3u;
+    return dot3(a0, a1, a2, load_b(col), load_b(col + 3u), load_b(col + 6u));
+}
+
 // The three outputs of row r of link l of site s. Each element of A is
-// loaded once; B's 9 are read from the tiny, cache-resident B buffer. No
-// private arrays: an indexed array of complex values went to local memory
-// for f64 on NVIDIA's compiler (su3 site/link f64 at half of the element
-// mapping), whereas named values stay in registers.
+// loaded once. No private arrays: an indexed array of complex values went
+// to local memory for f64 on NVIDIA's compiler (su3 site/link f64 at half
+// of the element mapping), whereas named values stay in registers. Every
+// load comes before the first store here and in the mappings below: the
+// compiler cannot tell that C is not A or B, so a load after a store
+// would wait for it.
 fn row_product(s: u32, l: u32, r: u32) {
-    let base = l * 9u;
-    let first = base + 3u * r;
+    let first = l * 9u + 3u * r;
     let a0 = load_a(s, first);
     let a1 = load_a(s, first + 1u);
     let a2 = load_a(s, first + 2u);
-    for (var col = 0u; col < 3u; col++) {
-        let v = dot3(a0, a1, a2, load_b(base + col), load_b(base + 3u + col), load_b(base + 6u + col));
-        store_c(s, first + col, v);
-    }
+    let v0 = times_b(a0, a1, a2, first);
+    let v1 = times_b(a0, a1, a2, first + 1u);
+    let v2 = times_b(a0, a1, a2, first + 2u);
+    store_c(s, first, v0);
+    store_c(s, first + 1u, v1);
+    store_c(s, first + 2u, v2);
 }
 
 // All nine outputs of link l of site s, a row at a time.
@@ -96,18 +106,10 @@ fn row(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) n
     row_product(sq.x, sq.y / 3u, sq.y % 3u);
 }
 
-// Output element t, in the order `split` gives the invocations.
-fn element_at(t: u32) {
-    let se = split(t, 36u);
-    let s = se.x;
-    let e = se.y;
-    let row0 = e - e % 3u;              // link * 9 + row * 3
-    let bcol = (e / 9u) * 9u + e % 3u;  // link * 9 + col
-    let v = dot3(
-        load_a(s, row0), load_a(s, row0 + 1u), load_a(s, row0 + 2u),
-        load_b(bcol), load_b(bcol + 3u), load_b(bcol + 6u),
-    );
-    store_c(s, e, v);
+// Output element se.y of site se.x (a pair `split` made).
+fn element_value(se: vec2<u32>) -> Complex {
+    let row0 = se.y - se.y % 3u;  // link * 9 + row * 3
+    return times_b(load_a(se.x, row0), load_a(se.x, row0 + 1u), load_a(se.x, row0 + 2u), se.y);
 }
 
 // Mapping `element`: one invocation per output complex element (36 per site).
@@ -115,7 +117,8 @@ fn element_at(t: u32) {
 fn element(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let t = linear_id(gid, nwg);
     if (t >= SITES * 36u) { return; }
-    element_at(t);
+    let se = split(t, 36u);
+    store_c(se.x, se.y, element_value(se));
 }
 
 // Mapping `pair`: one invocation per two output elements, the same element
@@ -127,6 +130,10 @@ fn pair(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let t = linear_id(gid, nwg);
     let half = SITES * 18u;
     if (t >= half) { return; }
-    element_at(t);
-    element_at(t + half);
+    let first = split(t, 36u);
+    let second = split(t + half, 36u);
+    let v = element_value(first);
+    let w = element_value(second);
+    store_c(first.x, first.y, v);
+    store_c(second.x, second.y, w);
 }

@@ -158,14 +158,20 @@ pub fn site_functions() -> String {
     }
     let _ = writeln!(s, "    lbm_relax(site, {args});\n}}");
 
+    // Every load before the first store: the compiler cannot tell that
+    // dst and src are different buffers, so a load after a store would
+    // wait for it, and each copy would go one at a time.
     s.push_str("fn lbm_propagate_at(site: u32) {\n");
     s.push_str(neighbours());
     for q in 0..NVEL {
         let _ = writeln!(
             s,
-            "    dst[tdp_index(site, {q}u, NVEL)] = src[tdp_index({}, {q}u, NVEL)];",
+            "    let f{q} = src[tdp_index({}, {q}u, NVEL)];",
             upwind(q)
         );
+    }
+    for q in 0..NVEL {
+        let _ = writeln!(s, "    dst[tdp_index(site, {q}u, NVEL)] = f{q};");
     }
     s.push_str("}\n");
 
