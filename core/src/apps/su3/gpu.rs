@@ -36,7 +36,7 @@ impl Su3Gpu {
         // Before any allocation or upload: A and C must each fit one binding.
         gpu.check_size(layout.reals * p.real_bytes())?;
         let groups = dispatch_shape(
-            sites * mapping.per_site(),
+            mapping.invocations(sites, p),
             wg,
             gpu.caps.max_workgroups_per_dim,
         )?;
@@ -47,8 +47,8 @@ impl Su3Gpu {
             .memo
             .get_or_make(&key, || Inputs::new(sites as usize, p, init));
         let pipe = gpu.pipeline(
-            &spec(p, wg, &layout),
-            mapping.name(),
+            &spec(p, wg, &layout, mapping),
+            mapping.entry(),
             &[Bind::Read, Bind::Read, Bind::ReadWrite],
         )?;
         // Uploaded once per layout: the kernels only read A and B.

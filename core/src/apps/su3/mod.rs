@@ -1,7 +1,8 @@
 //! `su3`: the su3_bench mini-app (MILC's SU(3) matrix-matrix kernel). An L^4
 //! lattice where every site holds 4 links, each a 3x3 complex matrix; the
 //! kernel computes `C[i].link[j] = A[i].link[j] * B[j]` for every site i and
-//! link j. Thread mappings (`site`, `link`, `row`, `element`, `pair`), data layouts
+//! link j. Thread mappings (`site`, `link`, `row`, `element`, `pair`, and on
+//! soa `row-vector`), data layouts
 //! (`aos-milc`, `aos`, `soa`) and the workgroup size are swept; one WGSL source
 //! serves them all.
 
@@ -28,9 +29,14 @@ const SOURCE: &str = include_str!("../../../../shaders/su3/su3.wgsl");
 const PAIRS: &str = include_str!("../../../../shaders/su3/pairs.wgsl");
 /// A and C of the soa layout, two reals per complex element.
 const SPLIT: &str = include_str!("../../../../shaders/su3/split.wgsl");
+/// B and the products every mapping shares.
+const PRODUCTS: &str = include_str!("../../../../shaders/su3/products.wgsl");
+/// The `row-vector` mapping's module (soa, 16-byte vectors of sites).
+const VECTOR: &str = include_str!("../../../../shaders/su3/vector.wgsl");
 
 choice! {
     /// Thread mappings, named as the entry points of `shaders/su3/su3.wgsl`
+    /// (`row-vector`: `row_vector` of `shaders/su3/vector.wgsl`)
     /// (the `variant` parameter; `mapping` in records and as an alias).
     pub enum Mapping("variant") {
         /// One invocation per site (its 4 links).
@@ -46,21 +52,48 @@ choice! {
         /// One invocation per two output elements, the same element of a
         /// site in each half of the lattice.
         Pair = "pair",
+        /// soa only: one invocation per row of a link at the consecutive
+        /// sites of one 16-byte vector (4 in f32, 2 in f64 and df64), so
+        /// each real component moves as one vector.
+        RowVector = "row-vector",
     }
 }
 
 impl Mapping {
-    /// Invocations per lattice site.
-    fn per_site(self) -> u64 {
+    /// Invocations over `sites` lattice sites in precision `p`.
+    fn invocations(self, sites: u64, p: Precision) -> u64 {
         match self {
-            Mapping::Site => 1,
-            Mapping::Link => 4,
-            Mapping::Row => 12,
-            Mapping::Element => 36,
-            Mapping::Pair => 18,
+            Mapping::Site => sites,
+            Mapping::Link => 4 * sites,
+            Mapping::Row => 12 * sites,
+            Mapping::Element => 36 * sites,
+            Mapping::Pair => 18 * sites,
+            Mapping::RowVector => 12 * sites / vector_sites(p),
         }
     }
+
+    /// The mapping's entry point.
+    fn entry(self) -> &'static str {
+        match self {
+            Mapping::RowVector => "row_vector",
+            m => m.name(),
+        }
+    }
+
+    /// Whether the mapping runs on `layout` over `sites` sites.
+    fn fits(self, layout: Layout, sites: u64) -> bool {
+        self != Mapping::RowVector
+            || (layout == Layout::Soa && sites.is_multiple_of(MAX_VECTOR_SITES))
+    }
 }
+
+/// Sites of one 16-byte vector of reals (`RV_LANES` of the prelude).
+fn vector_sites(p: Precision) -> u64 {
+    16 / p.real_bytes()
+}
+
+/// The most sites a vector holds (f32's 4): `row-vector` needs a multiple.
+const MAX_VECTOR_SITES: u64 = 4;
 
 choice! {
     /// Data layouts, in the order of the shader's `LAYOUT` constant.
@@ -237,9 +270,9 @@ impl App for Su3 {
         vec![
             ParamSpec {
                 name: Mapping::PARAM,
-                help: "thread mapping: one thread per site (4 links), per link (9 outputs), per row of a link (3 outputs), per output element, or per pair of elements in the two halves of the lattice (also `mapping`)",
+                help: "thread mapping: one thread per site (4 links), per link (9 outputs), per row of a link (3 outputs), per output element, per pair of elements in the two halves of the lattice, or (soa only) per row of a link at the sites of one 16-byte vector (also `mapping`)",
                 kind: ParamKind::Choice(Mapping::NAMES),
-                default: "site,link,row,element,pair",
+                default: "site,link,row,element,pair,row-vector",
             },
             ParamSpec {
                 name: Layout::PARAM,
@@ -283,13 +316,25 @@ impl App for Su3 {
             l,
             sites,
         };
+        let mappings: Vec<Mapping> = r.choices();
+        let layouts: Vec<Layout> = r.choices();
+        // row-vector joins a sweep where it fits; asked for alone, it must.
+        if mappings == [Mapping::RowVector]
+            && !layouts.iter().any(|&l| Mapping::RowVector.fits(l, sites))
+        {
+            return Err(Error::bad_param(
+                "mapping",
+                "row-vector runs on the soa layout over a multiple of 4 sites (an even L)",
+            ));
+        }
         Ok(Grid::new(base)
             .axis(&r.precisions, |c, p| c.precision = p)
-            .axis(&r.choices(), |c, m| c.mapping = m)
-            .axis(&r.choices(), |c, l| c.layout = l)
+            .axis(&mappings, |c, m| c.mapping = m)
+            .axis(&layouts, |c, l| c.layout = l)
             .axis(&r.wgs(caps)?, |c, wg| c.wg = wg)
             .points()
             .iter()
+            .filter(|c| c.mapping.fits(c.layout, c.sites))
             .map(Params::case)
             .collect())
     }
@@ -303,7 +348,13 @@ impl App for Su3 {
         // checks each constant set, and the naga test covers every entry point.
         Layout::ALL
             .iter()
-            .map(|&layout| spec(p, 128, &Strides::new(layout, 4096)))
+            .map(|&layout| spec(p, 128, &Strides::new(layout, 4096), Mapping::Row))
+            .chain([spec(
+                p,
+                128,
+                &Strides::new(Layout::Soa, 4096),
+                Mapping::RowVector,
+            )])
             .collect()
     }
 
@@ -328,8 +379,16 @@ pub fn prepare_cpu_with(case: &Case, init: Init) -> Result<Box<dyn CpuKernel>> {
     Ok(Box::new(Su3Cpu::new(&Params::try_from(case)?, init)))
 }
 
-/// The module for one layout; every mapping is an entry point of it.
-fn spec(p: Precision, wg: u32, strides: &Strides) -> ShaderSpec {
+/// The module of `mapping` on one layout: every mapping but `row-vector`
+/// is an entry point of one module per layout; `row-vector` has its own.
+fn spec(p: Precision, wg: u32, strides: &Strides, mapping: Mapping) -> ShaderSpec {
+    if mapping == Mapping::RowVector {
+        return ShaderSpec::new("su3/soa-vector", VECTOR, p)
+            .with_u32("WG", wg)
+            .with_u32("SITES", strides.sites as u32)
+            .with_include(PRODUCTS)
+            .with_include(sources::GRID);
+    }
     let id = Layout::ALL
         .iter()
         .position(|l| *l == strides.layout)
@@ -345,6 +404,7 @@ fn spec(p: Precision, wg: u32, strides: &Strides) -> ShaderSpec {
         } else {
             SPLIT
         })
+        .with_include(PRODUCTS)
         .with_include(sources::GRID)
 }
 
