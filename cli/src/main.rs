@@ -122,7 +122,7 @@ struct CommonArgs {
     /// drain around it (about 8 us on an H100); more matches codes that time
     /// a loop of launches, as su3_bench does. (The CPU backend and scale-out
     /// runs time one run a sample.)
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     runs_per_sample: Option<u32>,
     /// Untimed warm-up runs after validation (at least this many) [default:
     /// 2 on a GPU, 1 on a CPU adapter, where the validation run has already

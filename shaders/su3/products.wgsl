@@ -15,7 +15,7 @@ fn load_b(e: u32) -> Complex {
 }
 
 // One output element: a row of A times a column of B. Every mapping goes
-// through here, so all three produce bit-identical results.
+// through here, so all of them produce bit-identical results.
 fn dot3(a0: Complex, a1: Complex, a2: Complex, b0: Complex, b1: Complex, b2: Complex) -> Complex {
     return c_fma(a2, b2, c_fma(a1, b1, c_mul(a0, b0)));
 }

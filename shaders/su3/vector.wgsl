@@ -11,8 +11,9 @@
 // Vectors in one component's array of SITES reals.
 const VECTORS: u32 = SITES / RV_LANES;
 
-// Component `comp` of the sites of vector v.
+// Component `comp` of the sites of vector v, in A and in C.
 fn load_av(v: u32, comp: u32) -> RealVec { return a[comp * VECTORS + v]; }
+fn store_cv(v: u32, comp: u32, x: RealVec) { c[comp * VECTORS + v] = x; }
 
 // The complex element of lane (site) k, its parts in vectors re and im.
 fn lane(re: RealVec, im: RealVec, k: u32) -> Complex { return c_new(rv_get(re, k), rv_get(im, k)); }
@@ -50,10 +51,10 @@ fn row_vector(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
         rv_set(&c2r, k, v2.re);
         rv_set(&c2i, k, v2.im);
     }
-    c[(2u * first) * VECTORS + v] = c0r;
-    c[(2u * first + 1u) * VECTORS + v] = c0i;
-    c[(2u * first + 2u) * VECTORS + v] = c1r;
-    c[(2u * first + 3u) * VECTORS + v] = c1i;
-    c[(2u * first + 4u) * VECTORS + v] = c2r;
-    c[(2u * first + 5u) * VECTORS + v] = c2i;
+    store_cv(v, 2u * first, c0r);
+    store_cv(v, 2u * first + 1u, c0i);
+    store_cv(v, 2u * first + 2u, c1r);
+    store_cv(v, 2u * first + 3u, c1i);
+    store_cv(v, 2u * first + 4u, c2r);
+    store_cv(v, 2u * first + 5u, c2i);
 }

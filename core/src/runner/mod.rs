@@ -405,8 +405,11 @@ async fn time_samples(
     }
     let timer = Timer::new(gpu, n);
     gpu.scoped(|| {
-        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        // A submission a sample, so that many runs a sample never make one
+        // command buffer long enough for a driver's watchdog; the queue runs
+        // them back to back, and each interval lies within one of them.
         for s in 0..n {
+            let mut enc = gpu.device.create_command_encoder(&Default::default());
             if method == TimingMethod::GpuTimestampsEncoder {
                 timer.around(&mut enc, s, |enc| {
                     kernel.encode_runs(enc, runs, Timestamps::None)
@@ -414,7 +417,9 @@ async fn time_samples(
             } else {
                 kernel.encode_runs(&mut enc, runs, timer.passes(s));
             }
+            gpu.queue.submit([enc.finish()]);
         }
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
         timer.resolve(&mut enc);
         gpu.queue.submit([enc.finish()]);
         Ok(())

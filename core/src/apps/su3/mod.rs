@@ -2,9 +2,9 @@
 //! lattice where every site holds 4 links, each a 3x3 complex matrix; the
 //! kernel computes `C[i].link[j] = A[i].link[j] * B[j]` for every site i and
 //! link j. Thread mappings (`site`, `link`, `row`, `element`, `pair`, and on
-//! soa `row-vector`), data layouts
-//! (`aos-milc`, `aos`, `soa`) and the workgroup size are swept; one WGSL source
-//! serves them all.
+//! soa `row-vector`), data layouts (`aos-milc`, `aos`, `soa`) and the
+//! workgroup size are swept; one WGSL source serves every mapping but
+//! `row-vector`, which has its own, and both share the products.
 
 use std::sync::OnceLock;
 
@@ -36,8 +36,8 @@ const VECTOR: &str = include_str!("../../../../shaders/su3/vector.wgsl");
 
 choice! {
     /// Thread mappings, named as the entry points of `shaders/su3/su3.wgsl`
-    /// (`row-vector`: `row_vector` of `shaders/su3/vector.wgsl`)
-    /// (the `variant` parameter; `mapping` in records and as an alias).
+    /// (`row-vector` is `row_vector` of `shaders/su3/vector.wgsl`): the
+    /// `variant` parameter, `mapping` in records and as an alias.
     pub enum Mapping("variant") {
         /// One invocation per site (its 4 links).
         Site = "site",
