@@ -6,7 +6,8 @@
 //   CAP                    atom slots per cell (overflow is flagged, never silent)
 //   ATOM_STRIDE, DIM_STRIDE  layout: aos (3, 1), aos4 (4, 1), soa (1, NATOMS)
 //   SLOT_DIM_STRIDE        the same layout over the NCELLS * CAP cell slots
-//   ROUND_CELLS            neighbour cells force_cell stages a round (1, 3, 9 or 27)
+//   STAGE                  neighbour atoms force_cell stages at once (at least CAP)
+//   SCRATCH                places of force_cell's scratch: max(STAGE, WG)
 // Loops stride over the whole grid, so any workgroup count (the launch-shape
 // sweep's second axis) covers every atom, slot or cell.
 
@@ -217,25 +218,50 @@ fn force_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
 
 // ComputeForce, one workgroup per link cell: the neighbour cells' atoms are
 // staged in workgroup memory, already shifted to their periodic images and
-// packed without gaps, ROUND_CELLS cells at a time (an x-row, a z-slab or
-// all 27: the `round` parameter; its default: plan.rs). A cell holds fewer
-// atoms than the workgroup has invocations, so each atom gets WG / count of
-// them, each taking every (WG / count)-th staged neighbour, and their
-// partial sums meet at the end.
-var<workgroup> stage_pos: array<array<Real, 3>, ROUND_CELLS * CAP>;
+// packed without gaps, in rounds of as many whole cells as STAGE atoms hold
+// (the `stage` parameter; its default: plan.rs). A cell holds fewer atoms
+// than the workgroup has invocations, so each atom gets WG / count of them,
+// each taking every (WG / count)-th staged neighbour, and their partial
+// sums meet at the end. Workgroup memory is what limits how many
+// workgroups an NVIDIA SM holds (on the H100 8.5 KiB more per workgroup
+// made the force 1.8x slower), so the stage is packed, not CAP slots a
+// cell, and the partial forces reuse it once the last round is done. Each
+// place is a whole position (read as one array, not three reals of a flat
+// one: f32 measured 27% slower flat).
+var<workgroup> scratch: array<array<Real, 3>, SCRATCH>;
+var<workgroup> partial_e: array<Real, WG>;
 // stage_pre[n]: the atoms of neighbour cells 0..n (stage_pre[27]: all 27).
 var<workgroup> stage_pre: array<u32, 28>;
 // The 27 neighbour cells and their box shifts, found once per cell rather
 // than once per staged slot (`neighbour` costs divisions and branches).
 var<workgroup> stage_cell: array<u32, 27>;
 var<workgroup> stage_shift: array<array<Real, 3>, 27>;
-var<workgroup> partial: array<Acc, WG>;
+// Rounds: round r stages neighbour cells stage_stops[r]..stage_stops[r + 1]
+// (whole cells while their atoms fit the stage; one always does, as
+// STAGE >= CAP); stage_rounds of them.
+var<workgroup> stage_stops: array<u32, 28>;
+var<workgroup> stage_rounds: u32;
+
+// Staged atom m (m < STAGE).
+fn staged_pos(m: u32) -> array<Real, 3> {
+    return scratch[m];
+}
+
+fn put_partial(l: u32, a: Acc) {
+    scratch[l] = a.f;
+    partial_e[l] = a.e;
+}
+
+fn partial_at(l: u32) -> Acc {
+    return Acc(scratch[l], partial_e[l]);
+}
 
 // Invocation n finds neighbour cell n, keeps it and its shift, and counts
 // its atoms into stage_pre[n + 1]; invocation 0 then scans the counts in
 // place, so a staged atom finds its packed place in one lookup instead of a
-// loop over the cells before its own (up to 26 per atom). Called by the
-// whole workgroup: its barriers publish the neighbours, counts and scan.
+// loop over the cells before its own (up to 26 per atom), and cuts the
+// rounds as it goes. Called by the whole workgroup: its barriers publish
+// the neighbours, counts, scan and rounds.
 fn scan_neighbours(k: vec3<u32>, lid: u32, box: array<Real, 3>) {
     if (lid < 27u) {
         let nb = neighbour(k, lid, box);
@@ -246,27 +272,40 @@ fn scan_neighbours(k: vec3<u32>, lid: u32, box: array<Real, 3>) {
     workgroupBarrier();
     if (lid == 0u) {
         stage_pre[0] = 0u;
+        stage_stops[0] = 0u;
         var sum = 0u;
+        var begin = 0u;
+        var rounds = 0u;
         for (var n = 1u; n < 28u; n++) {
-            sum += stage_pre[n];
+            let next = sum + stage_pre[n];
+            if (next - begin > STAGE) {
+                rounds++;
+                stage_stops[rounds] = n - 1u;
+                begin = sum;
+            }
+            sum = next;
             stage_pre[n] = sum;
         }
+        rounds++;
+        stage_stops[rounds] = 27u;
+        stage_rounds = rounds;
     }
     workgroupBarrier();
 }
 
-// Stages neighbour cells first..first + ROUND_CELLS, each atom
-// moved to its periodic image and packed without gaps from stage_pos[0].
-fn stage_round(first: u32, lid: u32) {
+// Stages neighbour cells first..stop, each atom moved to its periodic
+// image and packed without gaps from the stage's start.
+fn stage_round(first: u32, stop: u32, lid: u32) {
     let base = stage_pre[first];
-    for (var t = lid; t < ROUND_CELLS * CAP; t += WG) {
+    for (var t = lid; t < (stop - first) * CAP; t += WG) {
         let n = first + t / CAP;
         let s = t % CAP;
         let packed = stage_pre[n] + s;
         if (packed < stage_pre[n + 1u]) {
             let rj = load_slot(stage_cell[n] * CAP + s);
             let shift = stage_shift[n];
-            stage_pos[packed - base] = array<Real, 3>(r_add(rj[0], shift[0]), r_add(rj[1], shift[1]), r_add(rj[2], shift[2]));
+            let m = packed - base;
+            scratch[m] = array<Real, 3>(r_add(rj[0], shift[0]), r_add(rj[1], shift[1]), r_add(rj[2], shift[2]));
         }
     }
 }
@@ -280,7 +319,7 @@ fn interact_staged(acc: ptr<function, Acc>, lj: Lj, ri: array<Real, 3>, staged: 
         while (hits != 0u) {
             let b = firstTrailingBit(hits);
             hits &= hits - 1u;
-            interact(acc, lj, offset(ri, stage_pos[m0 + b * parts]));
+            interact(acc, lj, offset(ri, staged_pos(m0 + b * parts)));
         }
     }
 }
@@ -301,20 +340,23 @@ fn force_cell(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
         var ri = array<Real, 3>(r_zero(), r_zero(), r_zero());
         if (busy) { ri = load_slot(cell * CAP + a); }
         var acc = acc_zero();
-        for (var first = 0u; first < 27u; first += ROUND_CELLS) {
-            stage_round(first, lid);
+        let rounds = workgroupUniformLoad(&stage_rounds);
+        for (var r = 0u; r < rounds; r++) {
+            let first = stage_stops[r];
+            let stop = stage_stops[r + 1u];
+            stage_round(first, stop, lid);
             let base = stage_pre[first];
-            let mine = first <= 13u && 13u < first + ROUND_CELLS;
-            let me = select(ROUND_CELLS * CAP, stage_pre[13u] - base + a, mine);
+            let mine = first <= 13u && 13u < stop;
+            let me = select(STAGE, stage_pre[13u] - base + a, mine);
             workgroupBarrier();
-            if (busy) { interact_staged(&acc, lj, ri, stage_pre[first + ROUND_CELLS] - base, me, part, parts); }
+            if (busy) { interact_staged(&acc, lj, ri, stage_pre[stop] - base, me, part, parts); }
             workgroupBarrier();
         }
-        partial[lid] = acc;
+        put_partial(lid, acc);
         workgroupBarrier();
         if (lid < own) {
-            var sum = partial[lid];
-            for (var q = 1u; q < parts; q++) { sum = acc_add(sum, partial[lid + q * atoms]); }
+            var sum = partial_at(lid);
+            for (var q = 1u; q < parts; q++) { sum = acc_add(sum, partial_at(lid + q * atoms)); }
             store_acc(cell_atoms[cell * CAP + lid], sum);
         }
         workgroupBarrier();

@@ -10,7 +10,7 @@
 // atom i itself (its place `me`), else 0, also for m past the `staged`
 // atoms: the stage is read at a clamped place, so no branch guards the load.
 fn staged_hit(lj: Lj, ri: array<Real, 3>, m: u32, staged: u32, me: u32) -> u32 {
-    let near = inside(lj, offset(ri, stage_pos[min(m, ROUND_CELLS * CAP - 1u)]));
+    let near = inside(lj, offset(ri, staged_pos(min(m, STAGE - 1u))));
     return select(0u, 1u, near & (m < staged) & (m != me));
 }
 

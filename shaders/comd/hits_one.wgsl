@@ -10,7 +10,7 @@ fn staged_hits(lj: Lj, ri: array<Real, 3>, m0: u32, staged: u32, me: u32, parts:
     for (var b = 0u; b < 32u; b++) {
         let m = m0 + b * parts;
         if (m >= staged) { break; }
-        if (m != me && inside(lj, offset(ri, stage_pos[m]))) { hits |= 1u << b; }
+        if (m != me && inside(lj, offset(ri, staged_pos(m)))) { hits |= 1u << b; }
     }
     return hits;
 }

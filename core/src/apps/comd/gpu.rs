@@ -61,7 +61,7 @@ impl ComdGpu {
             params.atoms as u32,
             cells,
             plan.cap,
-            params.round_cells(),
+            plan.stage,
             params.layout,
         );
         let mut binds = [Bind::ReadWrite; 9];

@@ -151,9 +151,9 @@ pub struct Params {
     pub wg: u32,
     /// Workgroups launched (0: one invocation per atom, or one workgroup per cell).
     pub groups: u32,
-    /// Neighbour cells the cell mapping stages a round (0: the default,
-    /// [`plan::DEFAULT_ROUND`]).
-    pub round: u32,
+    /// Neighbour atoms the cell mapping stages at once (0: a default by
+    /// precision, see `plan::stage_atoms`).
+    pub stage: u32,
     /// FCC unit cells per side.
     pub cells: u64,
     /// Atoms: 4 per unit cell.
@@ -175,27 +175,19 @@ impl Params {
         if self.groups > 0 {
             variant.push_str(&format!("/g{}", self.groups));
         }
-        if self.round > 0 && self.mapping == Some(Mapping::Cell) {
-            variant.push_str(&format!("/r{}", self.round));
+        if self.stage > 0 && self.mapping == Some(Mapping::Cell) {
+            variant.push_str(&format!("/s{}", self.stage));
         }
         Case::new("comd", self.kernel.name(), &variant, self.precision)
             .param("layout", self.layout)
             .param("variant", self.mapping.map_or("-", Mapping::name))
             .param("wg", self.wg)
             .param("groups", self.groups)
-            .param("round", self.round)
+            .param("stage", self.stage)
             .param("cells", self.cells)
             .param("atoms", self.atoms)
             .param("steps", self.steps)
             .param("init", self.init)
-    }
-
-    /// Neighbour cells `force_cell` stages a round.
-    fn round_cells(&self) -> u32 {
-        match self.round {
-            0 => plan::DEFAULT_ROUND,
-            r => r,
-        }
     }
 
     /// Time steps one run makes: `steps` for the step kernel, else one.
@@ -223,7 +215,7 @@ impl TryFrom<&Case> for Params {
             },
             wg: case.u32("wg")?,
             groups: case.u32("groups")?,
-            round: case.u32("round")?,
+            stage: case.u32("stage")?,
             cells: case.uint("cells")?,
             atoms: case.uint("atoms")?,
             steps: case.uint("steps")?,
@@ -285,9 +277,12 @@ impl App for Comd {
                 default: "0",
             },
             ParamSpec {
-                name: "round",
-                help: "neighbour cells the cell mapping stages a round: 1, 3, 9 or 27 (0: 9)",
-                kind: ParamKind::UInt { min: 0, max: 27 },
+                name: "stage",
+                help: "neighbour atoms the cell mapping stages at once, in rounds of whole cells; at least a cell's slots (0: 3 KiB of positions, 256 atoms in f32 and 128 in f64 and df64)",
+                kind: ParamKind::UInt {
+                    min: 0,
+                    max: 1 << 16,
+                },
                 default: "0",
             },
             ParamSpec {
@@ -339,7 +334,7 @@ impl App for Comd {
             mapping: None,
             wg: 1,
             groups: 0,
-            round: 0,
+            stage: 0,
             cells: n,
             atoms: 4 * n * n * n,
             steps: r.uint("steps"),
@@ -347,22 +342,7 @@ impl App for Comd {
         };
         let mappings: Vec<Option<Mapping>> = r.choices().into_iter().map(Some).collect();
         let groups: Vec<u32> = r.uints("groups").into_iter().map(|g| g as u32).collect();
-        let rounds = r
-            .uints("round")
-            .into_iter()
-            .map(|n| n as u32)
-            .collect::<Vec<_>>();
-        if let Some(bad) = rounds
-            .iter()
-            .find(|&&n| n != 0 && !plan::ROUNDS.contains(&n))
-        {
-            return Err(Error::bad_param(
-                "round",
-                format!(
-                    "{bad} cells: a round stages 1, 3, 9 or 27 of the 27 neighbour cells (or 0 for the default)"
-                ),
-            ));
-        }
+        let stages: Vec<u32> = r.uints("stage").into_iter().map(|n| n as u32).collect();
         Ok(Grid::new(base)
             .axis(&r.precisions, |c, p| c.precision = p)
             .axis(&r.choices(), |c, k| c.kernel = k)
@@ -376,8 +356,8 @@ impl App for Comd {
             .axis(&groups, |c, g| c.groups = g)
             .axis_where(
                 |c| c.mapping == Some(Mapping::Cell),
-                &rounds,
-                |c, n| c.round = n,
+                &stages,
+                |c, n| c.stage = n,
             )
             .points()
             .iter()
@@ -392,7 +372,7 @@ impl App for Comd {
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
         Layout::ALL
             .iter()
-            .map(|&l| spec(p, 64, 864, [3, 3, 3], 32, plan::DEFAULT_ROUND, l))
+            .map(|&l| spec(p, 64, 864, [3, 3, 3], 32, plan::default_stage(p, 32), l))
             .collect()
     }
 
@@ -403,14 +383,14 @@ impl App for Comd {
 }
 
 /// The module for `atoms` atoms in `cells` link cells of `cap` slots each,
-/// the cell mapping staging `round` neighbour cells a round.
+/// the cell mapping staging up to `stage` neighbour atoms at once.
 fn spec(
     p: Precision,
     wg: u32,
     atoms: u32,
     cells: [u32; 3],
     cap: u32,
-    round: u32,
+    stage: u32,
     layout: Layout,
 ) -> ShaderSpec {
     let s = layout.stride(atoms);
@@ -423,7 +403,8 @@ fn spec(
         .with_u32("NCZ", cells[2])
         .with_u32("NCELLS", cells[0] * cells[1] * cells[2])
         .with_u32("CAP", cap)
-        .with_u32("ROUND_CELLS", round)
+        .with_u32("STAGE", stage)
+        .with_u32("SCRATCH", plan::scratch_places(stage, wg))
         .with_u32("ATOM_STRIDE", s.0)
         .with_u32("DIM_STRIDE", s.1)
         .with_u32("SLOT_DIM_STRIDE", layout.stride(slots).1)

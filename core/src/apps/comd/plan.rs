@@ -7,18 +7,43 @@ use crate::error::{Error, Result};
 use crate::gpu::Capabilities;
 use crate::gpu::dispatch_shape;
 use crate::gpu::resources::check_size;
+use crate::precision::Precision;
 
-/// Neighbour cells `force_cell` may stage a round (the `round` parameter):
-/// an x-row, a z-slab, or all 27.
-pub(super) const ROUNDS: [u32; 4] = [1, 3, 9, 27];
+/// Bytes of positions `force_cell` stages at once where the case leaves
+/// `stage` at 0: 256 atoms in f32, 128 in f64 and df64 (or a cell's slots
+/// where more). Workgroup memory, not registers, limits how many workgroups
+/// an H100 SM holds for this kernel (8.5 KiB more per workgroup made it
+/// 1.8x slower), and the 27 neighbour cells hold about 470 atoms at CoMD's
+/// density, so it stages them in two to four rounds of whole cells. On the
+/// H100 at 2,048,000 atoms these were the best at wg 128 (f32 1.370 ms,
+/// f64 1.996; BENCHMARKS.md, 2026-11-26 b).
+const DEFAULT_STAGE_BYTES: u64 = 3072;
 
-/// Neighbour cells `force_cell` stages a round where the case leaves
-/// `round` at 0: a z-slab. On the H100 at 2,048,000 atoms it leads in f32
-/// (1.47 ms at wg 128 against 1.73 for an x-row); in f64 an x-row led by 7%
-/// until the four-candidate test, and now trails by 1%. All 27 at once
-/// measured 1.9x slower in f32 and 3.4x in f64, and staging 16-byte vectors
-/// instead of three reals 8% and 32% slower (BENCHMARKS.md, 2026-11-25).
-pub(super) const DEFAULT_ROUND: u32 = 9;
+/// Neighbour atoms `force_cell` stages at once: `requested`, or where it is
+/// 0 the default for `p` (at least `cap`). An explicit stage under a cell's
+/// `cap` slots is an error: a round stages whole cells.
+pub(super) fn stage_atoms(requested: u32, p: Precision, cap: u32) -> Result<u32> {
+    match requested {
+        0 => Ok(default_stage(p, cap)),
+        n if n < cap => Err(Error::bad_param(
+            "stage",
+            format!("{n} atoms: the stage must hold a whole cell's {cap} slots"),
+        )),
+        n => Ok(n),
+    }
+}
+
+/// The default stage for `p` with cells of `cap` slots (see
+/// [`DEFAULT_STAGE_BYTES`]).
+pub(super) fn default_stage(p: Precision, cap: u32) -> u32 {
+    ((DEFAULT_STAGE_BYTES / (3 * p.real_bytes())) as u32).max(cap)
+}
+
+/// Places (three reals each) of `force_cell`'s scratch: the stage during
+/// the rounds, then the invocations' partial forces.
+pub(super) fn scratch_places(stage: u32, wg: u32) -> u32 {
+    stage.max(wg)
+}
 
 /// Buffer shapes and dispatches of one case.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,6 +58,8 @@ pub(super) struct Plan {
     pub slot_reals: u64,
     /// Atom slots per link cell.
     pub cap: u32,
+    /// Neighbour atoms the cell mapping stages at once.
+    pub stage: u32,
     /// Slots over every cell.
     pub nslots: u32,
     /// (entry point, dispatch shape) in the order one run records them.
@@ -57,6 +84,7 @@ impl Plan {
             params.atoms as u32,
         );
         let reals = check_vectors(params, caps)?;
+        let stage = stage_atoms(params.stage, params.precision, cap)?;
         let ncells = (cells[0] * cells[1] * cells[2]) as u32;
         check_size(
             caps,
@@ -71,11 +99,11 @@ impl Plan {
                     ),
                 ));
             }
-            // comd.wgsl's force_cell: a round's cells of staged positions,
-            // the invocations' partial sums (4 reals each), 28 prefix sums
-            // and the 27 neighbour cells with their shifts (3 reals each).
-            let round = u64::from(params.round_cells()) * u64::from(cap) * 3;
-            let staged = (round + u64::from(wg) * 4 + 27 * 3) * rb + (28 + 27) * 4;
+            // comd.wgsl's force_cell: its scratch, the partial energies,
+            // 28 prefix sums, the 27 neighbour cells with their shifts (3
+            // reals each), 28 round ends and the round count.
+            let places = u64::from(scratch_places(stage, wg));
+            let staged = (places * 3 + u64::from(wg) + 27 * 3) * rb + (28 + 27 + 28 + 1) * 4;
             if staged > caps.max_workgroup_storage as u64 {
                 return Err(Error::OverLimit {
                     limit: "max_compute_workgroup_storage_size",
@@ -93,6 +121,7 @@ impl Plan {
             slot_strides: params.layout.stride(nslots),
             slot_reals,
             cap,
+            stage,
             nslots,
             passes: passes(params, caps, ncells, nslots)?,
         })

@@ -13,7 +13,7 @@ fn small(precision: Precision) -> Params {
         mapping: Some(Mapping::Atom),
         wg: 128,
         groups: 0,
-        round: 0,
+        stage: 0,
         cells: 6,
         atoms: 864,
         steps: 1,
@@ -47,8 +47,9 @@ fn cases_expand_mappings_only_for_the_force_kernels() {
         Comd.cases(&Request::default().set("size", "4"), &caps)
             .is_err()
     );
-    match Comd.cases(&Request::default().set("round", "4"), &caps) {
-        Err(Error::BadParameter { name, .. }) => assert_eq!(name, "round"),
+    // A stage is a count of atoms: text is a clear error before any work.
+    match Comd.cases(&Request::default().set("stage", "many"), &caps) {
+        Err(Error::BadParameter { name, .. }) => assert_eq!(name, "stage"),
         other => panic!("{other:?}"),
     }
 }
@@ -75,16 +76,16 @@ fn cases_round_trip_through_params() {
     let req = Request::default()
         .set("size", "small")
         .set("groups", "0,3")
-        .set("round", "0,27")
+        .set("stage", "0,512")
         .precisions(&[Precision::F32, Precision::Df64]);
     let cases = Comd.cases(&req, &caps()).expect("cases");
     assert!(cases.iter().any(|c| c.variant == "cell/soa/wg128/g3"));
-    assert!(cases.iter().any(|c| c.variant == "cell/soa/wg128/g3/r27"));
-    // A round is the cell mapping's: the atom mapping's cases do not multiply.
+    assert!(cases.iter().any(|c| c.variant == "cell/soa/wg128/g3/s512"));
+    // A stage is the cell mapping's: the atom mapping's cases do not multiply.
     assert!(
         !cases
             .iter()
-            .any(|c| c.variant.starts_with("atom/") && c.variant.ends_with("/r27"))
+            .any(|c| c.variant.starts_with("atom/") && c.variant.ends_with("/s512"))
     );
     assert!(
         cases
@@ -126,17 +127,50 @@ fn plans_cover_the_system_and_check_the_limits() {
         Err(Error::BadParameter { name, .. }) => assert_eq!(name, "wg"),
         other => panic!("{other:?}"),
     }
-    // All 27 cells of 32 slots in f64 stage 20 KiB: over the 16 KiB limit.
+    // A stage of 864 atoms in f64 takes 20 KiB: over the 16 KiB limit.
     let whole = Params {
         mapping: Some(Mapping::Cell),
-        round: 27,
+        stage: 864,
         ..small(Precision::F64)
     };
     assert!(matches!(
         Plan::new(&whole, &caps(), [3, 3, 3], 32),
         Err(Error::OverLimit { .. })
     ));
-    assert!(Plan::new(&Params { round: 3, ..whole }, &caps(), [3, 3, 3], 32).is_ok());
+    assert!(Plan::new(&Params { stage: 96, ..whole }, &caps(), [3, 3, 3], 32).is_ok());
+    // A round stages whole cells, so the stage holds at least one.
+    match Plan::new(&Params { stage: 31, ..whole }, &caps(), [3, 3, 3], 32) {
+        Err(Error::BadParameter { name, .. }) => assert_eq!(name, "stage"),
+        other => panic!("{other:?}"),
+    }
+    // The default: 3 KiB of positions, and never under a cell's slots.
+    let plan = Plan::new(&Params { stage: 0, ..whole }, &caps(), [3, 3, 3], 32).expect("plan");
+    assert_eq!(plan.stage, 128);
+    let f32_plan = Plan::new(
+        &Params {
+            stage: 0,
+            precision: Precision::F32,
+            wg: 256,
+            ..whole
+        },
+        &caps(),
+        [3, 3, 3],
+        200,
+    )
+    .expect("plan");
+    assert_eq!(f32_plan.stage, 256);
+    let wide = Plan::new(
+        &Params {
+            stage: 0,
+            wg: 256,
+            ..whole
+        },
+        &caps(),
+        [3, 3, 3],
+        200,
+    )
+    .expect("plan");
+    assert_eq!(wide.stage, 200);
     let tiny = Capabilities {
         max_storage_binding: 1000,
         ..caps()
