@@ -377,8 +377,8 @@ fn u_pairs(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 
 // reorder and fused: U of a pair one chain an invocation, and the total U
 // of the chain's rows. A workgroup takes USUM_ATOMS atoms' pairs (an
-// invocation each, so a warp's 32 pairs are adjacent in memory) along one
-// chain, and adds each row over every atom's pairs as it is made, from
+// invocation each, adjacent in memory; about a warp of them, plan.rs) along
+// one chain, and adds each row over every atom's pairs as it is made, from
 // workgroup memory, so U of every pair is written once and never read back
 // for the sums.
 @compute @workgroup_size(USUM_WG)

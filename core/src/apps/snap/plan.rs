@@ -137,10 +137,18 @@ pub(super) fn dulist_slots(layout: Layout, t: &Tables) -> usize {
     }
 }
 
+/// Invocations of a u_walks or u_sums_staged workgroup, about: a warp's
+/// width (NVIDIA's), so that the barriers of u_walks' row sums wait on one
+/// warp. On the H100 (f64, 2J = 14, 26 neighbours) one atom's 26 pairs a
+/// workgroup made compute_U 35% faster than four atoms' 104 (0.375 against
+/// 0.581 ms), and two atoms' 52 took 0.423 ms (BENCHMARKS.md, 2026-11-26 (b)).
+const USUM_INVOCATIONS: usize = 32;
+
 /// (atoms, invocations) of one u_walks or u_sums_staged workgroup: an
-/// invocation a pair, about 128 of them.
+/// invocation a pair, about [`USUM_INVOCATIONS`] of them (at least one
+/// atom's).
 pub(super) fn usum_shape(nnbr: usize) -> (u32, u32) {
-    let atoms = (128 / nnbr.max(1)).max(1) as u32;
+    let atoms = (USUM_INVOCATIONS / nnbr.max(1)).max(1) as u32;
     (atoms, atoms * nnbr as u32)
 }
 

@@ -284,10 +284,10 @@ fn compute_u_walks_where_its_rows_fit() {
         entries(&params(Variant::ColumnMajor), &caps),
         ["u_pairs", "u_sums_staged"]
     );
-    // 4 atoms x 26 pairs a workgroup, 2 (2J + 1) reals of rows (a padding
-    // column) and a switching function an invocation: 15,952 bytes at 2J =
+    // 1 atom x 26 pairs a workgroup, 2 (2J + 1) reals of rows (a padding
+    // column) and a switching function an invocation: 4,096 bytes at 2J =
     // 8 in f64.
-    caps.max_workgroup_storage = 15 << 10;
+    caps.max_workgroup_storage = 4095;
     assert_eq!(
         entries(&params(Variant::Fused), &caps),
         ["u_pairs", "u_sums_staged"]
