@@ -144,33 +144,20 @@ fn plans_cover_the_system_and_check_the_limits() {
         other => panic!("{other:?}"),
     }
     // The default: 3 KiB of positions, and never under a cell's slots.
-    let plan = Plan::new(&Params { stage: 0, ..whole }, &caps(), [3, 3, 3], 32).expect("plan");
-    assert_eq!(plan.stage, 128);
-    let f32_plan = Plan::new(
-        &Params {
+    let default_stage = |precision: Precision, cap: u32| {
+        let params = Params {
             stage: 0,
-            precision: Precision::F32,
+            precision,
             wg: 256,
             ..whole
-        },
-        &caps(),
-        [3, 3, 3],
-        200,
-    )
-    .expect("plan");
-    assert_eq!(f32_plan.stage, 256);
-    let wide = Plan::new(
-        &Params {
-            stage: 0,
-            wg: 256,
-            ..whole
-        },
-        &caps(),
-        [3, 3, 3],
-        200,
-    )
-    .expect("plan");
-    assert_eq!(wide.stage, 200);
+        };
+        Plan::new(&params, &caps(), [3, 3, 3], cap)
+            .expect("plan")
+            .stage
+    };
+    assert_eq!(default_stage(Precision::F64, 32), 128);
+    assert_eq!(default_stage(Precision::F32, 32), 256);
+    assert_eq!(default_stage(Precision::F64, 200), 200);
     let tiny = Capabilities {
         max_storage_binding: 1000,
         ..caps()
