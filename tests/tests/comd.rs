@@ -1,6 +1,7 @@
 //! comd on the real adapter: CoMD's step-0 lattice energy through the GPU
 //! force kernels, energy conservation over 20 steps, grid-stride launch
-//! shapes, and clean errors for shapes the cell mapping cannot run.
+//! shapes, the cell force over any stage, and clean errors for shapes the
+//! cell mapping cannot run.
 
 use skylight_core::app::Request;
 use skylight_core::apps::comd::Comd;
@@ -59,6 +60,21 @@ fn any_workgroup_count_covers_every_atom_and_cell() {
     assert_passed(&gpu, &req, 7, "");
 }
 
+/// The cell force staging one cell a round (a stage of one cell's 56
+/// slots at this size), the default's few rounds, and all 27 cells in one.
+#[test]
+fn every_stage_gives_the_reference_forces() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "small")
+        .set("kernel", "force")
+        .set("variant", "cell")
+        .set("layout", "aos")
+        .set("stage", "56,0,1024")
+        .precisions(&[Precision::F32, double(&gpu)]);
+    assert_passed(&gpu, &req, 6, "forces");
+}
+
 #[test]
 fn impossible_shapes_are_clean_errors() {
     let gpu = skylight_tests::gpu();
@@ -72,6 +88,13 @@ fn impossible_shapes_are_clean_errors() {
     let out = run(&gpu, &req);
     assert!(
         matches!(&out[0], Outcome::Failed { error: Error::BadParameter { name, .. }, .. } if name == "wg"),
+        "{out:?}"
+    );
+    // A stage under one cell's slots cannot hold a round of whole cells.
+    let small_stage = req.clone().set("wg", "128").set("stage", "8");
+    let out = run(&gpu, &small_stage);
+    assert!(
+        matches!(&out[0], Outcome::Failed { error: Error::BadParameter { name, .. }, .. } if name == "stage"),
         "{out:?}"
     );
     let small_box = Request::default().set("size", "4");
