@@ -14,7 +14,10 @@
 // every chain costs about the same. U is stored as it is made (where
 // `live`) and each of its rows handed to sum_row_ROWS, which adds it over
 // the atom's pairs; dU is never stored (U, for its recursion, is read back),
-// each row's dE taken instead.
+// each row's dE taken instead. Where DE_REMAKE_U, the U each dE term needs
+// is remade from the previous row's two elements the dU recursion has read
+// anyway, instead of read: on the H100 f64's dE was 2.5-4.5% faster so, and
+// f32's 11-14% slower (BENCHMARKS.md).
 fn walk_ROWS(p: u32, k: u32, own: u32, du: bool, live: bool, lid: u32) -> Real {
     let gp = gpair(p);
     let a = p / NNBR;
@@ -74,20 +77,27 @@ fn walk_ROWS(p: u32, k: u32, own: u32, du: bool, live: bool, lid: u32) -> Real {
                     c_lo = get_ROWS(ma - 1u, lid);
                     if (du) { u_lo = row_u(p, prev, ma - 1u); }
                 }
+                let remake = DE_REMAKE_U && du && mb == own;
                 var v = c_zero();
+                var u = c_zero();
                 if (ma < j) {
+                    let r = rootpq(j - ma, j - mb);
                     var t = c_mul(ca, c_hi);
                     if (du) { t = c_fma(ca, c_hi, c_mul(cda, u_hi)); }
-                    v = c_scale(t, rootpq(j - ma, j - mb));
+                    v = c_scale(t, r);
+                    if (remake) { u = c_scale(c_mul(ca, u_hi), r); }
                 }
                 if (ma > 0u) {
+                    let r = rootpq(ma, j - mb);
                     var t = c_mul(cb, c_lo);
                     if (du) { t = c_fma(cb, c_lo, c_mul(cdb, u_lo)); }
-                    v = c_sub(v, c_scale(t, rootpq(ma, j - mb)));
+                    v = c_sub(v, c_scale(t, r));
+                    if (remake) { u = c_sub(u, c_scale(c_mul(cb, u_lo), r)); }
                 }
                 set_ROWS(ma, lid, v);
                 if (mb == own) {
-                    if (du) { s = r_add(s, de_term(a, e0 + ma, ld_u(p, e0 + ma), v, su, sf)); } else if (live) { st_u(p, e0 + ma, v); }
+                    if (du && !DE_REMAKE_U) { u = ld_u(p, e0 + ma); }
+                    if (du) { s = r_add(s, de_term(a, e0 + ma, u, v, su, sf)); } else if (live) { st_u(p, e0 + ma, v); }
                 }
                 c_hi = c_lo;
                 u_hi = u_lo;

@@ -460,6 +460,14 @@ fn spec(p: Precision, wg: u32, (rows, sums): (u32, u32), d: &Dims, l: Layout) ->
         .with_u32("NYP", d.nyp)
         .with("COLMAJOR", crate::shader::ConstValue::Bool(l.colmajor))
         .with("REORDER", crate::shader::ConstValue::Bool(l.reorder))
+        .with(
+            "Y_PAD_ZERO",
+            crate::shader::ConstValue::Bool(p == Precision::F64),
+        )
+        .with(
+            "DE_REMAKE_U",
+            crate::shader::ConstValue::Bool(p == Precision::F64),
+        )
         .with_include(sources::GRID)
         .with_include(WALK.replace("ROWS", "shared"))
         .with_include(WALK.replace("ROWS", "private"))
