@@ -193,6 +193,8 @@ fn r_sqrt(x: Real) -> Real {
 fn r_lt(a: Real, b: Real) -> bool { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
 fn r_max(a: Real, b: Real) -> Real { if (r_lt(a, b)) { return b; } return a; }
 fn r_min(a: Real, b: Real) -> Real { if (r_lt(b, a)) { return b; } return a; }
+// t where c, else f, without a branch.
+fn r_select(f: Real, t: Real, c: bool) -> Real { return Real(select(f.hi, t.hi, c), select(f.lo, t.lo, c)); }
 
 // 16-byte vectors of reals, for kernels that stream memory: one load moves
 // RV_LANES reals, laid out as consecutive (hi, lo) pairs like RealStore.

@@ -32,6 +32,8 @@ fn r_sqrt(a: Real) -> Real { return sqrt(a); }
 fn r_lt(a: Real, b: Real) -> bool { return a < b; }
 fn r_max(a: Real, b: Real) -> Real { return max(a, b); }
 fn r_min(a: Real, b: Real) -> Real { return min(a, b); }
+// t where c, else f, without a branch.
+fn r_select(f: Real, t: Real, c: bool) -> Real { return select(f, t, c); }
 
 // 16-byte vectors of reals, for kernels that stream memory: one load moves
 // RV_LANES reals.

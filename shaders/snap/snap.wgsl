@@ -13,7 +13,7 @@
 //   OFF_*              offsets of the tables in `tab` and `inp`
 //   COLMAJOR           atom (pair) index fastest in every scratch array
 //   REORDER            atom (pair) index fastest among the invocations of a 2-D loop
-//   Y_PAD_ZERO         see y_pair; DE_REMAKE_U: see walk.wgsl (f64 only)
+//   Y_PAD_ZERO         see y_pair (f32 and f64); DE_REMAKE_U: see walk.wgsl (f64)
 // Every U-like array but the total U keeps rows 2 mb <= j of each layer; the
 // others follow from u[j-mb][j-ma] = (-1)^(ma+mb) conj(u[mb][ma]). The total
 // U is stored whole, so compute_Y's inner loop reads it with no mirroring.
@@ -172,10 +172,12 @@ fn st_utot(a: u32, e: u32, sum: Complex) {
 // term's inner sum ma1 + ma2 = ma + c for the first and ma + 1 + c for the
 // second, so one walk over ma1 serves both: the first's ma2 is the second's
 // ma2 - 1, and each step loads one u1 and one u2 for two products. Where
-// Y_PAD_ZERO, a u2 outside its row is zero and its product is taken
-// anyway, not branched around (its Clebsch-Gordan index, one outside the
-// term's block, still reads a real): on the H100 that made f64's compute_Y
-// 3.6% faster, and f32's 1% and df64's 4-7% slower (BENCHMARKS.md).
+// Y_PAD_ZERO the step has no branch: a u2 outside its row is read at a
+// clamped place and zeroed by a select, and its product taken anyway (its
+// Clebsch-Gordan index, one outside the term's block, still reads a real).
+// On the H100 that made compute_Y 6% faster in f64 and 5-10% in f32, and
+// 4-10% slower in df64, whose select is two (BENCHMARKS.md), so df64 keeps
+// the branches.
 fn y_pair(a: u32, e: u32, two: bool) {
     let j = i32(elem(e).x);
     let ma = i32(elem(e).z);
@@ -209,12 +211,16 @@ fn y_pair(a: u32, e: u32, two: bool) {
                 let ma2 = sum - ma1;
                 let x = ld_ut(a, u1 + u32(ma1));
                 var u2a = c_zero();
-                if (ma2 >= 0) { u2a = ld_ut(a, u2 + u32(ma2)); }
                 if (Y_PAD_ZERO) {
+                    let l = ld_ut(a, u2 + u32(max(ma2, 0)));
+                    u2a = Complex(r_select(r_zero(), l.re, ma2 >= 0), r_select(r_zero(), l.im, ma2 >= 0));
                     sa = c_add(sa, c_scale(c_mul(x, u2a), coef(u32(ci))));
                     if (two) { sb = c_add(sb, c_scale(c_mul(x, u2b), coef(u32(ci + 1)))); }
                 } else {
-                    if (ma2 >= 0) { sa = c_add(sa, c_scale(c_mul(x, u2a), coef(u32(ci)))); }
+                    if (ma2 >= 0) {
+                        u2a = ld_ut(a, u2 + u32(ma2));
+                        sa = c_add(sa, c_scale(c_mul(x, u2a), coef(u32(ci))));
+                    }
                     if (two && ma2 < j2) { sb = c_add(sb, c_scale(c_mul(x, u2b), coef(u32(ci + 1)))); }
                 }
                 u2b = u2a;

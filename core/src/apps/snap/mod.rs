@@ -462,7 +462,7 @@ fn spec(p: Precision, wg: u32, (rows, sums): (u32, u32), d: &Dims, l: Layout) ->
         .with("REORDER", crate::shader::ConstValue::Bool(l.reorder))
         .with(
             "Y_PAD_ZERO",
-            crate::shader::ConstValue::Bool(p == Precision::F64),
+            crate::shader::ConstValue::Bool(p != Precision::Df64),
         )
         .with(
             "DE_REMAKE_U",
