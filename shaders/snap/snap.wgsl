@@ -13,7 +13,8 @@
 //   OFF_*              offsets of the tables in `tab` and `inp`
 //   COLMAJOR           atom (pair) index fastest in every scratch array
 //   REORDER            atom (pair) index fastest among the invocations of a 2-D loop
-//   Y_PAD_ZERO         see y_pair (f32 and f64); DE_REMAKE_U: see walk.wgsl (f64)
+//   Y_PAD_ZERO         see y_pair (f32 and f64)
+//   DE_REMAKE_U, U_WALK_FLAT  see walk.wgsl (f64; f32 and f64)
 // Every U-like array but the total U keeps rows 2 mb <= j of each layer; the
 // others follow from u[j-mb][j-ma] = (-1)^(ma+mb) conj(u[mb][ma]). The total
 // U is stored whole, so compute_Y's inner loop reads it with no mirroring.

@@ -468,6 +468,10 @@ fn spec(p: Precision, wg: u32, (rows, sums): (u32, u32), d: &Dims, l: Layout) ->
             "DE_REMAKE_U",
             crate::shader::ConstValue::Bool(p == Precision::F64),
         )
+        .with(
+            "U_WALK_FLAT",
+            crate::shader::ConstValue::Bool(p != Precision::Df64),
+        )
         .with_include(sources::GRID)
         .with_include(WALK.replace("ROWS", "shared"))
         .with_include(WALK.replace("ROWS", "private"))
