@@ -22,7 +22,7 @@
 // [0]: the largest cell occupancy seen (overflow when above CAP).
 @group(0) @binding(6) var<storage, read_write> status: array<atomic<u32>>;
 // Box lengths (3), cells per length (3), cutoff^2, sigma^2, 4 epsilon,
-// 24 epsilon, energy shift, dt / (2 m), dt, packed RV_LANES to a 16-byte
+// 24 epsilon, energy shift, dt / (2 m), dt, the kick flag (see `kicks`), packed RV_LANES to a 16-byte
 // vector. A uniform rather than a storage buffer: NVIDIA's compiler then
 // reads them as constant-bank operands where they are used instead of
 // holding them in registers through the force loops.
@@ -36,7 +36,7 @@ const NSLOTS: u32 = NCELLS * CAP;
 
 fn at(atom: u32, d: u32) -> u32 { return atom * ATOM_STRIDE + d * DIM_STRIDE; }
 fn slot_at(slot: u32, d: u32) -> u32 { return slot * ATOM_STRIDE + d * SLOT_DIM_STRIDE; }
-const COEF_VECS: u32 = (13u + RV_LANES - 1u) / RV_LANES;
+const COEF_VECS: u32 = (14u + RV_LANES - 1u) / RV_LANES;
 fn c(i: u32) -> Real { return rv_get(coef[i / RV_LANES], i % RV_LANES); }
 
 fn load_pos(atom: u32) -> array<Real, 3> {
@@ -56,8 +56,7 @@ fn cell_coord(x: Real, d: u32, n: u32) -> u32 {
     return min(k, n - 1u);
 }
 
-fn cell_of(atom: u32) -> vec3<u32> {
-    let r = load_pos(atom);
+fn cell_of(r: array<Real, 3>) -> vec3<u32> {
     return vec3<u32>(cell_coord(r[0], 0u, NCX), cell_coord(r[1], 1u, NCY), cell_coord(r[2], 2u, NCZ));
 }
 
@@ -77,29 +76,76 @@ struct Neighbour { cell: u32, shift: array<Real, 3> }
 
 fn threads(nwg: vec3<u32>) -> u32 { return nwg.x * nwg.y * WG; }
 
+// The three components of atom i's velocity and force. Every pass reads
+// all of an atom's inputs before it stores anything: the buffers may alias
+// as far as the compiler knows, so a load after a store would wait for it
+// (a load, store, load chain per axis made the kicks latency-bound).
+fn load_vel(i: u32) -> array<Real, 3> {
+    return array<Real, 3>(r_load(vel[at(i, 0u)]), r_load(vel[at(i, 1u)]), r_load(vel[at(i, 2u)]));
+}
+
+fn load_frc(i: u32) -> array<Real, 3> {
+    return array<Real, 3>(r_load(frc[at(i, 0u)]), r_load(frc[at(i, 1u)]), r_load(frc[at(i, 2u)]));
+}
+
+fn store_vel(i: u32, v: array<Real, 3>) {
+    vel[at(i, 0u)] = r_store(v[0]);
+    vel[at(i, 1u)] = r_store(v[1]);
+    vel[at(i, 2u)] = r_store(v[2]);
+}
+
+fn store_pos(i: u32, r: array<Real, 3>) {
+    pos[at(i, 0u)] = r_store(r[0]);
+    pos[at(i, 1u)] = r_store(r[1]);
+    pos[at(i, 2u)] = r_store(r[2]);
+}
+
+// Half a kick: v + dt/(2m) f.
+fn kicked(v: array<Real, 3>, f: array<Real, 3>) -> array<Real, 3> {
+    let h = c(11u);
+    return array<Real, 3>(r_fma(h, f[0], v[0]), r_fma(h, f[1], v[1]), r_fma(h, f[2], v[2]));
+}
+
+// x moved back into [0, l) (a step moves an atom far less than a box).
+fn wrapped(x: Real, l: Real) -> Real {
+    var y = x;
+    if (r_lt(y, r_zero())) { y = r_add(y, l); }
+    if (!r_lt(y, l)) { y = r_sub(y, l); }
+    return y;
+}
+
+// The drift: r + dt v, wrapped into the box.
+fn drifted(r: array<Real, 3>, v: array<Real, 3>) -> array<Real, 3> {
+    let dt = c(12u);
+    return array<Real, 3>(
+        wrapped(r_fma(dt, v[0], r[0]), c(0u)),
+        wrapped(r_fma(dt, v[1], r[1]), c(1u)),
+        wrapped(r_fma(dt, v[2], r[2]), c(2u)),
+    );
+}
+
+// Atom i, at r, takes a slot in the cell it is in.
+fn bin_at(i: u32, r: array<Real, 3>) {
+    let k = cell_index(cell_of(r));
+    let slot = atomicAdd(&cell_count[k], 1u);
+    atomicMax(&status[0], slot + 1u);
+    if (slot < CAP) { cell_atoms[k * CAP + slot] = i; }
+    cell_atoms[NSLOTS + i] = k;
+}
+
 // AdvanceVelocity: half a kick, v += dt/(2m) F.
 @compute @workgroup_size(WG)
 fn advance_velocity(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let h = c(11u);
     for (var i = linear_id(gid, nwg); i < NATOMS; i += threads(nwg)) {
-        for (var d = 0u; d < 3u; d++) {
-            vel[at(i, d)] = r_store(r_fma(h, r_load(frc[at(i, d)]), r_load(vel[at(i, d)])));
-        }
+        store_vel(i, kicked(load_vel(i), load_frc(i)));
     }
 }
 
 // AdvancePosition: r += dt v, wrapped back into the box.
 @compute @workgroup_size(WG)
 fn advance_position(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let dt = c(12u);
     for (var i = linear_id(gid, nwg); i < NATOMS; i += threads(nwg)) {
-        for (var d = 0u; d < 3u; d++) {
-            var x = r_fma(dt, r_load(vel[at(i, d)]), r_load(pos[at(i, d)]));
-            let l = c(d);
-            if (r_lt(x, r_zero())) { x = r_add(x, l); }
-            if (!r_lt(x, l)) { x = r_sub(x, l); }
-            pos[at(i, d)] = r_store(x);
-        }
+        store_pos(i, drifted(load_pos(i), load_vel(i)));
     }
 }
 
@@ -115,11 +161,21 @@ fn clear_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
 @compute @workgroup_size(WG)
 fn bin_atoms(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     for (var i = linear_id(gid, nwg); i < NATOMS; i += threads(nwg)) {
-        let k = cell_index(cell_of(i));
-        let slot = atomicAdd(&cell_count[k], 1u);
-        atomicMax(&status[0], slot + 1u);
-        if (slot < CAP) { cell_atoms[k * CAP + slot] = i; }
-        cell_atoms[NSLOTS + i] = k;
+        bin_at(i, load_pos(i));
+    }
+}
+
+// The step's half kick, drift and binning in one pass (the step runs
+// clear_cells before it): each atom's velocity and position are read once
+// and its new position binned from registers.
+@compute @workgroup_size(WG)
+fn advance_bin(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    for (var i = linear_id(gid, nwg); i < NATOMS; i += threads(nwg)) {
+        let v = kicked(load_vel(i), load_frc(i));
+        let r = drifted(load_pos(i), v);
+        store_vel(i, v);
+        store_pos(i, r);
+        bin_at(i, r);
     }
 }
 
@@ -130,7 +186,10 @@ fn gather_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
     for (var t = linear_id(gid, nwg); t < NSLOTS; t += threads(nwg)) {
         if (t % CAP < occupancy(t / CAP)) {
             let i = cell_atoms[t];
-            for (var d = 0u; d < 3u; d++) { cpos[slot_at(t, d)] = pos[at(i, d)]; }
+            let r = array<RealStore, 3>(pos[at(i, 0u)], pos[at(i, 1u)], pos[at(i, 2u)]);
+            cpos[slot_at(t, 0u)] = r[0];
+            cpos[slot_at(t, 1u)] = r[1];
+            cpos[slot_at(t, 2u)] = r[2];
         }
     }
 }
@@ -178,8 +237,19 @@ fn interact(acc: ptr<function, Acc>, lj: Lj, d: array<Real, 3>) {
     (*acc).e = r_fma(r_from_f32(0.5), e, (*acc).e);
 }
 
-fn store_acc(i: u32, acc: Acc) {
+// Whether the force kernels also give the step's closing half kick
+// (coefficient 13, set for the step's runs): one flag read at run time
+// rather than a second entry point, so the step reuses the force kernel's
+// compiled pipeline (in df64 on lavapipe each costs minutes to build).
+fn kicks() -> bool { return r_lt(r_zero(), c(13u)); }
+
+// The force and energy of atom i, and with `kick` the step's closing half
+// kick from that force (so the step needs no pass of its own for it).
+fn store_acc(i: u32, acc: Acc, kick: bool) {
+    var v = array<Real, 3>(r_zero(), r_zero(), r_zero());
+    if (kick) { v = load_vel(i); }
     store_force(i, acc.f);
+    if (kick) { store_vel(i, kicked(v, acc.f)); }
     epot[i] = r_store(acc.e);
 }
 
@@ -188,6 +258,7 @@ fn store_acc(i: u32, acc: Acc) {
 @compute @workgroup_size(WG)
 fn force_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let lj = lj_constants();
+    let kick = kicks();
     for (var t = linear_id(gid, nwg); t < NSLOTS; t += threads(nwg)) {
         let cell = t / CAP;
         if (t % CAP >= occupancy(cell)) { continue; }
@@ -212,7 +283,7 @@ fn force_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
                 }
             }
         }
-        store_acc(cell_atoms[t], acc);
+        store_acc(cell_atoms[t], acc, kick);
     }
 }
 
@@ -327,6 +398,7 @@ fn interact_staged(acc: ptr<function, Acc>, lj: Lj, ri: array<Real, 3>, staged: 
 @compute @workgroup_size(WG)
 fn force_cell(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let lj = lj_constants();
+    let kick = kicks();
     let groups = nwg.x * nwg.y;
     for (var cell = wid.x + wid.y * nwg.x; cell < NCELLS; cell += groups) {
         let k = cell_coords(cell);
@@ -357,7 +429,7 @@ fn force_cell(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
         if (lid < own) {
             var sum = partial_at(lid);
             for (var q = 1u; q < parts; q++) { sum = acc_add(sum, partial_at(lid + q * atoms)); }
-            store_acc(cell_atoms[cell * CAP + lid], sum);
+            store_acc(cell_atoms[cell * CAP + lid], sum, kick);
         }
         workgroupBarrier();
     }

@@ -161,6 +161,8 @@ fn upload(gpu: &Gpu, params: &Params, start: &System, plan: &Plan) -> Result<Vec
         md::shift(),
         md::DT / (2.0 * md::mass()),
         md::DT,
+        // The force kernel gives the closing half kick in the step.
+        f64::from(u8::from(params.kernel == KernelName::Step)),
     ];
     // Padded to whole 16-byte vectors, as a uniform array's stride requires.
     let mut coef = p.encode(&coef);

@@ -483,11 +483,14 @@ pub(super) fn model(
         KernelName::AdvancePosition => drift,
         KernelName::Redistribute => redistribute,
         KernelName::Force => force,
+        // The step's passes (plan.rs): the opening kick, drift and binning
+        // in one, which reads F, v and r once and writes v and r (15 reals
+        // an atom, the binning's read of r among them), the gather, and the
+        // force, which reads and writes v for the closing kick (6).
         KernelName::Step => Model {
             flops: steps as f64
                 * (2.0 * kick.flops + drift.flops + redistribute.flops + force.flops),
-            bytes: steps as f64
-                * (2.0 * kick.bytes + drift.bytes + redistribute.bytes + force.bytes),
+            bytes: steps as f64 * (redistribute.bytes + force.bytes + 18.0 * r * n),
         },
     }
 }

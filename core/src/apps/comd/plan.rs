@@ -160,14 +160,17 @@ fn passes(
             ("gather_cells", per_slot),
         ],
         KernelName::Force => vec![force],
+        // As CoMD steps, in four passes: the opening half kick, the drift
+        // and the binning in one (advance_bin), the gather, and the force
+        // with the closing half kick (coefficient 13 set). On the H100 at
+        // 2,048,000 atoms that took the step from 1.622 to 1.525 ms (f32)
+        // and 2.354 to 2.231 ms (f64) against the seven passes of the
+        // kernels timed alone (BENCHMARKS.md, 2026-11-26 (c)).
         KernelName::Step => vec![
-            ("advance_velocity", per_atom),
-            ("advance_position", per_atom),
             ("clear_cells", clear),
-            ("bin_atoms", per_atom),
+            ("advance_bin", per_atom),
             ("gather_cells", per_slot),
             force,
-            ("advance_velocity", per_atom),
         ],
     })
 }
