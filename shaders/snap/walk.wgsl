@@ -25,6 +25,7 @@
 fn walk_ROWS(p: u32, k: u32, own: u32, du: bool, live: bool, lid: u32) -> Real {
     let gp = gpair(p);
     let a = p / NNBR;
+    let flat = U_WALK_FLAT && !du;
     let ck = cayley(gp);
     let ca = c_conj(ck.a);
     let cb = c_conj(ck.b);
@@ -75,7 +76,6 @@ fn walk_ROWS(p: u32, k: u32, own: u32, du: bool, live: bool, lid: u32) -> Real {
             var u_hi = c_zero();
             for (var m = 0u; m <= j; m++) {
                 let ma = j - m;
-                let flat = U_WALK_FLAT && !du;
                 var c_lo = c_zero();
                 var u_lo = c_zero();
                 if (flat || ma > 0u) {

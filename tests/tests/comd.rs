@@ -22,6 +22,16 @@ fn assert_passed(gpu: &Gpu, req: &Request, n: usize, must_mention: &str) {
     }
 }
 
+/// The small system's cell force on the aos layout, the case the cell
+/// mapping's own tests vary.
+fn cell_force() -> Request {
+    Request::default()
+        .set("size", "small")
+        .set("kernel", "force")
+        .set("variant", "cell")
+        .set("layout", "aos")
+}
+
 #[test]
 fn lattice_energy_matches_comd_on_the_gpu() {
     let gpu = skylight_tests::gpu();
@@ -65,11 +75,7 @@ fn any_workgroup_count_covers_every_atom_and_cell() {
 #[test]
 fn every_stage_gives_the_reference_forces() {
     let gpu = skylight_tests::gpu();
-    let req = Request::default()
-        .set("size", "small")
-        .set("kernel", "force")
-        .set("variant", "cell")
-        .set("layout", "aos")
+    let req = cell_force()
         .set("stage", "56,0,1024")
         .precisions(&[Precision::F32, double(&gpu)]);
     assert_passed(&gpu, &req, 6, "forces");
@@ -78,13 +84,7 @@ fn every_stage_gives_the_reference_forces() {
 #[test]
 fn impossible_shapes_are_clean_errors() {
     let gpu = skylight_tests::gpu();
-    let req = Request::default()
-        .set("size", "small")
-        .set("kernel", "force")
-        .set("variant", "cell")
-        .set("layout", "aos")
-        .set("wg", "16")
-        .precisions(&[Precision::F32]);
+    let req = cell_force().set("wg", "16").precisions(&[Precision::F32]);
     let out = run(&gpu, &req);
     assert!(
         matches!(&out[0], Outcome::Failed { error: Error::BadParameter { name, .. }, .. } if name == "wg"),
