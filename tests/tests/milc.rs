@@ -47,6 +47,28 @@ fn every_layout_and_vector_length_validates() {
     run_all(&gpu, &req, 2 * 7 * 4 * 2);
 }
 
+/// The one-pass operator over tiled dispatch orders (every site once
+/// whatever the tile, so an unvisited site keeps its poison and fails), a
+/// tile no extent divides cut to one that does.
+#[test]
+fn the_one_pass_operator_validates_in_every_tile() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "small")
+        .set("kernel", "dslash-fused,cg")
+        .set("operator", "fused")
+        .set("layout", "soa,aosoa-8")
+        .set("tile-z", "1,3,4")
+        .set("tile-t", "1,2,8")
+        .set("wg", "32")
+        .precisions(&[Precision::F32]);
+    let records = run_all(&gpu, &req, 2 * 2 * 9);
+    // L = 4: a tile of 3 z rows runs as 2.
+    assert!(records.iter().any(|r| r.case.variant.contains("/tile2x8")));
+    assert!(!records.iter().any(|r| r.case.variant.contains("tile3")));
+    assert_solved(&records);
+}
+
 /// Every kernel, and the solve with both operators (MILC's split Dslash
 /// and the one-pass M), in every precision: a wrong solve fails its check
 /// of `M x = b` on the host.

@@ -26,19 +26,50 @@ pub struct Part {
     pub z0: u32,
     /// Planes along it.
     pub nz: u32,
+    /// Rows and planes of a tile: the dispatch runs a tile's inner sites,
+    /// then its rows, then its planes, before the next tile, so the sites
+    /// that share a neighbour along the two slowest axes run close in time
+    /// (the neighbour is still in cache). [1, 1] runs the box in storage
+    /// order. Each divides its extent (`ny`, `nz`).
+    pub tile: [u32; 2],
 }
 
 impl Part {
     /// Every one of `sites` sites.
     pub fn all(sites: u32) -> Part {
+        Part::planes(sites, 1, 1)
+    }
+
+    /// A whole lattice of `planes` planes along its slowest axis, each of
+    /// `rows` rows of `inner` sites.
+    pub fn planes(inner: u32, rows: u32, planes: u32) -> Part {
         Part {
-            inner: sites,
-            ey: 1,
+            inner,
+            ey: rows,
             y0: 0,
-            ny: 1,
+            ny: rows,
             z0: 0,
-            nz: 1,
+            nz: planes,
+            tile: [1, 1],
         }
+    }
+
+    /// The box run in tiles of `rows` x `planes`, each cut to a divisor of
+    /// its extent ([`Part::fit`]).
+    pub fn tiled(self, rows: u32, planes: u32) -> Part {
+        let fit = |want: u32, extent: u32| Part::fit(want.into(), extent.into());
+        Part {
+            tile: [fit(rows, self.ny), fit(planes, self.nz)],
+            ..self
+        }
+    }
+
+    /// The largest divisor of `extent` that is at most `want` (1 at least).
+    pub fn fit(want: u64, extent: u64) -> u32 {
+        (1..=want.clamp(1, extent.max(1)))
+            .rev()
+            .find(|d| extent.is_multiple_of(*d))
+            .unwrap_or(1) as u32
     }
 
     /// Sites in the box.
@@ -56,9 +87,25 @@ impl Part {
             y0,
             ny,
             z0,
+            tile: [br, bp],
             ..
         } = self;
         let body = match (y0, ny == ey) {
+            _ if self.tile != [1, 1] => {
+                // i runs a tile's inner sites, rows, planes, then tiles
+                // along the rows, then along the planes.
+                let (tile, tiles_y) = (inner * br * bp, ny / br);
+                let row = format!("((i / {tile}u) % {tiles_y}u) * {br}u + (i / {inner}u) % {br}u");
+                let plane = format!(
+                    "(i / {}u) * {bp}u + (i / {}u) % {bp}u",
+                    tile * tiles_y,
+                    inner * br
+                );
+                format!(
+                    "i % {inner}u + {inner}u * ({y0}u + {row}) + {}u * ({z0}u + {plane})",
+                    inner * ey
+                )
+            }
             (0, true) if z0 == 0 => "i".to_string(),
             (0, true) => format!("{}u + i", inner * ey * z0),
             _ => format!(
@@ -74,9 +121,13 @@ impl Part {
 
     /// The sites in order (what `part_site` gives).
     pub fn sites(self) -> impl Iterator<Item = u32> {
+        let [br, bp] = self.tile;
         (0..self.count()).map(move |i| {
             let (x, rest) = (i % self.inner, i / self.inner);
-            let (y, z) = (rest % self.ny, rest / self.ny);
+            let (y_in, rest) = (rest % br, rest / br);
+            let (z_in, rest) = (rest % bp, rest / bp);
+            let tiles_y = self.ny / br;
+            let (y, z) = ((rest % tiles_y) * br + y_in, (rest / tiles_y) * bp + z_in);
             x + self.inner * (self.y0 + y + self.ey * (self.z0 + z))
         })
     }
@@ -94,6 +145,7 @@ impl Decomposition {
             ny: y.len() as u32,
             z0: z.start as u32,
             nz: z.len() as u32,
+            tile: [1, 1],
         }
     }
 
@@ -104,6 +156,12 @@ impl Decomposition {
             Some(s) => (self.halo..self.halo + s.local, true),
             None => (0..self.padded3()[1], false),
         }
+    }
+
+    /// A rank's whole padded field, halos included.
+    pub fn padded_part(&self) -> Part {
+        let [_, rows, planes] = self.padded3();
+        self.part(0..rows, 0..planes)
     }
 
     /// A rank's owned sites that read no halo (a kernel reaching `halo`
@@ -205,5 +263,21 @@ mod tests {
                 .concat()
                 .contains("% 2u")
         );
+    }
+
+    #[test]
+    fn a_tiled_box_runs_its_sites_once_tile_by_tile() {
+        // 2 inner sites, 4 rows, 6 planes, in tiles of 2 rows x 3 planes.
+        let whole = Part::planes(2, 4, 6);
+        let t = whole.tiled(2, 3);
+        assert_eq!(t.tile, [2, 3]);
+        let sites: Vec<u32> = t.sites().collect();
+        // The first tile: rows 0-1 of planes 0-2 (8 sites a plane).
+        assert_eq!(sites[..12], [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19]);
+        let mut sorted = sites.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..48).collect::<Vec<_>>());
+        // A tile wider than its extent's divisors shrinks to one.
+        assert_eq!(whole.tiled(3, 4).tile, [2, 3]);
     }
 }

@@ -37,6 +37,7 @@ impl Plan {
     /// The plan of `params` on an adapter with `caps`.
     pub fn new(params: &Params, caps: &Capabilities) -> Result<Plan> {
         let sites = params.sites as u32;
+        let (l, t) = (params.l as u32, params.t as u32);
         let layout = Layout::new(params.layout, sites, Field::Links.ncomp())
             .with_width(params.complex.width());
         // Before drawing the inputs: the links are the largest field.
@@ -49,13 +50,16 @@ impl Plan {
         let build = Build {
             precision: params.precision,
             wg: params.wg,
-            l: params.l as u32,
-            lz: params.l as u32,
-            t: params.t as u32,
+            l,
+            lz: l,
+            t,
             vvl: params.vvl,
             layout,
             halo: [0, 0],
-            part: (Part::all(sites), 0),
+            part: (
+                Part::planes(l * l, l, t).tiled(params.tile[0], params.tile[1]),
+                0,
+            ),
         };
         Ok(Plan {
             build,

@@ -41,6 +41,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{Capabilities, Gpu};
 use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
+use crate::scale::Part;
 use crate::shader::ShaderSpec;
 use wilson::{HALF, LINKS, SPINOR};
 
@@ -151,6 +152,9 @@ pub struct Params {
     pub vvl: u32,
     /// Workgroup size.
     pub wg: u32,
+    /// z rows and t planes of a tile of the one-pass operator's dispatch
+    /// order (`scale::Part::tiled`); [1, 1] for every other kernel.
+    pub tile: [u32; 2],
     /// How a solve applies M (split for every other kernel).
     pub operator: Operator,
     /// D or D^dagger (plus for the kernels without a sign).
@@ -177,6 +181,9 @@ impl Params {
         if self.complex != Parts::Split {
             variant.push_str(&format!("/{}", self.complex));
         }
+        if self.tile != [1, 1] {
+            variant.push_str(&format!("/tile{}x{}", self.tile[0], self.tile[1]));
+        }
         if self.operator != Operator::Split {
             variant.push_str(&format!("/{}", self.operator));
         }
@@ -188,6 +195,8 @@ impl Params {
             .param("complex", self.complex)
             .param("vvl", self.vvl)
             .param("wg", self.wg)
+            .param("tile-z", self.tile[0])
+            .param("tile-t", self.tile[1])
             .param("operator", self.operator)
             .param("sign", self.sign)
             .param("L", self.l)
@@ -197,6 +206,41 @@ impl Params {
             .param("tol", self.tol)
             .param("iterations", self.iterations)
     }
+}
+
+impl Params {
+    /// Whether the case dispatches the one-pass operator (whose dispatch
+    /// order `tile` sets).
+    pub fn one_pass(&self) -> bool {
+        self.kernel == KernelName::DslashFused
+            || (self.kernel == KernelName::Cg && self.operator == Operator::Fused)
+    }
+}
+
+/// A tile extent of the one-pass operator's dispatch order.
+fn tile_param(name: &'static str, help: &'static str, default: &'static str) -> ParamSpec {
+    ParamSpec {
+        name,
+        help,
+        kind: ParamKind::UInt { min: 1, max: 64 },
+        default,
+    }
+}
+
+/// The requested tiles, each extent cut to the largest divisor of the
+/// lattice's (L along z, T along t) it does not exceed, so every tile is
+/// whole; what a case records is the tile it ran.
+fn tiles(r: &Resolved, l: u64, t: u64) -> Vec<[u32; 2]> {
+    let mut tiles = Vec::new();
+    for z in r.uints("tile-z") {
+        for tt in r.uints("tile-t") {
+            let tile = [Part::fit(z, l), Part::fit(tt, t)];
+            if !tiles.contains(&tile) {
+                tiles.push(tile);
+            }
+        }
+    }
+    tiles
 }
 
 impl TryFrom<&Case> for Params {
@@ -210,6 +254,7 @@ impl TryFrom<&Case> for Params {
             complex: case.choice()?,
             vvl: case.u32("vvl")?,
             wg: case.u32("wg")?,
+            tile: [case.u32("tile-z")?, case.u32("tile-t")?],
             operator: case.choice()?,
             sign: case.choice()?,
             l: case.uint("L")?,
@@ -262,6 +307,16 @@ impl App for Milc {
             },
             targetdp::vvl_param(),
             wg_param("128"),
+            tile_param(
+                "tile-z",
+                "dslash-fused and cg's fused operator run the lattice in tiles of this many z rows (cut to a divisor of L) by tile-t planes, so neighbours along z and t meet in cache; a comma list sweeps",
+                "1",
+            ),
+            tile_param(
+                "tile-t",
+                "t planes of that tile (cut to a divisor of T); 1 and 1 run the sites in storage order; a comma list sweeps",
+                "8",
+            ),
             ParamSpec {
                 name: "size",
                 help: "lattice L^3 x T: default (32^3 x 64), small (4^3 x 8), L (T = 2L) or LxT",
@@ -342,6 +397,7 @@ impl App for Milc {
             ));
         }
         let vvls: Vec<u32> = r.uints("vvl").into_iter().map(|v| v as u32).collect();
+        let tiles = tiles(&r, l, t);
         let base = Params {
             precision: Precision::F32,
             kernel: KernelName::Extract,
@@ -349,6 +405,7 @@ impl App for Milc {
             complex: Parts::Split,
             vvl: 1,
             wg: 1,
+            tile: [1, 1],
             operator: Operator::Split,
             sign: Sign::Plus,
             l,
@@ -376,6 +433,7 @@ impl App for Milc {
             .axis(&r.choices(), |c, x| c.complex = x)
             .axis(&vvls, |c, v| c.vvl = v)
             .axis(&wgs, |c, wg| c.wg = wg)
+            .axis_where(Params::one_pass, &tiles, |c, tile| c.tile = tile)
             .points()
             .iter()
             .map(Params::case)
@@ -405,7 +463,7 @@ impl App for Milc {
                 vvl: 2,
                 layout,
                 halo: [0, 0],
-                part: (crate::scale::Part::all(512), 0),
+                part: (Part::all(512), 0),
             };
             for m in codegen::MODULES {
                 specs.push(codegen::spec(m, &b, 1));

@@ -11,6 +11,7 @@ fn params(kernel: KernelName) -> Params {
         complex: Parts::Split,
         vvl: 1,
         wg: 64,
+        tile: [1, 1],
         operator: Operator::Split,
         sign: Sign::Minus,
         l: 3,
@@ -100,7 +101,7 @@ fn sizes_kappa_and_layouts_are_checked() {
     assert!(
         pairs
             .iter()
-            .any(|c| c.variant == "aosoa-4/vvl1/wg128/pairs/fused")
+            .any(|c| c.variant == "aosoa-4/vvl1/wg128/pairs/tile1x8/fused")
     );
     assert_eq!(cases[0].text("sites"), "512");
     for c in &cases {
