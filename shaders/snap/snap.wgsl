@@ -335,12 +335,25 @@ fn sum_row_shared(a: u32, j: u32, e0: u32, live: bool, lid: u32) {
 // dE's private walk takes no sums (it walks dU, never U alone).
 fn sum_row_private(a: u32, j: u32, e0: u32, live: bool, lid: u32) {}
 
-// One element's share of dE: weight Re(dU conj(Y)), dU with the switching function.
-fn de_term(a: u32, e: u32, u: Complex, du: Complex, su: Real, sf: Real) -> Real {
-    let d = c_add(c_scale(u, su), c_scale(du, sf));
+// dE of a walk, weight Re(dU conj(Y)) summed over its elements, where dU
+// with the switching function is su U + sf dU: the sums of U's and of dU's
+// shares apart, each scaled once at the walk's end (`de_total`), so an
+// element costs no scaling of U and dU.
+struct DeSums { u: Real, d: Real }
+
+fn de_zero() -> DeSums { return DeSums(r_zero(), r_zero()); }
+
+// Element e's shares, weight Re(U conj(Y)) and weight Re(dU conj(Y)), added to s.
+fn de_add(s: DeSums, a: u32, e: u32, u: Complex, du: Complex) -> DeSums {
     let y = ld_y(a, e);
-    return r_mul(coef(OFF_WEIGHT + e), r_fma(d.re, y.re, r_mul(d.im, y.im)));
+    let w = coef(OFF_WEIGHT + e);
+    return DeSums(
+        r_fma(w, r_fma(u.re, y.re, r_mul(u.im, y.im)), s.u),
+        r_fma(w, r_fma(du.re, y.re, r_mul(du.im, y.im)), s.d),
+    );
 }
+
+fn de_total(s: DeSums, su: Real, sf: Real) -> Real { return r_fma(su, s.u, r_mul(sf, s.d)); }
 
 // (item, sub-index) of invocation id over n items of m sub-indices.
 fn split(id: u32, n: u32, m: u32) -> vec2<u32> {

@@ -42,10 +42,10 @@ fn walk_ROWS(p: u32, k: u32, own: u32, du: bool, live: bool, lid: u32) -> Real {
     var first = c_zero();
     if (!du) { first = c_new(r_one(), r_zero()); }
     set_ROWS(0u, lid, first);
-    var s = r_zero();
+    var s = de_zero();
     if (own == 0u) {
         if (du) {
-            s = de_term(a, 0u, ld_u(p, 0u), first, su, sf);
+            s = de_add(s, a, 0u, ld_u(p, 0u), first);
         } else {
             if (live) { st_u(p, 0u, first); }
             sum_row_ROWS(a, 0u, 0u, live, lid);
@@ -103,7 +103,7 @@ fn walk_ROWS(p: u32, k: u32, own: u32, du: bool, live: bool, lid: u32) -> Real {
                 set_ROWS(ma, lid, v);
                 if (mb == own) {
                     if (du && !DE_REMAKE_U) { u = ld_u(p, e0 + ma); }
-                    if (du) { s = r_add(s, de_term(a, e0 + ma, u, v, su, sf)); } else if (live) { st_u(p, e0 + ma, v); }
+                    if (du) { s = de_add(s, a, e0 + ma, u, v); } else if (live) { st_u(p, e0 + ma, v); }
                 }
                 c_hi = c_lo;
                 u_hi = u_lo;
@@ -111,6 +111,6 @@ fn walk_ROWS(p: u32, k: u32, own: u32, du: bool, live: bool, lid: u32) -> Real {
             if (!du && mb == own) { sum_row_ROWS(a, j, e0, live, lid); }
         }
     }
-    return s;
+    return de_total(s, su, sf);
 }
 
