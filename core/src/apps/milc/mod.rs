@@ -25,6 +25,7 @@ mod cg;
 pub mod codegen;
 pub mod dist;
 mod gpu;
+mod model;
 mod program;
 mod reference;
 #[cfg(test)]
@@ -33,7 +34,7 @@ pub mod wilson;
 
 use std::collections::BTreeMap;
 
-use crate::app::{App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, wg_param};
+use crate::app::{App, Case, CpuKernel, Kernel, ParamKind, ParamSpec, Request, wg_param};
 use crate::apps::common::parse_size;
 use crate::apps::targetdp::{self, Layout, LayoutName};
 use crate::choice;
@@ -43,7 +44,9 @@ use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
 use crate::scale::Part;
 use crate::shader::ShaderSpec;
-use wilson::{HALF, LINKS, SPINOR};
+use model::case_model;
+pub use model::per_site;
+use wilson::{LINKS, SPINOR};
 
 choice! {
     /// Kernels: the split of one Dslash, the scalar ones of CG, the whole
@@ -528,108 +531,6 @@ fn default_tol(p: Precision) -> f64 {
     match p {
         Precision::F32 => 1e-6,
         Precision::F64 | Precision::Df64 => 1e-12,
-    }
-}
-
-/// Reals moved and FLOPs per site of one kernel (an entry point), as the
-/// kernels move and compute them: a projection is 6 complex additions per
-/// direction (the gamma entries are powers of i), a half-spinor times a
-/// link 2 x 66, a reconstruction and accumulation 12 complex additions; a
-/// multiply-add is one fma (2 FLOPs) per real, and so is a norm's square.
-/// The per-workgroup partials of a norm (one real per workgroup) are left
-/// out, as is every other few-real access.
-pub fn per_site(entry: &str) -> (u64, u64) {
-    let (s, h, u) = (SPINOR as u64, HALF as u64, LINKS as u64);
-    // D's FLOPs, split or fused: 8 hops of projection, link product, rebuild.
-    let hops = 8 * (12 + 2 * 66 + 24);
-    match entry {
-        "extract" => (s + h, 4 * 12),
-        "extract_mul" => (s + u + h, 4 * (12 + 2 * 66)),
-        "shift" => (2 * h + 2 * h, 0),
-        "insert_mul" => (h + u + s, 4 * (2 * 66 + 24)),
-        "insert" => (h + 2 * s, 4 * 24),
-        // The fewest bytes: every spinor and link read once, one spinor
-        // out. The 8 neighbours' spinors and the backward links are other
-        // sites' data, re-read from cache (counting them put the H200 at
-        // 7.8 TB/s, past its HBM); the split's FLOPs.
-        "dslash_fused" => (2 * s + u, hops),
-        // M = 1 - kappa D in one pass: dslash_fused's 120 reals (the
-        // site's own spinor is one of the spinors read once), plus the
-        // multiply-add; `_norm` also squares and adds the 24 reals it writes.
-        "m_fused" => (2 * s + u, hops + 2 * s),
-        "m_fused_norm" => (2 * s + u, hops + 4 * s),
-        // x, y in, out out: 72 reals.
-        "axpy" => (3 * s, 2 * s),
-        "axpy_norm" => (3 * s, 4 * s),
-        // x, p, r in, x, p out: 120 reals, two multiply-adds per real.
-        "update_xp" => (5 * s, 4 * s),
-        "dot" => (2 * s, 2 * s),
-        "zero" => (s, 0),
-        _ => (0, 0),
-    }
-}
-
-/// Work and traffic of one kernel over the lattice.
-fn site_model(entry: &str, sites: u64, p: Precision) -> Model {
-    let (reals, flops) = per_site(entry);
-    Model {
-        flops: (flops * sites) as f64,
-        bytes: (reals * sites * p.real_bytes()) as f64,
-    }
-}
-
-/// Work and traffic of one run of `kernel`: its dispatches' per-site
-/// figures (a Dslash is its five split kernels). A solve of `n` iterations
-/// (see `cg.rs`) applies M 1 + 2n times: with the `fused` operator as
-/// `m_fused_norm` (the start's `M^dagger b` and each `M p`) and `m_fused`
-/// (each `M^dagger M p`), 432 reals a site per iteration; with `split` as
-/// the five split kernels and a multiply-add (`axpy_norm` where a norm is
-/// reduced), 1632. Per iteration both add `axpy_norm` (`r'`) and
-/// `update_xp`, and the start a copy (`axpy`) and a zero fill. The
-/// second pass of a reduction and CG's scalar updates touch a few reals
-/// and are left out.
-fn case_model(kernel: KernelName, fused: bool, sites: u64, iterations: u64, p: Precision) -> Model {
-    let times = |entry: &str, n: u64| {
-        let m = site_model(entry, sites, p);
-        Model {
-            flops: m.flops * n as f64,
-            bytes: m.bytes * n as f64,
-        }
-    };
-    let split = |n: u64| {
-        ["extract", "extract_mul", "shift", "insert_mul", "insert"]
-            .iter()
-            .map(|e| times(e, n))
-            .fold(Model::default(), add_models)
-    };
-    let n = iterations;
-    let apply_m = match fused {
-        true => vec![times("m_fused_norm", 1 + n), times("m_fused", n)],
-        false => vec![
-            split(1 + 2 * n),
-            times("axpy_norm", 1 + n),
-            times("axpy", n),
-        ],
-    };
-    match kernel {
-        KernelName::Dslash => split(1),
-        KernelName::Cg => apply_m
-            .into_iter()
-            .chain([
-                times("axpy_norm", n),
-                times("update_xp", n),
-                times("axpy", 1),
-                times("zero", 1),
-            ])
-            .fold(Model::default(), add_models),
-        k => times(&k.name().replace('-', "_"), 1),
-    }
-}
-
-fn add_models(a: Model, b: Model) -> Model {
-    Model {
-        flops: a.flops + b.flops,
-        bytes: a.bytes + b.bytes,
     }
 }
 
