@@ -265,6 +265,89 @@ mod tests {
         );
     }
 
+    /// Evaluates `part_site`'s WGSL body (unsigned integers, `i`, + * / %
+    /// and parentheses) at `i`.
+    fn eval(expr: &str, i: u32) -> u32 {
+        fn atom(t: &[u8], at: &mut usize, i: u32) -> u32 {
+            if t[*at] == b'(' {
+                *at += 1;
+                let v = sum(t, at, i);
+                *at += 1; // ')'
+                return v;
+            }
+            if t[*at] == b'i' {
+                *at += 1;
+                return i;
+            }
+            let start = *at;
+            while t[*at].is_ascii_digit() {
+                *at += 1;
+            }
+            let v = std::str::from_utf8(&t[start..*at])
+                .unwrap()
+                .parse()
+                .unwrap();
+            *at += 1; // 'u'
+            v
+        }
+        fn product(t: &[u8], at: &mut usize, i: u32) -> u32 {
+            let mut v = atom(t, at, i);
+            while *at < t.len() && matches!(t[*at], b'*' | b'/' | b'%') {
+                let op = t[*at];
+                *at += 1;
+                let r = atom(t, at, i);
+                v = match op {
+                    b'*' => v * r,
+                    b'/' => v / r,
+                    _ => v % r,
+                };
+            }
+            v
+        }
+        fn sum(t: &[u8], at: &mut usize, i: u32) -> u32 {
+            let mut v = product(t, at, i);
+            while *at < t.len() && t[*at] == b'+' {
+                *at += 1;
+                v += product(t, at, i);
+            }
+            v
+        }
+        let t: Vec<u8> = expr.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+        sum(&t, &mut 0, i)
+    }
+
+    /// The WGSL `part_site` of `p`, evaluated at every index.
+    fn wgsl_sites(p: Part) -> Vec<u32> {
+        let spec = p.apply(ShaderSpec::new("t", "", crate::Precision::F32));
+        let inc = spec.includes.concat();
+        let body = inc
+            .split("return ")
+            .nth(1)
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_string();
+        (0..p.count()).map(|i| eval(&body, i)).collect()
+    }
+
+    #[test]
+    fn the_shader_visits_the_sites_the_host_expects() {
+        let g = Decomposition::plan_grid(["y", "z"], &[2, 12, 12], 4, 1).expect("grid");
+        let d = Decomposition::plan("z", &[3, 4, 12], 2, 1).expect("slabs");
+        let mut boxes = vec![Part::all(7), Part::planes(2, 4, 6), d.padded_part()];
+        boxes.extend(g.boundary());
+        boxes.extend(g.interior());
+        boxes.extend(d.boundary());
+        boxes.extend(d.interior());
+        for b in boxes {
+            for [r, p] in [[1, 1], [2, 1], [1, 2], [2, 3], [4, 4]] {
+                let t = b.tiled(r, p);
+                assert_eq!(wgsl_sites(t), t.sites().collect::<Vec<_>>(), "{t:?}");
+            }
+        }
+    }
+
     #[test]
     fn a_tiled_box_runs_its_sites_once_tile_by_tile() {
         // 2 inner sites, 4 rows, 6 planes, in tiles of 2 rows x 3 planes.
