@@ -284,9 +284,9 @@ mod tests {
                 *at += 1;
             }
             let v = std::str::from_utf8(&t[start..*at])
-                .unwrap()
+                .expect("ascii")
                 .parse()
-                .unwrap();
+                .expect("a number");
             *at += 1; // 'u'
             v
         }
@@ -323,10 +323,8 @@ mod tests {
         let body = inc
             .split("return ")
             .nth(1)
-            .unwrap()
-            .split(';')
-            .next()
-            .unwrap()
+            .and_then(|b| b.split(';').next())
+            .expect("part_site's body")
             .to_string();
         (0..p.count()).map(|i| eval(&body, i)).collect()
     }
