@@ -47,25 +47,31 @@ fn every_layout_and_vector_length_validates() {
     run_all(&gpu, &req, 2 * 7 * 4 * 2);
 }
 
-/// The one-pass operator over tiled dispatch orders (every site once
-/// whatever the tile, so an unvisited site keeps its poison and fails), a
-/// tile no extent divides cut to one that does.
+/// The one-pass operator over dispatch orders (every site once whatever
+/// the order, so an unvisited site keeps its poison and fails), blocks
+/// and tiles no extent divides cut to ones that do.
 #[test]
-fn the_one_pass_operator_validates_in_every_tile() {
+fn the_one_pass_operator_validates_in_every_order() {
     let gpu = skylight_tests::gpu();
     let req = Request::default()
         .set("size", "small")
         .set("kernel", "dslash-fused,cg")
         .set("operator", "fused")
         .set("layout", "soa,aosoa-8")
-        .set("tile-z", "1,3,4")
-        .set("tile-t", "1,2,8")
+        .set("block-y", "1,2")
+        .set("block-z", "1,3")
+        .set("block-t", "1,2")
+        .set("tile-t", "1,8")
         .set("wg", "32")
         .precisions(&[Precision::F32]);
-    let records = run_all(&gpu, &req, 2 * 2 * 9);
-    // L = 4: a tile of 3 z rows runs as 2.
-    assert!(records.iter().any(|r| r.case.variant.contains("/tile2x8")));
-    assert!(!records.iter().any(|r| r.case.variant.contains("tile3")));
+    let records = run_all(&gpu, &req, 2 * 2 * 16);
+    // L = 4: a block of 3 z rows runs as 2.
+    assert!(
+        records
+            .iter()
+            .any(|r| r.case.variant.contains("/block2x2x2/tile8"))
+    );
+    assert!(!records.iter().any(|r| r.case.variant.contains("x3x")));
     assert_solved(&records);
 }
 

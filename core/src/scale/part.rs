@@ -26,12 +26,40 @@ pub struct Part {
     pub z0: u32,
     /// Planes along it.
     pub nz: u32,
-    /// Rows and planes of a tile: the dispatch runs a tile's inner sites,
-    /// then its rows, then its planes, before the next tile, so the sites
-    /// that share a neighbour along the two slowest axes run close in time
-    /// (the neighbour is still in cache). [1, 1] runs the box in storage
-    /// order. Each divides its extent (`ny`, `nz`).
-    pub tile: [u32; 2],
+    /// The order its sites are dispatched in.
+    pub order: Order,
+}
+
+/// The order a box's sites are dispatched in, so that sites sharing a
+/// neighbour run close in time (the neighbour still in cache): blocks of
+/// `block[0]` inner rows of `row` sites (a row stays whole, so a warp's
+/// loads stay contiguous) by `block[1]` rows by `block[2]` planes, `group`
+/// blocks along the planes together, then the blocks along the inner rows,
+/// the rows, and the plane groups. With no blocks and no groups that is
+/// storage order, whatever `row`. Each extent divides the box's
+/// ([`Part::ordered`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Order {
+    /// Sites of an inner row (a divisor of the box's inner sites).
+    pub row: u32,
+    /// Inner rows, rows and planes of a block.
+    pub block: [u32; 3],
+    /// Blocks along the planes that run before the next block along the rows.
+    pub group: u32,
+}
+
+impl Order {
+    /// Storage order.
+    pub const STORAGE: Order = Order {
+        row: 1,
+        block: [1, 1, 1],
+        group: 1,
+    };
+
+    /// Whether this is storage order.
+    pub fn is_storage(self) -> bool {
+        self.block == [1, 1, 1] && self.group == 1
+    }
 }
 
 impl Part {
@@ -50,18 +78,28 @@ impl Part {
             ny: rows,
             z0: 0,
             nz: planes,
-            tile: [1, 1],
+            order: Order::STORAGE,
         }
     }
 
-    /// The box run in tiles of `rows` x `planes`, each cut to a divisor of
-    /// its extent ([`Part::fit`]).
-    pub fn tiled(self, rows: u32, planes: u32) -> Part {
+    /// The box run in blocks of `block` (inner rows of `row` sites, rows,
+    /// planes) with `tile` planes' blocks together, each extent cut to a
+    /// divisor of the box's ([`Part::fit`]; a `row` that does not divide
+    /// the inner sites becomes all of them).
+    pub fn ordered(self, row: u32, block: [u32; 3], tile: u32) -> Part {
         let fit = |want: u32, extent: u32| Part::fit(want.into(), extent.into());
-        Part {
-            tile: [fit(rows, self.ny), fit(planes, self.nz)],
-            ..self
-        }
+        let row = if row > 0 && self.inner.is_multiple_of(row) {
+            row
+        } else {
+            self.inner
+        };
+        let bt = fit(block[2], self.nz);
+        let order = Order {
+            row,
+            block: [fit(block[0], self.inner / row), fit(block[1], self.ny), bt],
+            group: fit(tile / bt, self.nz / bt),
+        };
+        Part { order, ..self }
     }
 
     /// The largest divisor of `extent` that is at most `want` (1 at least).
@@ -77,9 +115,33 @@ impl Part {
         self.inner * self.ny * self.nz
     }
 
+    /// The strides of i's digits in a non-storage order: x in a row, the
+    /// block's inner row, row and plane, the group's block, then the blocks
+    /// along the inner rows and the rows (the plane groups are i over the
+    /// last), with each digit's count.
+    fn digits(self) -> [(u32, u32); 7] {
+        let Order { row, block, group } = self.order;
+        let counts = [
+            row,
+            block[0],
+            block[1],
+            block[2],
+            group,
+            self.inner / row / block[0],
+            self.ny / block[1],
+        ];
+        let mut stride = 1;
+        counts.map(|n| {
+            let d = (stride, n);
+            stride *= n;
+            d
+        })
+    }
+
     /// `spec` with the box's `PART_COUNT` and `part_site(i)`, the site of
     /// the box's `i`-th site. Written out per box: a box of whole planes
-    /// (every single-device dispatch) maps by an addition alone.
+    /// in storage order (every single-device dispatch but an ordered one)
+    /// maps by an addition alone.
     pub fn apply(self, spec: ShaderSpec) -> ShaderSpec {
         let Part {
             inner,
@@ -87,23 +149,27 @@ impl Part {
             y0,
             ny,
             z0,
-            tile: [br, bp],
             ..
         } = self;
         let body = match (y0, ny == ey) {
-            _ if self.tile != [1, 1] => {
-                // i runs a tile's inner sites, rows, planes, then tiles
-                // along the rows, then along the planes.
-                let (tile, tiles_y) = (inner * br * bp, ny / br);
-                let row = format!("((i / {tile}u) % {tiles_y}u) * {br}u + (i / {inner}u) % {br}u");
-                let plane = format!(
-                    "(i / {}u) * {bp}u + (i / {}u) % {bp}u",
-                    tile * tiles_y,
-                    inner * br
-                );
+            _ if !self.order.is_storage() => {
+                let d = self.digits().map(|(s, n)| format!("(i / {s}u) % {n}u"));
+                let last = self.digits()[6];
+                let groups = format!("i / {}u", last.0 * last.1);
+                let Order { row, block, group } = self.order;
                 format!(
-                    "i % {inner}u + {inner}u * ({y0}u + {row}) + {}u * ({z0}u + {plane})",
-                    inner * ey
+                    "{} + {row}u * ({} * {}u + {}) + {inner}u * ({y0}u + {} * {}u + {}) + {}u * ({z0}u + (({groups}) * {group}u + {}) * {}u + {})",
+                    d[0],
+                    d[5],
+                    block[0],
+                    d[1],
+                    d[6],
+                    block[1],
+                    d[2],
+                    inner * ey,
+                    d[4],
+                    block[2],
+                    d[3]
                 )
             }
             (0, true) if z0 == 0 => "i".to_string(),
@@ -121,13 +187,23 @@ impl Part {
 
     /// The sites in order (what `part_site` gives).
     pub fn sites(self) -> impl Iterator<Item = u32> {
-        let [br, bp] = self.tile;
+        let storage = self.order.is_storage();
+        let digits = self.digits();
+        let Order { row, block, group } = self.order;
         (0..self.count()).map(move |i| {
-            let (x, rest) = (i % self.inner, i / self.inner);
-            let (y_in, rest) = (rest % br, rest / br);
-            let (z_in, rest) = (rest % bp, rest / bp);
-            let tiles_y = self.ny / br;
-            let (y, z) = ((rest % tiles_y) * br + y_in, (rest / tiles_y) * bp + z_in);
+            let (x, y, z) = if storage {
+                let rest = i / self.inner;
+                (i % self.inner, rest % self.ny, rest / self.ny)
+            } else {
+                let d = digits.map(|(s, n)| (i / s) % n);
+                let groups = i / (digits[6].0 * digits[6].1);
+                let x = d[0] + row * (d[5] * block[0] + d[1]);
+                (
+                    x,
+                    d[6] * block[1] + d[2],
+                    (groups * group + d[4]) * block[2] + d[3],
+                )
+            };
             x + self.inner * (self.y0 + y + self.ey * (self.z0 + z))
         })
     }
@@ -145,7 +221,7 @@ impl Decomposition {
             ny: y.len() as u32,
             z0: z.start as u32,
             nz: z.len() as u32,
-            tile: [1, 1],
+            order: Order::STORAGE,
         }
     }
 
@@ -332,33 +408,47 @@ mod tests {
     #[test]
     fn the_shader_visits_the_sites_the_host_expects() {
         let g = Decomposition::plan_grid(["y", "z"], &[2, 12, 12], 4, 1).expect("grid");
-        let d = Decomposition::plan("z", &[3, 4, 12], 2, 1).expect("slabs");
-        let mut boxes = vec![Part::all(7), Part::planes(2, 4, 6), d.padded_part()];
+        let d = Decomposition::plan("z", &[4, 4, 12], 2, 1).expect("slabs");
+        let mut boxes = vec![Part::all(7), Part::planes(4, 4, 6), d.padded_part()];
         boxes.extend(g.boundary());
         boxes.extend(g.interior());
         boxes.extend(d.boundary());
         boxes.extend(d.interior());
+        let orders = [
+            (1, [1, 1, 1], 1),
+            (0, [1, 2, 1], 1),
+            (0, [1, 1, 2], 4),
+            (2, [2, 2, 2], 4),
+            (4, [1, 3, 2], 2),
+            (2, [2, 4, 4], 8),
+        ];
         for b in boxes {
-            for [r, p] in [[1, 1], [2, 1], [1, 2], [2, 3], [4, 4]] {
-                let t = b.tiled(r, p);
-                assert_eq!(wgsl_sites(t), t.sites().collect::<Vec<_>>(), "{t:?}");
+            for (row, block, tile) in orders {
+                let o = b.ordered(row, block, tile);
+                let sites: Vec<u32> = o.sites().collect();
+                assert_eq!(wgsl_sites(o), sites, "{o:?}");
+                let mut sorted = sites.clone();
+                sorted.sort_unstable();
+                assert_eq!(sorted, b.sites().collect::<Vec<_>>(), "{o:?}");
             }
         }
     }
 
     #[test]
-    fn a_tiled_box_runs_its_sites_once_tile_by_tile() {
-        // 2 inner sites, 4 rows, 6 planes, in tiles of 2 rows x 3 planes.
-        let whole = Part::planes(2, 4, 6);
-        let t = whole.tiled(2, 3);
-        assert_eq!(t.tile, [2, 3]);
-        let sites: Vec<u32> = t.sites().collect();
-        // The first tile: rows 0-1 of planes 0-2 (8 sites a plane).
-        assert_eq!(sites[..12], [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19]);
-        let mut sorted = sites.clone();
-        sorted.sort_unstable();
-        assert_eq!(sorted, (0..48).collect::<Vec<_>>());
-        // A tile wider than its extent's divisors shrinks to one.
-        assert_eq!(whole.tiled(3, 4).tile, [2, 3]);
+    fn an_ordered_box_runs_block_by_block() {
+        // 2 x 2 inner sites (rows of 2), 4 rows, 6 planes.
+        let whole = Part::planes(4, 4, 6);
+        let o = whole.ordered(2, [2, 2, 3], 6);
+        assert_eq!(o.order.block, [2, 2, 3]);
+        assert_eq!(o.order.group, 2);
+        let sites: Vec<u32> = o.sites().collect();
+        // The first block: the 4 inner sites of rows 0-1 of planes 0-2 (16 sites a plane).
+        assert_eq!(sites[..12], [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19]);
+        // Then the second block along the planes (planes 3-5), before rows 2-3.
+        assert_eq!(sites[24], 48);
+        // Extents no divisor fits are cut: 3 rows of 4 run as 2, 4 planes of 6 as 3.
+        assert_eq!(whole.ordered(2, [1, 3, 4], 1).order.block, [1, 2, 3]);
+        // A row that does not divide the inner sites becomes all of them.
+        assert_eq!(whole.ordered(3, [2, 1, 1], 1).order.row, 4);
     }
 }

@@ -227,8 +227,7 @@ impl<'a> Rank<'a> {
         let hz = d.second.as_ref().map_or(0, |_| d.halo as u32);
         plan.build.lz = padded[2] as u32;
         plan.build.halo = [d.halo as u32, hz];
-        let [tz, tt] = params.tile;
-        plan.build.part.0 = d.padded_part().tiled(tz, tt);
+        plan.build.part.0 = params.ordered(d.padded_part());
         let key = format!(
             "milc-slab/{}x{}x{}/{p}/{}of{}",
             params.l,
@@ -249,8 +248,12 @@ impl<'a> Rank<'a> {
         };
         // The one-pass operator's interior runs while the halos travel.
         let parts = d.interior().filter(|_| overlap).map(|interior| Parts {
-            interior: interior.tiled(tz, tt),
-            boundary: d.boundary().into_iter().map(|b| b.tiled(tz, tt)).collect(),
+            interior: params.ordered(interior),
+            boundary: d
+                .boundary()
+                .into_iter()
+                .map(|b| params.ordered(b))
+                .collect(),
         });
         let recorded = Recorded::new(gpu, plan, &setup, parts)?;
         let (prog, ops, fields) = segments(recorded, p, d.split_axes());

@@ -56,10 +56,7 @@ impl Plan {
             vvl: params.vvl,
             layout,
             halo: [0, 0],
-            part: (
-                Part::planes(l * l, l, t).tiled(params.tile[0], params.tile[1]),
-                0,
-            ),
+            part: (params.ordered(Part::planes(l * l, l, t)), 0),
         };
         Ok(Plan {
             build,

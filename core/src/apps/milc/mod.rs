@@ -155,9 +155,12 @@ pub struct Params {
     pub vvl: u32,
     /// Workgroup size.
     pub wg: u32,
-    /// z rows and t planes of a tile of the one-pass operator's dispatch
-    /// order (`scale::Part::tiled`); [1, 1] for every other kernel.
-    pub tile: [u32; 2],
+    /// The one-pass operator's dispatch order (`scale::Part::ordered`):
+    /// blocks of this many y rows, z rows and t planes (x rows whole), ...
+    pub block: [u32; 3],
+    /// ... and this many t planes' blocks together; [1, 1, 1] and 1 (storage
+    /// order) for every other kernel.
+    pub tile: u32,
     /// How a solve applies M (split for every other kernel).
     pub operator: Operator,
     /// D or D^dagger (plus for the kernels without a sign).
@@ -184,8 +187,9 @@ impl Params {
         if self.complex != Parts::Split {
             variant.push_str(&format!("/{}", self.complex));
         }
-        if self.tile != [1, 1] {
-            variant.push_str(&format!("/tile{}x{}", self.tile[0], self.tile[1]));
+        if self.block != [1, 1, 1] || self.tile > self.block[2] {
+            let [y, z, t] = self.block;
+            variant.push_str(&format!("/block{y}x{z}x{t}/tile{}", self.tile));
         }
         if self.operator != Operator::Split {
             variant.push_str(&format!("/{}", self.operator));
@@ -198,8 +202,10 @@ impl Params {
             .param("complex", self.complex)
             .param("vvl", self.vvl)
             .param("wg", self.wg)
-            .param("tile-z", self.tile[0])
-            .param("tile-t", self.tile[1])
+            .param("block-y", self.block[0])
+            .param("block-z", self.block[1])
+            .param("block-t", self.block[2])
+            .param("tile-t", self.tile)
             .param("operator", self.operator)
             .param("sign", self.sign)
             .param("L", self.l)
@@ -213,15 +219,20 @@ impl Params {
 
 impl Params {
     /// Whether the case dispatches the one-pass operator (whose dispatch
-    /// order `tile` sets).
+    /// order `block` and `tile` set).
     pub fn one_pass(&self) -> bool {
         self.kernel == KernelName::DslashFused
             || (self.kernel == KernelName::Cg && self.operator == Operator::Fused)
     }
+
+    /// `part` in the case's dispatch order (x rows of L sites).
+    pub fn ordered(&self, part: Part) -> Part {
+        part.ordered(self.l as u32, self.block, self.tile)
+    }
 }
 
-/// A tile extent of the one-pass operator's dispatch order.
-fn tile_param(name: &'static str, help: &'static str, default: &'static str) -> ParamSpec {
+/// An extent of the one-pass operator's dispatch order.
+fn order_param(name: &'static str, help: &'static str, default: &'static str) -> ParamSpec {
     ParamSpec {
         name,
         help,
@@ -230,20 +241,27 @@ fn tile_param(name: &'static str, help: &'static str, default: &'static str) -> 
     }
 }
 
-/// The requested tiles, each extent cut to the largest divisor of the
-/// lattice's (L along z, T along t) it does not exceed, so every tile is
-/// whole; what a case records is the tile it ran.
-fn tiles(r: &Resolved, l: u64, t: u64) -> Vec<[u32; 2]> {
-    let mut tiles = Vec::new();
-    for z in r.uints("tile-z") {
-        for tt in r.uints("tile-t") {
-            let tile = [Part::fit(z, l), Part::fit(tt, t)];
-            if !tiles.contains(&tile) {
-                tiles.push(tile);
+/// The requested dispatch orders (block, tile), each extent cut to the
+/// largest divisor of the lattice's it does not exceed (L along y and z, T
+/// along t), so every block and tile is whole; what a case records is the
+/// order it ran on one device (a rank cuts them again to its box).
+fn orders(r: &Resolved, l: u64, t: u64) -> Vec<([u32; 3], u32)> {
+    let mut orders = Vec::new();
+    for y in r.uints("block-y") {
+        for z in r.uints("block-z") {
+            for bt in r.uints("block-t") {
+                for tile in r.uints("tile-t") {
+                    let bt = Part::fit(bt, t);
+                    let group = Part::fit((tile / u64::from(bt)).max(1), t / u64::from(bt));
+                    let o = ([Part::fit(y, l), Part::fit(z, l), bt], group * bt);
+                    if !orders.contains(&o) {
+                        orders.push(o);
+                    }
+                }
             }
         }
     }
-    tiles
+    orders
 }
 
 impl TryFrom<&Case> for Params {
@@ -257,7 +275,12 @@ impl TryFrom<&Case> for Params {
             complex: case.choice()?,
             vvl: case.u32("vvl")?,
             wg: case.u32("wg")?,
-            tile: [case.u32("tile-z")?, case.u32("tile-t")?],
+            block: [
+                case.u32("block-y")?,
+                case.u32("block-z")?,
+                case.u32("block-t")?,
+            ],
+            tile: case.u32("tile-t")?,
             operator: case.choice()?,
             sign: case.choice()?,
             l: case.uint("L")?,
@@ -310,15 +333,25 @@ impl App for Milc {
             },
             targetdp::vvl_param(),
             wg_param("128"),
-            tile_param(
-                "tile-z",
-                "dslash-fused and cg's fused operator run the lattice in tiles of this many z rows (cut to a divisor of L) by tile-t planes, so neighbours along z and t meet in cache; a comma list sweeps",
-                "1",
+            order_param(
+                "block-y",
+                "dslash-fused and cg's fused operator run the lattice in blocks of whole x rows by this many y rows by block-z z rows by block-t t planes, so a block's neighbours meet in L1 (each cut to a divisor of its extent); a comma list sweeps",
+                "2",
             ),
-            tile_param(
+            order_param(
+                "block-z",
+                "z rows of that block (see block-y); a comma list sweeps",
+                "2",
+            ),
+            order_param(
+                "block-t",
+                "t planes of that block (see block-y); a comma list sweeps",
+                "2",
+            ),
+            order_param(
                 "tile-t",
-                "t planes of that tile (cut to a divisor of T); 1 and 1 run the sites in storage order; a comma list sweeps",
-                "8",
+                "t planes whose blocks run before the next blocks along y and z, so a site's t neighbours are still in L2 (cut to a multiple of block-t dividing T); block 1x1x1 with tile-t 1 is storage order; a comma list sweeps",
+                "4",
             ),
             ParamSpec {
                 name: "size",
@@ -400,7 +433,7 @@ impl App for Milc {
             ));
         }
         let vvls: Vec<u32> = r.uints("vvl").into_iter().map(|v| v as u32).collect();
-        let tiles = tiles(&r, l, t);
+        let orders = orders(&r, l, t);
         let base = Params {
             precision: Precision::F32,
             kernel: KernelName::Extract,
@@ -408,7 +441,8 @@ impl App for Milc {
             complex: Parts::Split,
             vvl: 1,
             wg: 1,
-            tile: [1, 1],
+            block: [1, 1, 1],
+            tile: 1,
             operator: Operator::Split,
             sign: Sign::Plus,
             l,
@@ -436,7 +470,10 @@ impl App for Milc {
             .axis(&r.choices(), |c, x| c.complex = x)
             .axis(&vvls, |c, v| c.vvl = v)
             .axis(&wgs, |c, wg| c.wg = wg)
-            .axis_where(Params::one_pass, &tiles, |c, tile| c.tile = tile)
+            .axis_where(Params::one_pass, &orders, |c, (block, tile)| {
+                c.block = block;
+                c.tile = tile;
+            })
             .points()
             .iter()
             .map(Params::case)

@@ -11,7 +11,8 @@ fn params(kernel: KernelName) -> Params {
         complex: Parts::Split,
         vvl: 1,
         wg: 64,
-        tile: [1, 1],
+        block: [1, 1, 1],
+        tile: 1,
         operator: Operator::Split,
         sign: Sign::Minus,
         l: 3,
@@ -101,7 +102,7 @@ fn sizes_kappa_and_layouts_are_checked() {
     assert!(
         pairs
             .iter()
-            .any(|c| c.variant == "aosoa-4/vvl1/wg128/pairs/tile1x8/fused")
+            .any(|c| c.variant == "aosoa-4/vvl1/wg128/pairs/block2x2x2/tile4/fused")
     );
     assert_eq!(cases[0].text("sites"), "512");
     for c in &cases {
