@@ -335,7 +335,7 @@ impl App for Milc {
             wg_param("128"),
             order_param(
                 "block-y",
-                "dslash-fused and cg's fused operator run the lattice in blocks of whole x rows by this many y rows by block-z z rows by block-t t planes, so a block's neighbours meet in L1 (each cut to a divisor of its extent); a comma list sweeps",
+                "dslash-fused and cg's fused operator run the lattice in blocks of whole x rows by this many y rows by block-z z rows by block-t t planes, so a block's neighbours meet in L1 (each cut to a divisor of its extent; a block gains where a workgroup holds it, e.g. 256 sites at L = 32 with wg 256 or more); a comma list sweeps",
                 "2",
             ),
             order_param(
