@@ -84,10 +84,10 @@ impl Part {
 
     /// The box run in blocks of `block` (inner rows of `row` sites, rows,
     /// planes) with `tile` planes' blocks together, each extent cut to a
-    /// divisor of the box's ([`Part::fit`]; a `row` that does not divide
+    /// divisor of the box's (the largest not above it; a `row` that does not divide
     /// the inner sites becomes all of them).
     pub fn ordered(self, row: u32, block: [u32; 3], tile: u32) -> Part {
-        let fit = |want: u32, extent: u32| Part::fit(want.into(), extent.into());
+        let fit = |want: u32, extent: u32| fit(want.into(), extent.into());
         let row = if row > 0 && self.inner.is_multiple_of(row) {
             row
         } else {
@@ -102,24 +102,16 @@ impl Part {
         Part { order, ..self }
     }
 
-    /// The largest divisor of `extent` that is at most `want` (1 at least).
-    pub fn fit(want: u64, extent: u64) -> u32 {
-        (1..=want.clamp(1, extent.max(1)))
-            .rev()
-            .find(|d| extent.is_multiple_of(*d))
-            .unwrap_or(1) as u32
-    }
-
     /// Sites in the box.
     pub fn count(self) -> u32 {
         self.inner * self.ny * self.nz
     }
 
-    /// The strides of i's digits in a non-storage order: x in a row, the
-    /// block's inner row, row and plane, the group's block, then the blocks
-    /// along the inner rows and the rows (the plane groups are i over the
-    /// last), with each digit's count.
-    fn digits(self) -> [(u32, u32); 7] {
+    /// i's digits in a non-storage order, each a (stride, count): x in a
+    /// row, the block's inner row, row and plane, the group's block, then
+    /// the blocks along the inner rows and along the rows; and the stride
+    /// of the plane groups, which take the rest of i.
+    fn digits(self) -> ([(u32, u32); 7], u32) {
         let Order { row, block, group } = self.order;
         let counts = [
             row,
@@ -131,11 +123,12 @@ impl Part {
             self.ny / block[1],
         ];
         let mut stride = 1;
-        counts.map(|n| {
+        let digits = counts.map(|n| {
             let d = (stride, n);
             stride *= n;
             d
-        })
+        });
+        (digits, stride)
     }
 
     /// `spec` with the box's `PART_COUNT` and `part_site(i)`, the site of
@@ -153,23 +146,20 @@ impl Part {
         } = self;
         let body = match (y0, ny == ey) {
             _ if !self.order.is_storage() => {
-                let d = self.digits().map(|(s, n)| format!("(i / {s}u) % {n}u"));
-                let last = self.digits()[6];
-                let groups = format!("i / {}u", last.0 * last.1);
-                let Order { row, block, group } = self.order;
+                // The same digits as `sites`, written out.
+                let (digits, groups) = self.digits();
+                let d = digits.map(|(s, n)| format!("(i / {s}u) % {n}u"));
+                let Order {
+                    row,
+                    block: [by, bz, bt],
+                    group,
+                } = self.order;
+                let x = format!("{} + {row}u * ({} * {by}u + {})", d[0], d[5], d[1]);
+                let y = format!("{} * {bz}u + {}", d[6], d[2]);
+                let z = format!("((i / {groups}u) * {group}u + {}) * {bt}u + {}", d[4], d[3]);
                 format!(
-                    "{} + {row}u * ({} * {}u + {}) + {inner}u * ({y0}u + {} * {}u + {}) + {}u * ({z0}u + (({groups}) * {group}u + {}) * {}u + {})",
-                    d[0],
-                    d[5],
-                    block[0],
-                    d[1],
-                    d[6],
-                    block[1],
-                    d[2],
-                    inner * ey,
-                    d[4],
-                    block[2],
-                    d[3]
+                    "{x} + {inner}u * ({y0}u + {y}) + {}u * ({z0}u + {z})",
+                    inner * ey
                 )
             }
             (0, true) if z0 == 0 => "i".to_string(),
@@ -188,25 +178,35 @@ impl Part {
     /// The sites in order (what `part_site` gives).
     pub fn sites(self) -> impl Iterator<Item = u32> {
         let storage = self.order.is_storage();
-        let digits = self.digits();
-        let Order { row, block, group } = self.order;
+        let (digits, groups) = self.digits();
+        let Order {
+            row,
+            block: [by, bz, bt],
+            group,
+        } = self.order;
         (0..self.count()).map(move |i| {
             let (x, y, z) = if storage {
                 let rest = i / self.inner;
                 (i % self.inner, rest % self.ny, rest / self.ny)
             } else {
                 let d = digits.map(|(s, n)| (i / s) % n);
-                let groups = i / (digits[6].0 * digits[6].1);
-                let x = d[0] + row * (d[5] * block[0] + d[1]);
                 (
-                    x,
-                    d[6] * block[1] + d[2],
-                    (groups * group + d[4]) * block[2] + d[3],
+                    d[0] + row * (d[5] * by + d[1]),
+                    d[6] * bz + d[2],
+                    ((i / groups) * group + d[4]) * bt + d[3],
                 )
             };
             x + self.inner * (self.y0 + y + self.ey * (self.z0 + z))
         })
     }
+}
+
+/// The largest divisor of `extent` that is at most `want` (1 at least).
+fn fit(want: u64, extent: u64) -> u32 {
+    (1..=want.clamp(1, extent.max(1)))
+        .rev()
+        .find(|d| extent.is_multiple_of(*d))
+        .unwrap_or(1) as u32
 }
 
 impl Decomposition {

@@ -241,19 +241,20 @@ fn order_param(name: &'static str, help: &'static str, default: &'static str) ->
     }
 }
 
-/// The requested dispatch orders (block, tile), each extent cut to the
-/// largest divisor of the lattice's it does not exceed (L along y and z, T
-/// along t), so every block and tile is whole; what a case records is the
-/// order it ran on one device (a rank cuts them again to its box).
-fn orders(r: &Resolved, l: u64, t: u64) -> Vec<([u32; 3], u32)> {
+/// The requested dispatch orders (block, tile) as `Part::ordered` cuts
+/// them to the whole lattice of one device (L along y and z, T along t),
+/// so what a case records is the order it ran there (a rank cuts them
+/// again to its box).
+fn orders(r: &Resolved, l: u32, t: u32) -> Vec<([u32; 3], u32)> {
+    let lattice = Part::planes(l * l, l, t);
     let mut orders = Vec::new();
     for y in r.uints("block-y") {
         for z in r.uints("block-z") {
             for bt in r.uints("block-t") {
                 for tile in r.uints("tile-t") {
-                    let bt = Part::fit(bt, t);
-                    let group = Part::fit((tile / u64::from(bt)).max(1), t / u64::from(bt));
-                    let o = ([Part::fit(y, l), Part::fit(z, l), bt], group * bt);
+                    let want = [y, z, bt].map(|n| n as u32);
+                    let o = lattice.ordered(l, want, tile as u32).order;
+                    let o = (o.block, o.group * o.block[2]);
                     if !orders.contains(&o) {
                         orders.push(o);
                     }
@@ -433,7 +434,7 @@ impl App for Milc {
             ));
         }
         let vvls: Vec<u32> = r.uints("vvl").into_iter().map(|v| v as u32).collect();
-        let orders = orders(&r, l, t);
+        let orders = orders(&r, l as u32, t as u32);
         let base = Params {
             precision: Precision::F32,
             kernel: KernelName::Extract,
