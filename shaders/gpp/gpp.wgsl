@@ -2,12 +2,15 @@
 //   achtemp[iw] = sum_{n1, my_igp, ig} delw(iw, my_igp, ig) * I_eps[my_igp, ig] * sch_store1[n1, my_igp]
 // with delw = 1 / (wx[iw] - wtilde[my_igp, ig]) and
 //   sch_store1 = conj(aqsm[n1, igp]) * aqsn[n1, igp] * 0.5 * vcoul[igp] * wtilde[my_igp, igp].
-// Pass 1: one workgroup per (n1, my_igp); its invocations stride over ig, so
-// consecutive invocations read consecutive complex elements (coalesced). The
+// Pass 1: one team of LANES invocations per (n1, my_igp); its invocations
+// stride over ig, so consecutive invocations read consecutive complex
+// elements (coalesced). A workgroup holds SHARE teams, one for each of SHARE
+// consecutive bands of one my_igp: they read the same I_eps/wtilde elements
+// at about the same time, so the L1 cache serves all but the first. The
 // three frequencies live in three register accumulators (the iw loop is
 // unrolled), and everything that depends only on (n1, my_igp) is computed
 // once outside the ig loop: sch_store1 before it, and its products with the
-// sums of I_eps * delw after it. Each workgroup writes one partial sum per iw.
+// sums of I_eps * delw after it. Each team writes one partial sum per iw.
 // Pass 2 (`finish`): one workgroup adds the partials in a fixed order.
 // Every sum has a fixed order, so the result is bit-identical run to run.
 // Arrays larger than one storage binding are bound a chunk of rows at a
@@ -20,9 +23,13 @@ struct Dims {
     groups: u32,
     n1_base: u32,
     igp_base: u32,
-    pad0: u32,
-    pad1: u32,
+    // Bands of this dispatch's chunk: a workgroup's last teams may lie past them.
+    n1_count: u32,
+    pad: u32,
 }
+
+// Invocations of one team, the ig stride.
+const LANES: u32 = WG / SHARE;
 
 // Complex arrays are interleaved (re, im) reals, row-major; the two read
 // every plane wave are bound as ComplexStore, one load per element.
@@ -118,8 +125,8 @@ fn acc3_norm(a: Acc3) -> Acc3 {
     );
 }
 
-// This invocation's share (ig = lid, lid + WG, ...) of the sums for one (n1, my_igp).
-fn gpp_accumulate(n1: u32, my_igp: u32, lid: u32) -> Acc3 {
+// This invocation's share (ig = lane, lane + LANES, ...) of the sums for one (n1, my_igp).
+fn gpp_accumulate(n1: u32, my_igp: u32, lane: u32) -> Acc3 {
     let m = dims.ncouls;
     // indinv[inv_igp_index[my_igp]] of the reference: (my_igp + 1) * ncouls / ngpown,
     // whose last value ncouls maps to ncouls - 1.
@@ -132,49 +139,68 @@ fn gpp_accumulate(n1: u32, my_igp: u32, lid: u32) -> Acc3 {
     let sch_store1 = c_mul(c_scale(pair, scale), c_unpack(wtilde[w]));
     let wx = Real3(r_load(vcoul_wx[m]), r_load(vcoul_wx[m + 1u]), r_load(vcoul_wx[m + 2u]));
     var acc = Acc3(c_zero(), c_zero(), c_zero());
-    var ig = lid;
+    var ig = lane;
     // UNROLL (injected) plane waves per loop step, written out by the host
     // (gpp_block): their loads are issued together, and df64 renormalises
     // its raw accumulators once a step. Their low words grow by a few ulps
     // per term; an exact emulation of the df64 arithmetic on the published
     // inputs gives 6.7e-14 for 4 or 8 terms a step (6.2e-14 renormalising
     // every term, 1.8e-13 never); the H200 measured 6.74e-14 at 5.
-    for (; ig + (UNROLL - 1u) * WG < m; ig += UNROLL * WG) {
+    for (; ig + (UNROLL - 1u) * LANES < m; ig += UNROLL * LANES) {
         gpp_block(&acc, row + ig, wx);
         acc = acc3_norm(acc);
     }
-    for (; ig < m; ig += WG) {
+    for (; ig < m; ig += LANES) {
         gpp_step(&acc, row + ig, wx);
         acc = acc3_norm(acc);
     }
     return Acc3(c_mul(acc.a0, sch_store1), c_mul(acc.a1, sch_store1), c_mul(acc.a2, sch_store1));
 }
 
-// The (n1, my_igp) pair of a pass-1 workgroup. XN (bands outer, igp inner)
-// puts my_igp on x, so consecutive workgroups read different I_eps/wtilde
-// rows; NX puts n1 on x, so consecutive workgroups share one row in cache.
-fn gpp_pair(wid: vec3<u32>) -> vec2<u32> {
+// The (n1, my_igp) pair of team `team` of a pass-1 workgroup. XN (bands
+// outer, igp inner) puts my_igp on x, so consecutive workgroups read
+// different I_eps/wtilde rows; NX puts the bands on x, so consecutive
+// workgroups share one row in cache.
+fn gpp_pair(wid: vec3<u32>, team: u32) -> vec2<u32> {
     let base = vec2<u32>(dims.n1_base, dims.igp_base);
     if (XN) {
-        return base + vec2<u32>(wid.y, wid.x);
+        return base + vec2<u32>(wid.y * SHARE + team, wid.x);
     }
-    return base + vec2<u32>(wid.x, wid.y);
+    return base + vec2<u32>(wid.x * SHARE + team, wid.y);
+}
+
+// Whether band n1 lies in this dispatch's chunk.
+fn gpp_in_chunk(n1: u32) -> bool {
+    return n1 - dims.n1_base < dims.n1_count;
+}
+
+// A team's sums, zero for a team past the chunk's last band (which must
+// still meet its workgroup's barriers). RAGGED (injected) says whether any
+// chunk's band count is not a multiple of SHARE; without it the test is
+// compiled out (a branch around the loop cost 3% on an H100).
+fn gpp_team_sums(p: vec2<u32>, lane: u32) -> Acc3 {
+    if (!RAGGED || gpp_in_chunk(p.x)) {
+        return gpp_accumulate(p.x, p.y, lane);
+    }
+    return Acc3(c_zero(), c_zero(), c_zero());
 }
 
 
 var<workgroup> red: array<Complex, WG>;
 
-// Workgroup tree sum (WG is a power of two); every invocation gets the total.
-fn tree_sum(v: Complex, lid: u32) -> Complex {
+// Tree sum over teams of `team` invocations (a power of two dividing WG);
+// every invocation gets its team's total.
+fn tree_sum(v: Complex, lid: u32, team: u32) -> Complex {
     red[lid] = v;
-    for (var half = WG / 2u; half > 0u; half >>= 1u) {
+    let lane = lid % team;
+    for (var half = team / 2u; half > 0u; half >>= 1u) {
         workgroupBarrier();
-        if (lid < half) {
+        if (lane < half) {
             red[lid] = c_add(red[lid], red[lid + half]);
         }
     }
     workgroupBarrier();
-    let total = red[0];
+    let total = red[lid - lane];
     // The next call overwrites `red`: everyone must have read the total first.
     workgroupBarrier();
     return total;
@@ -182,10 +208,11 @@ fn tree_sum(v: Complex, lid: u32) -> Complex {
 
 @compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
-    let p = gpp_pair(wid);
-    let acc = gpp_accumulate(p.x, p.y, lid);
-    let s = Acc3(tree_sum(acc.a0, lid), tree_sum(acc.a1, lid), tree_sum(acc.a2, lid));
-    if (lid == 0u) {
+    let lane = lid % LANES;
+    let p = gpp_pair(wid, lid / LANES);
+    let acc = gpp_team_sums(p, lane);
+    let s = Acc3(tree_sum(acc.a0, lid, LANES), tree_sum(acc.a1, lid, LANES), tree_sum(acc.a2, lid, LANES));
+    if (lane == 0u && (!RAGGED || gpp_in_chunk(p.x))) {
         gpp_store_partial(p.x * dims.ngpown + p.y, s);
     }
 }
@@ -216,9 +243,9 @@ fn finish(@builtin(local_invocation_index) lid: u32) {
         }
         a = acc3_add(a, block);
     }
-    let s0 = tree_sum(a.a0, lid);
-    let s1 = tree_sum(a.a1, lid);
-    let s2 = tree_sum(a.a2, lid);
+    let s0 = tree_sum(a.a0, lid, WG);
+    let s1 = tree_sum(a.a1, lid, WG);
+    let s2 = tree_sum(a.a2, lid, WG);
     if (lid == 0u) {
         achtemp[0] = r_store(s0.re);
         achtemp[1] = r_store(s0.im);

@@ -5,23 +5,31 @@
 // Real rather than subgroupAdd: subgroupAdd cannot add a df64 pair without
 // rounding its high words, and its order is the driver's choice, while the
 // butterfly's order is fixed (deterministic) and it works for every prelude.
-// Lane 0 of each subgroup then leaves its sum in `red`, and invocation 0 adds
-// the subgroups' sums in subgroup order.
+// A team smaller than a subgroup is summed by the butterfly's first LANES
+// lanes' worth of masks (XOR with a mask under LANES stays within an aligned
+// block of LANES lanes); a larger one leaves each subgroup's sum in `red`,
+// and every invocation adds its team's sums in subgroup order. Both take a
+// subgroup's lanes to be consecutive invocations, as every driver lays out a
+// 1-D workgroup (were one not to, the sums would mix teams and fail
+// validation).
 fn sg_shuffle(v: Complex, mask: u32) -> Complex {
     return c_load(subgroupShuffleXor(r_store(v.re), mask), subgroupShuffleXor(r_store(v.im), mask));
 }
 
-fn sg_sum(v: Complex, lane: u32, sg_size: u32, sg_id: u32, n_sg: u32) -> Complex {
+fn sg_sum(v: Complex, lid: u32, sg_size: u32) -> Complex {
+    let width = min(sg_size, LANES);
     var x = v;
-    for (var mask = sg_size / 2u; mask > 0u; mask >>= 1u) {
+    for (var mask = width / 2u; mask > 0u; mask >>= 1u) {
         x = c_add(x, sg_shuffle(x, mask));
     }
-    if (lane == 0u) {
-        red[sg_id] = x;
+    if (lid % width == 0u) {
+        red[lid / width] = x;
     }
     workgroupBarrier();
-    var total = red[0];
-    for (var s = 1u; s < n_sg; s++) {
+    let per_team = LANES / width;
+    let first = lid / LANES * per_team;
+    var total = red[first];
+    for (var s = first + 1u; s < first + per_team; s++) {
         total = c_add(total, red[s]);
     }
     // The next call overwrites `red`.
@@ -33,19 +41,13 @@ fn sg_sum(v: Complex, lane: u32, sg_size: u32, sg_id: u32, n_sg: u32) -> Complex
 fn main_sg(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(subgroup_invocation_id) lane: u32,
     @builtin(subgroup_size) sg_size: u32,
-    @builtin(subgroup_id) sg_id: u32,
-    @builtin(num_subgroups) n_sg: u32,
 ) {
-    let p = gpp_pair(wid);
-    let acc = gpp_accumulate(p.x, p.y, lid);
-    let s = Acc3(
-        sg_sum(acc.a0, lane, sg_size, sg_id, n_sg),
-        sg_sum(acc.a1, lane, sg_size, sg_id, n_sg),
-        sg_sum(acc.a2, lane, sg_size, sg_id, n_sg),
-    );
-    if (lid == 0u) {
+    let lane = lid % LANES;
+    let p = gpp_pair(wid, lid / LANES);
+    let acc = gpp_team_sums(p, lane);
+    let s = Acc3(sg_sum(acc.a0, lid, sg_size), sg_sum(acc.a1, lid, sg_size), sg_sum(acc.a2, lid, sg_size));
+    if (lane == 0u && (!RAGGED || gpp_in_chunk(p.x))) {
         gpp_store_partial(p.x * dims.ngpown + p.y, s);
     }
 }

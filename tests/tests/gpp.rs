@@ -1,7 +1,8 @@
 //! `gpp` beyond the every-app smoke test: bit-identical sums run to run in
 //! every variant, arrays over the binding limit run in chunks (bit-identical
-//! to one binding), clean errors where not even one row fits, and the
-//! atomic reduction (f32 only, where the adapter adds f32 atomically).
+//! to one binding), teams past a chunk's last band, clean errors where not
+//! even one row fits, and the atomic reduction (f32 only, where the
+//! adapter adds f32 atomically).
 
 use skylight_core::app::{Request, Timestamps};
 use skylight_core::error::Error;
@@ -59,9 +60,10 @@ fn sums(gpu: &skylight_core::gpu::Gpu, case: &skylight_core::app::Case) -> (Vec<
 
 /// Arrays over the binding limit run a chunk of rows per dispatch. Forced
 /// here on the small size (16 x 32 x 256; 5 rows a binding: 4 x 7 chunk
-/// pairs): on random inputs the sums pass the host check, and on the
-/// published (constant) inputs they equal the one-binding run's bit for
-/// bit, since every sum keeps its order.
+/// pairs; a workgroup takes 16 bands, so every chunk's is ragged): on
+/// random inputs the sums pass the host check, and on the published
+/// (constant) inputs they equal the one-binding run's bit for bit, since
+/// every sum keeps its order.
 #[test]
 fn chunked_sums_equal_one_binding_sums_bit_for_bit() {
     let gpu = skylight_tests::gpu();
@@ -73,6 +75,7 @@ fn chunked_sums_equal_one_binding_sums_bit_for_bit() {
                 .set("size", "small")
                 .set("inputs", inputs)
                 .set("chunk", chunk.to_string())
+                .set("share", "16")
                 .precisions(&[p])
         };
         for case in app
@@ -90,6 +93,32 @@ fn chunked_sums_equal_one_binding_sums_bit_for_bit() {
             let (one, n) = sums(&gpu, a);
             assert_eq!(n, 1.0, "{}", a.label());
             assert_eq!(one, sums(&gpu, b).0, "{}: chunked sums differ", b.label());
+        }
+    }
+}
+
+/// A workgroup's teams past a chunk's last band (9 bands in teams of 4,
+/// whole or in chunks of 4 rows) add nothing and store nothing: every
+/// partial is poisoned first, so one left unwritten or written twice would
+/// fail the check, and teams of any width, down to 2 invocations (less than
+/// a subgroup), give the host's sums.
+#[test]
+fn ragged_teams_and_every_team_width_validate() {
+    let gpu = skylight_tests::gpu();
+    let app = registry::find("gpp").expect("gpp");
+    for p in skylight_tests::precisions(&gpu) {
+        let row = 2 * 256 * p.real_bytes();
+        for (chunk, shares) in [(0, "4,32"), (4 * row, "4,2")] {
+            let req = Request::default()
+                .set("size", "9,5,256")
+                .set("wg", "64")
+                .set("share", shares)
+                .set("chunk", chunk.to_string())
+                .set("inputs", "random")
+                .precisions(&[p]);
+            for case in app.cases(&req, &gpu.caps).expect("cases") {
+                sums(&gpu, &case);
+            }
         }
     }
 }
@@ -129,8 +158,8 @@ fn a_row_over_the_binding_limit_is_a_clean_error() {
 /// `reduction=atomic`: validated in f32 where the adapter has
 /// SHADER_FLOAT32_ATOMIC (lavapipe has it) and reported unsupported (not
 /// failed) otherwise; f64 and df64 are unsupported everywhere, naming why.
-/// 64 x 80 pairs are more workgroups than the atomic slots, so slots are
-/// shared. Zeros (what unwritten sums would give) must fail the check.
+/// 64 x 80 pairs are more than the atomic slots, so slots are shared (at
+/// share 1 and 16). Zeros (what unwritten sums would give) must fail the check.
 #[test]
 fn atomic_sums_pass_in_f32_and_are_unsupported_in_64_bit() {
     use skylight_core::runner::{Outcome, run_case};
@@ -141,6 +170,7 @@ fn atomic_sums_pass_in_f32_and_are_unsupported_in_64_bit() {
         .set("size", "64,80,128")
         .set("wg", "64")
         .set("reduction", "atomic")
+        .set("share", "1,16")
         .set("order", "xn,nx")
         .set("inputs", "random,reference")
         .precisions(&skylight_tests::precisions(&gpu));
@@ -176,5 +206,5 @@ fn atomic_sums_pass_in_f32_and_are_unsupported_in_64_bit() {
             _ => panic!("{}: unexpected outcome {outcome:?}", case.label()),
         }
     }
-    assert_eq!(validated, if gpu.caps.float32_atomics { 4 } else { 0 });
+    assert_eq!(validated, if gpu.caps.float32_atomics { 8 } else { 0 });
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::plan::Plan;
 use super::reference::{Inputs, validate};
-use super::{ATOMIC_SLOTS, Dims, InputSet, Order, Params, Reduction, model, spec, wx};
+use super::{ATOMIC_SLOTS, Dims, InputSet, Params, Reduction, model, spec, wx};
 use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu, Pipeline};
@@ -134,13 +134,6 @@ impl GppGpu {
         }
         // Fail before allocating gigabytes on the host.
         gpu.check_size(2 * d.ngpown.max(d.bands) * d.ncouls * p.real_bytes())?;
-        let s = spec(
-            p,
-            params.reduction,
-            params.order == Order::Xn,
-            params.wg,
-            params.unroll,
-        );
         let binds = [
             Bind::Read,
             Bind::Read,
@@ -155,9 +148,10 @@ impl GppGpu {
             Reduction::Subgroup => "main_sg",
             Reduction::Tree | Reduction::Atomic => "main",
         };
-        let pipe1 = gpu.pipeline(&s, entry, &binds)?;
         let align = u64::from(gpu.limits.min_storage_buffer_offset_alignment);
         let plan = Plan::new(params, &gpu.caps, align)?;
+        let s = spec(params, plan.ragged);
+        let pipe1 = gpu.pipeline(&s, entry, &binds)?;
         // Drawn, summed and encoded once per request: every reduction, loop
         // order, workgroup size and unroll of a sweep uses the same inputs
         // (gigabytes at the default size; the f64 draw is dropped once
@@ -180,7 +174,16 @@ impl GppGpu {
             .pairs
             .iter()
             .map(|(n1, igp)| {
-                let v = [d.bands, d.ngpown, d.ncouls, plan.groups, n1.0, igp.0, 0, 0];
+                let v = [
+                    d.bands,
+                    d.ngpown,
+                    d.ncouls,
+                    plan.groups,
+                    n1.0,
+                    igp.0,
+                    n1.1,
+                    0,
+                ];
                 gpu.uniform("dims", bytemuck::cast_slice(&v.map(|x| x as u32)))
             })
             .collect();

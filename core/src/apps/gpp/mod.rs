@@ -39,7 +39,12 @@
 //! needs `SHADER_FLOAT32_ATOMIC`); `order` `xn` (bands outer) or `nx` (igp outer), which decides which pairs run side by side and so the
 //! cache reuse of the `I_eps`/`wtilde` rows; `unroll`, the plane waves one
 //! pass-1 loop step handles (written out, so their loads are issued
-//! together; df64 renormalises its accumulators once a step). A second pass
+//! together; df64 renormalises its accumulators once a step); `share`, the
+//! bands one pass-1 workgroup sums side by side, a team of `wg / share`
+//! invocations each: the teams read the same `I_eps`/`wtilde` elements at
+//! about the same time, so the L1 cache serves all but one of them (at the
+//! default size the H100 ran f64 14% faster at share 16 than at 1, and f32
+//! 12% slower, so both are the default). A second pass
 //! adds the partial sums in a fixed order, so the result is bit-identical
 //! run to run.
 //!
@@ -217,6 +222,9 @@ pub struct Params {
     pub wg: u32,
     /// Plane waves per pass-1 loop step.
     pub unroll: u32,
+    /// Bands a pass-1 workgroup sums side by side, one team of `wg / share`
+    /// invocations each.
+    pub share: u32,
     /// Largest binding in bytes (0: the adapter's limit).
     pub chunk: u64,
 }
@@ -226,8 +234,8 @@ impl Params {
     /// parameters are those of every gpp result file).
     pub fn case(&self) -> Case {
         let variant = format!(
-            "{}/{}/{}/wg{}/u{}",
-            self.reduction, self.order, self.inputs, self.wg, self.unroll
+            "{}/{}/{}/wg{}/u{}/s{}",
+            self.reduction, self.order, self.inputs, self.wg, self.unroll, self.share
         );
         Case::new("gpp", "noflagocc", &variant, self.precision)
             .param("size", self.dims.label())
@@ -236,6 +244,7 @@ impl Params {
             .param("inputs", self.inputs)
             .param("wg", self.wg)
             .param("unroll", self.unroll)
+            .param("share", self.share)
             .param("chunk", self.chunk)
     }
 }
@@ -252,6 +261,7 @@ impl TryFrom<&Case> for Params {
             inputs: case.choice()?,
             wg: case.u32("wg")?,
             unroll: case.u32("unroll")?,
+            share: case.u32("share")?,
             chunk: case.uint("chunk")?,
         })
     }
@@ -305,9 +315,15 @@ impl App for Gpp {
                 name: "unroll",
                 help: "plane waves per pass-1 loop step, written out (loads issued together; df64 renormalises its accumulators once a step); a comma list sweeps",
                 kind: ParamKind::UInt { min: 1, max: 16 },
-                // df64's best on the H200 (BENCHMARKS.md); f32 and f64 are
-                // within 5% of their best there.
-                default: "5",
+                // The best of f64 and df64 at wg 256 and share 16 on the
+                // H100 (BENCHMARKS.md, 2026-11-26 (e)); f32's at share 1.
+                default: "6",
+            },
+            ParamSpec {
+                name: "share",
+                help: "bands a pass-1 workgroup sums side by side, in teams of wg/share invocations (a power of two): the teams read the same I_eps/wtilde elements together, so L1 serves all but one; a comma list sweeps",
+                kind: ParamKind::UInt { min: 1, max: 64 },
+                default: "1,16",
             },
             ParamSpec {
                 name: "chunk",
@@ -327,8 +343,11 @@ impl App for Gpp {
         check_dims(d, &r.precisions, caps)?;
         let reductions: Vec<Reduction> = r.choices();
         let wgs = r.wgs(caps)?;
+        let shares: Vec<u32> = r.uints("share").into_iter().map(|u| u as u32).collect();
         for &wg in &wgs {
-            check_wg(wg, &reductions, caps)?;
+            for &share in &shares {
+                check_wg(wg, share, &reductions, caps)?;
+            }
         }
         let unrolls: Vec<u32> = r.uints("unroll").into_iter().map(|u| u as u32).collect();
         let base = Params {
@@ -339,6 +358,7 @@ impl App for Gpp {
             inputs: InputSet::Random,
             wg: 1,
             unroll: 1,
+            share: 1,
             chunk: r.uint("chunk"),
         };
         Ok(Grid::new(base)
@@ -348,6 +368,7 @@ impl App for Gpp {
             .axis(&r.choices(), |c, v| c.inputs = v)
             .axis(&wgs, |c, v| c.wg = v)
             .axis(&unrolls, |c, v| c.unroll = v)
+            .axis(&shares, |c, v| c.share = v)
             .points()
             .iter()
             .map(Params::case)
@@ -359,12 +380,36 @@ impl App for Gpp {
     }
 
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
+        let c = Params {
+            precision: p,
+            dims: DEFAULT_DIMS,
+            reduction: Reduction::Tree,
+            order: Order::Xn,
+            inputs: InputSet::Random,
+            wg: 256,
+            unroll: 8,
+            share: 1,
+            chunk: 0,
+        };
         let mut specs = vec![
-            spec(p, Reduction::Tree, true, 256, 8),
-            spec(p, Reduction::Subgroup, false, 256, 8),
+            spec(&c, false),
+            spec(
+                &Params {
+                    reduction: Reduction::Subgroup,
+                    order: Order::Nx,
+                    share: 4,
+                    ..c
+                },
+                true,
+            ),
         ];
         if p == Precision::F32 {
-            specs.push(spec(p, Reduction::Atomic, true, 256, 8));
+            let atomic = Params {
+                reduction: Reduction::Atomic,
+                share: 2,
+                ..c
+            };
+            specs.push(spec(&atomic, true));
         }
         specs
     }
@@ -409,13 +454,20 @@ fn check_dims(d: Dims, precisions: &[Precision], caps: &Capabilities) -> Result<
     Ok(())
 }
 
-/// `wg` against the reductions: the tree needs a power of two, the
-/// subgroup reduction whole subgroups.
-fn check_wg(wg: u32, reductions: &[Reduction], caps: &Capabilities) -> Result<()> {
+/// `wg` and `share` against the reductions: the tree needs a power of two
+/// and teams of a power of two, the subgroup reduction a workgroup of whole
+/// subgroups (a team may be part of one).
+fn check_wg(wg: u32, share: u32, reductions: &[Reduction], caps: &Capabilities) -> Result<()> {
     if !wg.is_power_of_two() {
         return Err(Error::bad_param(
             "wg",
             format!("the tree needs a power-of-two workgroup size, not {wg}"),
+        ));
+    }
+    if !share.is_power_of_two() || share > wg {
+        return Err(Error::bad_param(
+            "share",
+            format!("{share} is not a power of two up to wg ({wg})"),
         ));
     }
     if reductions.contains(&Reduction::Subgroup) && caps.subgroups && wg < caps.subgroup_size.1 {
@@ -430,16 +482,20 @@ fn check_wg(wg: u32, reductions: &[Reduction], caps: &Capabilities) -> Result<()
     Ok(())
 }
 
-/// The module for a reduction variant (the subgroup one adds its entry
-/// point to the tree module; the atomic one stores partials differently).
-fn spec(p: Precision, reduction: Reduction, xn: bool, wg: u32, unroll: u32) -> ShaderSpec {
+/// The module for a case (the subgroup reduction adds its entry point to
+/// the tree module; the atomic one stores partials differently). `ragged`:
+/// some chunk's band count is not a multiple of `share`, so the last
+/// workgroup's teams test whether their band exists.
+fn spec(c: &Params, ragged: bool) -> ShaderSpec {
     let base = |src: &'static str| {
-        ShaderSpec::new(format!("gpp/{reduction}"), src, p)
-            .with_u32("WG", wg)
-            .with_u32("UNROLL", unroll)
-            .with("XN", ConstValue::Bool(xn))
+        ShaderSpec::new(format!("gpp/{}", c.reduction), src, c.precision)
+            .with_u32("WG", c.wg)
+            .with_u32("UNROLL", c.unroll)
+            .with_u32("SHARE", c.share)
+            .with("RAGGED", ConstValue::Bool(ragged))
+            .with("XN", ConstValue::Bool(c.order == Order::Xn))
     };
-    match reduction {
+    match c.reduction {
         Reduction::Subgroup => base(SUBGROUP_SOURCE)
             .with_include(SOURCE)
             .with_include(PARTIALS_SOURCE)
@@ -450,7 +506,7 @@ fn spec(p: Precision, reduction: Reduction, xn: bool, wg: u32, unroll: u32) -> S
             .with_float32_atomics(),
         Reduction::Tree => base(SOURCE).with_include(PARTIALS_SOURCE),
     }
-    .with_include(unrolled_block(unroll))
+    .with_include(unrolled_block(c.unroll))
 }
 
 /// WGSL for `gpp_block`, the `unroll` plane waves of one pass-1 loop step
@@ -459,7 +515,7 @@ fn spec(p: Precision, reduction: Reduction, xn: bool, wg: u32, unroll: u32) -> S
 /// plane wave could be issued before the earlier ones' arithmetic.
 fn unrolled_block(unroll: u32) -> String {
     let steps: String = (0..unroll)
-        .map(|j| format!("    gpp_step(acc, k + {j}u * WG, wx);\n"))
+        .map(|j| format!("    gpp_step(acc, k + {j}u * LANES, wx);\n"))
         .collect();
     format!("fn gpp_block(acc: ptr<function, Acc3>, k: u32, wx: Real3) {{\n{steps}}}\n")
 }

@@ -12,12 +12,16 @@ use crate::gpu::Capabilities;
 pub(super) struct Plan {
     /// Bytes of one row (M complex).
     pub row: u64,
-    /// Workgroups of pass 1 (X x N), one partial sum each.
+    /// Pairs (X x N), one partial sum each.
     pub groups: u64,
     /// (bands rows, ngpown rows) of each pass-1 dispatch, as (first, count).
     pub pairs: Vec<((u64, u64), (u64, u64))>,
-    /// The workgroup grid of each pass-1 dispatch.
+    /// The workgroup grid of each pass-1 dispatch (a workgroup takes
+    /// `share` bands of one my_igp).
     pub grids: Vec<(u32, u32)>,
+    /// Whether some dispatch's band count is not a multiple of `share`, so
+    /// its last workgroups hold teams past its bands.
+    pub ragged: bool,
 }
 
 impl Plan {
@@ -39,18 +43,24 @@ impl Plan {
             .into_iter()
             .flat_map(|n1| ranges(d.ngpown, rows).into_iter().map(move |igp| (n1, igp)))
             .collect();
+        let share = u64::from(params.share);
         let grids = pairs
             .iter()
-            .map(|(n1, igp)| match params.order {
-                Order::Xn => (igp.1 as u32, n1.1 as u32),
-                Order::Nx => (n1.1 as u32, igp.1 as u32),
+            .map(|(n1, igp)| {
+                let bands = n1.1.div_ceil(share) as u32;
+                match params.order {
+                    Order::Xn => (igp.1 as u32, bands),
+                    Order::Nx => (bands, igp.1 as u32),
+                }
             })
             .collect();
+        let ragged = pairs.iter().any(|(n1, _)| n1.1 % share != 0);
         Ok(Plan {
             row,
             groups,
             pairs,
             grids,
+            ragged,
         })
     }
 }

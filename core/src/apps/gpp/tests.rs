@@ -84,8 +84,9 @@ fn cases_round_trip_through_params() {
         .set("unroll", "1,5")
         .precisions(&[Precision::F32]);
     let cases = Gpp.cases(&req, &caps).expect("cases");
-    assert_eq!(cases.len(), 2 * 2 * 2 * 2);
-    assert_eq!(cases[0].variant, "tree/xn/random/wg256/u1");
+    assert_eq!(cases.len(), 2 * 2 * 2 * 2 * 2);
+    assert_eq!(cases[0].variant, "tree/xn/random/wg256/u1/s1");
+    assert_eq!(cases[1].variant, "tree/xn/random/wg256/u1/s16");
     assert_eq!(cases[0].text("size"), "16,32,256");
     for c in &cases {
         assert_eq!(&Params::try_from(c).expect("parses").case(), c);
@@ -93,6 +94,12 @@ fn cases_round_trip_through_params() {
     match Gpp.cases(&req.clone().set("wg", "16"), &caps) {
         Err(crate::Error::BadParameter { name, .. }) => assert_eq!(name, "wg"),
         other => panic!("{other:?}"),
+    }
+    for share in ["3", "512"] {
+        match Gpp.cases(&req.clone().set("share", share), &caps) {
+            Err(crate::Error::BadParameter { name, .. }) => assert_eq!(name, "share"),
+            other => panic!("share {share}: {other:?}"),
+        }
     }
 }
 
@@ -113,11 +120,23 @@ fn plans_chunk_the_rows() {
         inputs: InputSet::Random,
         wg: 64,
         unroll: 1,
+        share: 1,
         chunk: 5 * 2048,
     };
     let plan = Plan::new(&params, &caps, 256).expect("plan");
     assert_eq!(plan.pairs.len(), 4 * 7);
     assert_eq!(plan.grids[0], (5, 5));
+    assert!(!plan.ragged);
+    // Teams of 4 bands: ceil(5 / 4) workgroups a chunk, the last one ragged.
+    let shared = Plan::new(&Params { share: 4, ..params }, &caps, 256).expect("plan");
+    assert_eq!(shared.grids[0], (2, 5));
+    assert!(shared.ragged);
+    let even = Params {
+        share: 4,
+        chunk: 0,
+        ..params
+    };
+    assert!(!Plan::new(&even, &caps, 256).expect("plan").ragged);
     let covered: u64 = plan.pairs.iter().take(7).map(|(_, igp)| igp.1).sum();
     assert_eq!(covered, SMALL_DIMS.ngpown);
     let tiny = Params {

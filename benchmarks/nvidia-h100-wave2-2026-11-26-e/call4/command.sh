@@ -1,0 +1,13 @@
+R=$OUT/../r4; mkdir -p $R
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv > $R/gpu.txt
+G="gpp --set reduction=subgroup --set order=nx --set inputs=reference --samples 5 --precision f64"
+.ab/skylight-b run peak --kernel fma --precision f64,f32 --quiet --json $R/peak.json > $R/peak.txt 2>&1
+.ab/skylight-a run $G --wg 128 --quiet --json $R/a.json > $R/a.txt 2>&1
+.ab/skylight-b run $G --wg 128 --set share=1,2,4 --quiet --json $R/b128.json > $R/b128.txt 2>&1
+.ab/skylight-b run $G --wg 512 --set share=4,8,16 --quiet --json $R/b512.json > $R/b512.txt 2>&1
+.ab/skylight-b run $G --wg 1024 --set share=8,16,32 --quiet --json $R/b1024.json > $R/b1024.txt 2>&1
+.ab/skylight-b run $G --wg 256 --set share=4,8 --set unroll=4,5,8 --quiet --json $R/b256.json > $R/b256.txt 2>&1
+.ab/skylight-b run gpp --set reduction=tree --set order=nx --set inputs=reference --samples 5 --precision f64 --wg 128,512 --set share=4,16 --quiet --json $R/btree.json > $R/btree.txt 2>&1
+.ab/skylight-a run $G --wg 128 --quiet --json $R/a2.json > $R/a2.txt 2>&1
+.ab/skylight-b stats gpp --set reduction=subgroup --set order=nx --set inputs=reference --wg 128,512 --set share=1,16 --precision f64 > $R/stats-b.txt 2>&1
+tar czf $OUT/r4.tgz -C $R .
