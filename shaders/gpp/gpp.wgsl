@@ -125,7 +125,36 @@ fn acc3_norm(a: Acc3) -> Acc3 {
     );
 }
 
-// This invocation's share (ig = lane, lane + LANES, ...) of the sums for one (n1, my_igp).
+// Plane waves row + ig, row + ig + LANES, ... up to m added to acc in one
+// chain. UNROLL (injected) plane waves per loop step, written out by the
+// host (gpp_block): their loads are issued together, and df64 renormalises
+// its raw accumulators once a step. Their low words grow by a few ulps per
+// term; an exact emulation of the df64 arithmetic on the published inputs
+// gives 6.7e-14 for 4 or 8 terms a step (6.2e-14 renormalising every term,
+// 1.8e-13 never); the H200 measured 6.74e-14 at 5.
+fn gpp_chain(acc: ptr<function, Acc3>, first: u32, row: u32, m: u32, wx: Real3) {
+    var ig = first;
+    for (; ig + (UNROLL - 1u) * LANES < m; ig += UNROLL * LANES) {
+        gpp_block(acc, row + ig, wx);
+        *acc = acc3_norm(*acc);
+    }
+    for (; ig < m; ig += LANES) {
+        gpp_step(acc, row + ig, wx);
+        *acc = acc3_norm(*acc);
+    }
+}
+
+// Steps of UNROLL plane waves in one block of a blocked chain.
+const BLOCK_STEPS: u32 = 32u;
+
+// This invocation's share (ig = lane, lane + LANES, ...) of the sums for
+// one (n1, my_igp): ceil(M / LANES) terms. A sum's rounding grows with its
+// length, and at the default size a team of 16 makes it 2048 terms (128 at
+// share 1), where df64 came to 69% of its tolerance on the published inputs
+// (H100). BLOCKED (injected; the host sets it above a length per precision)
+// sums blocks of BLOCK_STEPS steps apart and then adds the blocks. It is
+// not always on: its loop shape moved f64's time both ways by up to 40%
+// with the team size on the H100 (BENCHMARKS.md, 2026-11-26 (e)).
 fn gpp_accumulate(n1: u32, my_igp: u32, lane: u32) -> Acc3 {
     let m = dims.ncouls;
     // indinv[inv_igp_index[my_igp]] of the reference: (my_igp + 1) * ncouls / ngpown,
@@ -140,19 +169,23 @@ fn gpp_accumulate(n1: u32, my_igp: u32, lane: u32) -> Acc3 {
     let wx = Real3(r_load(vcoul_wx[m]), r_load(vcoul_wx[m + 1u]), r_load(vcoul_wx[m + 2u]));
     var acc = Acc3(c_zero(), c_zero(), c_zero());
     var ig = lane;
-    // UNROLL (injected) plane waves per loop step, written out by the host
-    // (gpp_block): their loads are issued together, and df64 renormalises
-    // its raw accumulators once a step. Their low words grow by a few ulps
-    // per term; an exact emulation of the df64 arithmetic on the published
-    // inputs gives 6.7e-14 for 4 or 8 terms a step (6.2e-14 renormalising
-    // every term, 1.8e-13 never); the H200 measured 6.74e-14 at 5.
-    for (; ig + (UNROLL - 1u) * LANES < m; ig += UNROLL * LANES) {
-        gpp_block(&acc, row + ig, wx);
-        acc = acc3_norm(acc);
-    }
-    for (; ig < m; ig += LANES) {
-        gpp_step(&acc, row + ig, wx);
-        acc = acc3_norm(acc);
+    if (BLOCKED) {
+        // Whole blocks of BLOCK_STEPS steps, each summed on its own, then
+        // the rest as one chain.
+        var total = Acc3(c_zero(), c_zero(), c_zero());
+        for (; ig + (BLOCK_STEPS * UNROLL - 1u) * LANES < m; ) {
+            var blk = Acc3(c_zero(), c_zero(), c_zero());
+            for (var s = 0u; s < BLOCK_STEPS; s++) {
+                gpp_block(&blk, row + ig, wx);
+                blk = acc3_norm(blk);
+                ig += UNROLL * LANES;
+            }
+            total = acc3_add(total, blk);
+        }
+        gpp_chain(&acc, ig, row, m, wx);
+        acc = acc3_add(total, acc);
+    } else {
+        gpp_chain(&acc, ig, row, m, wx);
     }
     return Acc3(c_mul(acc.a0, sch_store1), c_mul(acc.a1, sch_store1), c_mul(acc.a2, sch_store1));
 }

@@ -123,6 +123,27 @@ fn ragged_teams_and_every_team_width_validate() {
     }
 }
 
+/// Teams of 2 over 8192 plane waves give each invocation 4096 terms, over
+/// every precision's blocking length: the blocked sums (whole blocks, then
+/// the rest of the chain) validate on both input sets.
+#[test]
+fn long_chains_sum_in_blocks() {
+    let gpu = skylight_tests::gpu();
+    let app = registry::find("gpp").expect("gpp");
+    let req = Request::default()
+        .set("size", "2,3,8192")
+        .set("wg", "64")
+        .set("share", "32")
+        .set("reduction", "tree")
+        .set("order", "nx")
+        .precisions(&skylight_tests::precisions(&gpu));
+    let cases = app.cases(&req, &gpu.caps).expect("cases");
+    assert!(!cases.is_empty());
+    for case in &cases {
+        sums(&gpu, case);
+    }
+}
+
 /// A binding smaller than one row (M complex) cannot run: a clean error
 /// naming the limit, never a crash.
 #[test]

@@ -249,6 +249,25 @@ impl Params {
     }
 }
 
+impl Params {
+    /// Terms each pass-1 invocation adds in its sums: M over its team.
+    pub fn chain(&self) -> u64 {
+        self.dims.ncouls.div_ceil(u64::from(self.wg / self.share))
+    }
+
+    /// Whether pass 1 sums its chains in blocks (see `shaders/gpp/gpp.wgsl`):
+    /// above 1024 terms, or 2048 in f64, whose rounding at 2048 was a
+    /// quarter of its tolerance (df64's 69%) on the published inputs. f32's
+    /// blocked form also ran faster on the H100.
+    fn blocked(&self) -> bool {
+        let limit = match self.precision {
+            Precision::F64 => 2048,
+            Precision::F32 | Precision::Df64 => 1024,
+        };
+        self.chain() > limit
+    }
+}
+
 impl TryFrom<&Case> for Params {
     type Error = Error;
 
@@ -397,7 +416,8 @@ impl App for Gpp {
                 &Params {
                     reduction: Reduction::Subgroup,
                     order: Order::Nx,
-                    share: 4,
+                    // Teams of 4: chains of 8192 terms, so the blocked form.
+                    share: 64,
                     ..c
                 },
                 true,
@@ -493,6 +513,7 @@ fn spec(c: &Params, ragged: bool) -> ShaderSpec {
             .with_u32("UNROLL", c.unroll)
             .with_u32("SHARE", c.share)
             .with("RAGGED", ConstValue::Bool(ragged))
+            .with("BLOCKED", ConstValue::Bool(c.blocked()))
             .with("XN", ConstValue::Bool(c.order == Order::Xn))
     };
     match c.reduction {

@@ -103,6 +103,45 @@ fn cases_round_trip_through_params() {
     }
 }
 
+/// Chains are blocked above 1024 terms (2048 in f64): at the default size
+/// a team of 16 sums 2048 terms, a whole workgroup of 256 sums 128.
+#[test]
+fn long_chains_are_blocked_per_precision() {
+    let base = Params {
+        precision: Precision::F64,
+        dims: DEFAULT_DIMS,
+        reduction: Reduction::Tree,
+        order: Order::Nx,
+        inputs: InputSet::Reference,
+        wg: 256,
+        unroll: 6,
+        share: 16,
+        chunk: 0,
+    };
+    assert_eq!(base.chain(), 2048);
+    assert!(!base.blocked());
+    for p in [Precision::F32, Precision::Df64] {
+        assert!(
+            Params {
+                precision: p,
+                ..base
+            }
+            .blocked(),
+            "{p}"
+        );
+        assert!(
+            !Params {
+                precision: p,
+                share: 1,
+                ..base
+            }
+            .blocked(),
+            "{p}"
+        );
+    }
+    assert!(Params { share: 32, ..base }.blocked());
+}
+
 /// A forced chunk splits the arrays into aligned row ranges covering every
 /// row; a chunk smaller than one aligned row is an error naming `chunk`.
 #[test]
