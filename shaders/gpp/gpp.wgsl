@@ -153,8 +153,9 @@ const BLOCK_STEPS: u32 = 32u;
 // share 1), where df64 came to 69% of its tolerance on the published inputs
 // (H100). BLOCKED (injected; the host sets it above a length per precision)
 // sums blocks of BLOCK_STEPS steps apart and then adds the blocks. It is
-// not always on: its loop shape moved f64's time both ways by up to 40%
-// with the team size on the H100 (BENCHMARKS.md, 2026-11-26 (e)).
+// not always on: on the H100 its loop shape made f64 42% slower at wg 256
+// and share 16 (1% at wg 512), though f32 20% faster (BENCHMARKS.md,
+// 2026-11-26 (e)).
 fn gpp_accumulate(n1: u32, my_igp: u32, lane: u32) -> Acc3 {
     let m = dims.ncouls;
     // indinv[inv_igp_index[my_igp]] of the reference: (my_igp + 1) * ncouls / ngpown,
