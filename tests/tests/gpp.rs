@@ -8,8 +8,9 @@ use skylight_core::app::{Request, Timestamps};
 use skylight_core::error::Error;
 use skylight_core::registry;
 
-/// Runs every variant twice on the same inputs: the six output reals must
-/// match bit for bit (the reduction order is fixed). 8 x 16 x 1000 with
+/// Runs every variant twice on the same inputs (one team a workgroup, and
+/// 16): the six output reals must match bit for bit (the reduction order
+/// is fixed). 8 x 16 x 1000 with
 /// workgroups of 64 gives every invocation 15 or 16 plane waves, so both the
 /// pass-1 loop's unrolled steps (3 and 8 plane waves) and its tail run.
 #[test]
@@ -20,6 +21,7 @@ fn sums_are_bit_identical_run_to_run() {
         .set("size", "8,16,1000")
         .set("wg", "64")
         .set("unroll", "3,8")
+        .set("share", "1,16")
         .set("inputs", "random");
     let cases = app.cases(&req, &gpu.caps).expect("cases");
     assert!(!cases.is_empty());

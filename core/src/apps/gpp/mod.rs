@@ -44,7 +44,7 @@
 //! invocations each: the teams read the same `I_eps`/`wtilde` elements at
 //! about the same time, so the L1 cache serves all but one of them (at the
 //! default size on the H100 share 16 ran f64 14% and f32 10% faster than
-//! share 1; both are the default, so a run shows the difference). Teams
+//! share 1, and df64 no slower, so 16 is the default). Teams
 //! lengthen each invocation's chain of terms, so chains over 1024 terms
 //! (2048 in f64) are summed in blocks to bound their rounding. A second pass
 //! adds the partial sums in a fixed order, so the result is bit-identical
@@ -337,14 +337,17 @@ impl App for Gpp {
                 help: "plane waves per pass-1 loop step, written out (loads issued together; df64 renormalises its accumulators once a step); a comma list sweeps",
                 kind: ParamKind::UInt { min: 1, max: 16 },
                 // The best of f64 and df64 at wg 256 and share 16 on the
-                // H100 (BENCHMARKS.md, 2026-11-26 (e)); f32's at share 1.
+                // H100 (BENCHMARKS.md, 2026-11-26 (e)).
                 default: "6",
             },
             ParamSpec {
                 name: "share",
                 help: "bands a pass-1 workgroup sums side by side, in teams of wg/share invocations (a power of two): the teams read the same I_eps/wtilde elements together, so L1 serves all but one; a comma list sweeps",
                 kind: ParamKind::UInt { min: 1, max: 64 },
-                default: "1,16",
+                // Every precision's best on the H100 (BENCHMARKS.md,
+                // 2026-11-26 (e)); one value keeps `run all` as short as
+                // before `share` (both 1 and 16 cost it 50 s there).
+                default: "16",
             },
             ParamSpec {
                 name: "chunk",
@@ -489,7 +492,7 @@ fn check_wg(wg: u32, share: u32, reductions: &[Reduction], caps: &Capabilities) 
     if !share.is_power_of_two() || share > wg {
         return Err(Error::bad_param(
             "share",
-            format!("{share} is not a power of two up to wg ({wg})"),
+            format!("{share} must be a power of two no larger than wg ({wg})"),
         ));
     }
     if reductions.contains(&Reduction::Subgroup) && caps.subgroups && wg < caps.subgroup_size.1 {

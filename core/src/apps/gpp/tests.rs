@@ -84,9 +84,8 @@ fn cases_round_trip_through_params() {
         .set("unroll", "1,5")
         .precisions(&[Precision::F32]);
     let cases = Gpp.cases(&req, &caps).expect("cases");
-    assert_eq!(cases.len(), 2 * 2 * 2 * 2 * 2);
-    assert_eq!(cases[0].variant, "tree/xn/random/wg256/u1/s1");
-    assert_eq!(cases[1].variant, "tree/xn/random/wg256/u1/s16");
+    assert_eq!(cases.len(), 2 * 2 * 2 * 2);
+    assert_eq!(cases[0].variant, "tree/xn/random/wg256/u1/s16");
     assert_eq!(cases[0].text("size"), "16,32,256");
     for c in &cases {
         assert_eq!(&Params::try_from(c).expect("parses").case(), c);
