@@ -203,17 +203,18 @@ fn gpp_pair(wid: vec3<u32>, team: u32) -> vec2<u32> {
     return base + vec2<u32>(wid.x * SHARE + team, wid.y);
 }
 
-// Whether band n1 lies in this dispatch's chunk.
-fn gpp_in_chunk(n1: u32) -> bool {
-    return n1 - dims.n1_base < dims.n1_count;
+// Whether band n1 (a team's) lies in this dispatch's chunk. RAGGED
+// (injected) says whether any chunk's band count is not a multiple of
+// SHARE; without it every team has a band and the test is compiled out (a
+// branch around the loop cost 3% on an H100).
+fn gpp_has_band(n1: u32) -> bool {
+    return !RAGGED || n1 - dims.n1_base < dims.n1_count;
 }
 
 // A team's sums, zero for a team past the chunk's last band (which must
-// still meet its workgroup's barriers). RAGGED (injected) says whether any
-// chunk's band count is not a multiple of SHARE; without it the test is
-// compiled out (a branch around the loop cost 3% on an H100).
+// still meet its workgroup's barriers).
 fn gpp_team_sums(p: vec2<u32>, lane: u32) -> Acc3 {
-    if (!RAGGED || gpp_in_chunk(p.x)) {
+    if (gpp_has_band(p.x)) {
         return gpp_accumulate(p.x, p.y, lane);
     }
     return Acc3(c_zero(), c_zero(), c_zero());
@@ -246,7 +247,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     let p = gpp_pair(wid, lid / LANES);
     let acc = gpp_team_sums(p, lane);
     let s = Acc3(tree_sum(acc.a0, lid, LANES), tree_sum(acc.a1, lid, LANES), tree_sum(acc.a2, lid, LANES));
-    if (lane == 0u && (!RAGGED || gpp_in_chunk(p.x))) {
+    if (lane == 0u && gpp_has_band(p.x)) {
         gpp_store_partial(p.x * dims.ngpown + p.y, s);
     }
 }

@@ -47,7 +47,7 @@ fn main_sg(
     let p = gpp_pair(wid, lid / LANES);
     let acc = gpp_team_sums(p, lane);
     let s = Acc3(sg_sum(acc.a0, lid, sg_size), sg_sum(acc.a1, lid, sg_size), sg_sum(acc.a2, lid, sg_size));
-    if (lane == 0u && (!RAGGED || gpp_in_chunk(p.x))) {
+    if (lane == 0u && gpp_has_band(p.x)) {
         gpp_store_partial(p.x * dims.ngpown + p.y, s);
     }
 }

@@ -8,10 +8,10 @@ use skylight_core::app::{Request, Timestamps};
 use skylight_core::error::Error;
 use skylight_core::registry;
 
-/// Runs every variant twice on the same inputs (one team a workgroup, and
-/// 16): the six output reals must match bit for bit (the reduction order
-/// is fixed). 8 x 16 x 1000 with
-/// workgroups of 64 gives every invocation 15 or 16 plane waves, so both the
+/// Runs every variant twice on the same inputs: the six output reals must
+/// match bit for bit (the reduction order is fixed). 8 x 16 x 1000 in
+/// workgroups of 64 gives every invocation 15 or 16 plane waves at share 1
+/// (one team a workgroup) and 250 at share 16 (teams of 4), so both the
 /// pass-1 loop's unrolled steps (3 and 8 plane waves) and its tail run.
 #[test]
 fn sums_are_bit_identical_run_to_run() {
@@ -100,10 +100,10 @@ fn chunked_sums_equal_one_binding_sums_bit_for_bit() {
 }
 
 /// A workgroup's teams past a chunk's last band (9 bands in teams of 4,
-/// whole or in chunks of 4 rows) add nothing and store nothing: every
-/// partial is poisoned first, so one left unwritten or written twice would
-/// fail the check, and teams of any width, down to 2 invocations (less than
-/// a subgroup), give the host's sums.
+/// whole or in chunks of 4 rows) add nothing and store nothing, while the
+/// teams with a band still write theirs: every partial is poisoned first,
+/// so one left unwritten would fail the check. Teams of any width, down to
+/// 2 invocations (less than a subgroup), give the host's sums.
 #[test]
 fn ragged_teams_and_every_team_width_validate() {
     let gpu = skylight_tests::gpu();

@@ -249,11 +249,9 @@ impl Params {
             .param("share", self.share)
             .param("chunk", self.chunk)
     }
-}
 
-impl Params {
     /// Terms each pass-1 invocation adds in its sums: M over its team.
-    pub fn chain(&self) -> u64 {
+    fn chain(&self) -> u64 {
         self.dims.ncouls.div_ceil(u64::from(self.wg / self.share))
     }
 
