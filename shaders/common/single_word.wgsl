@@ -6,7 +6,7 @@ fn r_norm(a: Real) -> Real { return a; }
 fn r_mul_raw(a: Real, b: Real) -> Real { return a * b; }
 fn r_fma_raw(a: Real, b: Real, c: Real) -> Real { return fma(a, b, c); }
 fn r_recip_raw(a: Real) -> Real { return r_recip(a); }
-fn r_sub_sloppy(a: Real, b: Real) -> Real { return a - b; }
+fn r_sub_sloppy_raw(a: Real, b: Real) -> Real { return a - b; }
 // Several reciprocals are cheaper as one reciprocal of their product and a
 // few products (Montgomery's trick): a reciprocal costs more than five products.
 const R_BATCH_RECIP: bool = true;

@@ -85,15 +85,16 @@ fn gpp_recips(d0: Real, d1: Real, d2: Real) -> Real3 {
 //
 // In df64 every value is a multiplicand or addend of the next product, so
 // nothing is renormalised (the `_raw` forms, three operations each fewer;
-// the accumulators every UNROLL terms), and r_i is a sloppy difference, whose
-// absolute error is what wx_i and wt.re already carry in their last bits.
+// the accumulators every UNROLL terms), and r_i is a sloppy difference, also
+// raw, whose absolute error is what wx_i and wt.re already carry in their
+// last bits.
 // An exact emulation of this arithmetic gives the same per-term error as
 // the fully normalised form (worst ~7 u^2 of the uncancelled magnitude).
 fn gpp_add_terms(acc: ptr<function, Acc3>, wx: Real3, wt: Complex, t: Complex) {
     let im2 = r_mul_raw(wt.im, wt.im);
-    let r0 = r_sub_sloppy(wx.v0, wt.re);
-    let r1 = r_sub_sloppy(wx.v1, wt.re);
-    let r2 = r_sub_sloppy(wx.v2, wt.re);
+    let r0 = r_sub_sloppy_raw(wx.v0, wt.re);
+    let r1 = r_sub_sloppy_raw(wx.v1, wt.re);
+    let r2 = r_sub_sloppy_raw(wx.v2, wt.re);
     let inv = gpp_recips(r_fma_raw(r0, r0, im2), r_fma_raw(r1, r1, im2), r_fma_raw(r2, r2, im2));
     let it = Complex(r_neg(r_mul_raw(wt.im, t.im)), r_mul_raw(wt.im, t.re));
     (*acc).a0 = gpp_term(r0, inv.v0, t, it, (*acc).a0);
