@@ -178,6 +178,16 @@ fn r_fma_raw(a: Real, b: Real, c: Real) -> Real {
 
 fn r_fma(a: Real, b: Real, c: Real) -> Real { return r_norm(r_fma_raw(a, b, c)); }
 
+// a^2 + c for c >= 0, raw: r_fma_raw(a, a, c) with one operation fewer.
+// Both addends of the high sum are then non-negative, so taking them as
+// (max, min) meets Fast2Sum's condition, and two selections and Fast2Sum
+// replace TwoSum's six operations.
+fn r_sq_add_raw(a: Real, c: Real) -> Real {
+    let p = df_two_prod(a.hi, a.hi);
+    let s = df_fast_two_sum(max(p.hi, c.hi), min(p.hi, c.hi));
+    return Real(s.hi, df_g(df_g(df_g(df_cross_add(a, a, p.lo)) + c.lo) + s.lo));
+}
+
 fn r_abs(a: Real) -> Real {
     if (a.hi < 0.0) { return r_neg(a); }
     return a;

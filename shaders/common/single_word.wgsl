@@ -5,6 +5,7 @@
 fn r_norm(a: Real) -> Real { return a; }
 fn r_mul_raw(a: Real, b: Real) -> Real { return a * b; }
 fn r_fma_raw(a: Real, b: Real, c: Real) -> Real { return fma(a, b, c); }
+fn r_sq_add_raw(a: Real, c: Real) -> Real { return fma(a, a, c); }
 fn r_recip_raw(a: Real) -> Real { return r_recip(a); }
 fn r_sub_sloppy_raw(a: Real, b: Real) -> Real { return a - b; }
 // Several reciprocals are cheaper as one reciprocal of their product and a

@@ -95,7 +95,7 @@ fn gpp_add_terms(acc: ptr<function, Acc3>, wx: Real3, wt: Complex, t: Complex) {
     let r0 = r_sub_sloppy_raw(wx.v0, wt.re);
     let r1 = r_sub_sloppy_raw(wx.v1, wt.re);
     let r2 = r_sub_sloppy_raw(wx.v2, wt.re);
-    let inv = gpp_recips(r_fma_raw(r0, r0, im2), r_fma_raw(r1, r1, im2), r_fma_raw(r2, r2, im2));
+    let inv = gpp_recips(r_sq_add_raw(r0, im2), r_sq_add_raw(r1, im2), r_sq_add_raw(r2, im2));
     let it = Complex(r_neg(r_mul_raw(wt.im, t.im)), r_mul_raw(wt.im, t.re));
     (*acc).a0 = gpp_term(r0, inv.v0, t, it, (*acc).a0);
     (*acc).a1 = gpp_term(r1, inv.v1, t, it, (*acc).a1);
