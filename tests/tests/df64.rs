@@ -32,14 +32,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     // raw value consumed by the next product.
     out[10u * n + i] = r_store(r_mul_raw(x, y));
     out[11u * n + i] = r_store(r_fma_raw(x, y, r_neg(y)));
-    out[12u * n + i] = r_store(r_sub_sloppy(x, y));
+    out[12u * n + i] = r_store(r_sub_sloppy_raw(x, y));
     out[13u * n + i] = r_store(r_recip_raw(y));
     out[14u * n + i] = r_store(r_fma(r_fma_raw(x, y, r_neg(y)), r_recip_raw(y), x));
+    out[15u * n + i] = r_store(r_sq_add_raw(x, y));
+    out[16u * n + i] = r_store(r_mul(r_sub_sloppy_raw(x, y), y));
 }
 "#;
 
 /// Results per input pair of [`KERNEL`].
-const OPS: usize = 15;
+const OPS: usize = 17;
 
 /// [`KERNEL`]'s results in precision `p`, op by op (`OPS` blocks of `x.len()`).
 fn run_in(p: Precision, x: &[f64], y: &[f64]) -> Vec<f64> {
@@ -141,12 +143,19 @@ fn df64_ops_match_f64() {
         ("recip(x)", |a, _| 1.0 / a, |a, _| (1.0 / a).abs()),
         ("mul_raw", |a, b| a * b, |a, b| (a * b).abs()),
         ("fma_raw(x, y, -y)", |a, b| a.mul_add(b, -b), fma_scale),
-        ("sub_sloppy", |a, b| a - b, sum_scale),
+        ("sub_sloppy_raw", |a, b| a - b, sum_scale),
         ("recip_raw(y)", |_, b| 1.0 / b, |_, b| 1.0 / b),
         (
             "fma(fma_raw(x, y, -y), recip_raw(y), x)",
             |a, b| (a * b - b) / b + a,
             |a, b| fma_scale(a, b) / b + a.abs(),
+        ),
+        // y > 0 here, as the squared distance's addend is.
+        ("sq_add_raw(x, y)", |a, b| a.mul_add(a, b), |a, b| a * a + b),
+        (
+            "sub_sloppy_raw(x, y) y",
+            |a, b| (a - b) * b,
+            |a, b| sum_scale(a, b) * b,
         ),
     ];
     for (k, (name, f, magnitude)) in ops.iter().enumerate() {
