@@ -173,7 +173,10 @@ fn gpp_accumulate(n1: u32, my_igp: u32, lane: u32) -> Acc3 {
     var ig = lane;
     if (BLOCKED) {
         // Whole blocks of BLOCK_STEPS steps, each summed on its own, then
-        // the rest as one chain.
+        // the rest as one chain. The block's loop has a fixed trip count:
+        // gpp_chain over each block's range instead (one loop form for
+        // both) made df64 1.3% and f32's tree 1.5% slower on the H100
+        // (BENCHMARKS.md, 2026-11-26 (f), call 10).
         var total = Acc3(c_zero(), c_zero(), c_zero());
         for (; ig + (BLOCK_STEPS * UNROLL - 1u) * LANES < m; ) {
             var blk = Acc3(c_zero(), c_zero(), c_zero());

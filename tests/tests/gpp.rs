@@ -60,6 +60,16 @@ fn sums(gpu: &skylight_core::gpu::Gpu, case: &skylight_core::app::Case) -> (Vec<
     (out.into_iter().next().expect("achtemp"), chunks)
 }
 
+/// Runs every case of `req` (at least one) through [`sums`]' host check.
+fn every_case_passes(gpu: &skylight_core::gpu::Gpu, req: &Request) {
+    let app = registry::find("gpp").expect("gpp");
+    let cases = app.cases(req, &gpu.caps).expect("cases");
+    assert!(!cases.is_empty());
+    for case in &cases {
+        sums(gpu, case);
+    }
+}
+
 /// Arrays over the binding limit run a chunk of rows per dispatch. Forced
 /// here on the small size (16 x 32 x 256; 5 rows a binding: 4 x 7 chunk
 /// pairs; a workgroup takes 16 bands, so every chunk's is ragged): on
@@ -107,7 +117,6 @@ fn chunked_sums_equal_one_binding_sums_bit_for_bit() {
 #[test]
 fn ragged_teams_and_every_team_width_validate() {
     let gpu = skylight_tests::gpu();
-    let app = registry::find("gpp").expect("gpp");
     for p in skylight_tests::precisions(&gpu) {
         let row = 2 * 256 * p.real_bytes();
         for (chunk, shares) in [(0, "4,32"), (4 * row, "4,2")] {
@@ -118,9 +127,7 @@ fn ragged_teams_and_every_team_width_validate() {
                 .set("chunk", chunk.to_string())
                 .set("inputs", "random")
                 .precisions(&[p]);
-            for case in app.cases(&req, &gpu.caps).expect("cases") {
-                sums(&gpu, &case);
-            }
+            every_case_passes(&gpu, &req);
         }
     }
 }
@@ -131,7 +138,6 @@ fn ragged_teams_and_every_team_width_validate() {
 #[test]
 fn long_chains_sum_in_blocks() {
     let gpu = skylight_tests::gpu();
-    let app = registry::find("gpp").expect("gpp");
     let req = Request::default()
         .set("size", "2,3,8192")
         .set("wg", "64")
@@ -139,11 +145,7 @@ fn long_chains_sum_in_blocks() {
         .set("reduction", "tree")
         .set("order", "nx")
         .precisions(&skylight_tests::precisions(&gpu));
-    let cases = app.cases(&req, &gpu.caps).expect("cases");
-    assert!(!cases.is_empty());
-    for case in &cases {
-        sums(&gpu, case);
-    }
+    every_case_passes(&gpu, &req);
 }
 
 /// A binding smaller than one row (M complex) cannot run: a clean error
