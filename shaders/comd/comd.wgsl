@@ -71,9 +71,10 @@ fn cell_coords(cell: u32) -> vec3<u32> { return vec3<u32>(cell % NCX, (cell / NC
 struct Neighbour { cell: u32, shift: array<Real, 3> }
 
 // `neighbour`, `add_force` and `store_force` come from comd/axes_loop.wgsl
-// or comd/axes_unrolled.wgsl, and force_cell's candidate test
-// `staged_hits` from comd/hits_four.wgsl or comd/hits_one.wgsl, chosen by
-// precision (see `axes_source` and `hits_source`).
+// or comd/axes_unrolled.wgsl, and force_cell's candidate test (`Probe`,
+// `probe_of`, `stage_probe`, `staged_hits`, `take_hit`) from
+// comd/hits_four.wgsl or comd/hits_coarse.wgsl, chosen by precision (see
+// `axes_source` and `candidate_test`).
 
 fn threads(nwg: vec3<u32>) -> u32 { return nwg.x * nwg.y * WG; }
 
@@ -365,10 +366,23 @@ fn scan_neighbours(k: vec3<u32>, lid: u32, box: array<Real, 3>) {
     workgroupBarrier();
 }
 
+// The lower corner of cell k, near enough: the coarse candidate test only
+// measures from it to keep its f32 coordinates small.
+fn cell_corner(k: vec3<u32>, box: array<Real, 3>) -> array<Real, 3> {
+    return array<Real, 3>(
+        r_from_f32(f32(k.x) * r_to_f32(box[0]) / f32(NCX)),
+        r_from_f32(f32(k.y) * r_to_f32(box[1]) / f32(NCY)),
+        r_from_f32(f32(k.z) * r_to_f32(box[2]) / f32(NCZ)),
+    );
+}
+
 // Stages neighbour cells first..stop, each atom moved to its periodic
-// image and packed without gaps from the stage's start.
-fn stage_round(first: u32, stop: u32, lid: u32) {
+// image and packed without gaps from the stage's start, with what the
+// candidate test reads of it.
+fn stage_round(first: u32, stop: u32, lid: u32, cell: u32, box: array<Real, 3>) {
     let base = stage_pre[first];
+    // Found again each round rather than held in registers through them.
+    let corner = cell_corner(cell_coords(cell), box);
     for (var t = lid; t < (stop - first) * CAP; t += WG) {
         let n = first + t / CAP;
         let s = t % CAP;
@@ -377,21 +391,24 @@ fn stage_round(first: u32, stop: u32, lid: u32) {
             let rj = load_slot(stage_cell[n] * CAP + s);
             let shift = stage_shift[n];
             let m = packed - base;
-            scratch[m] = array<Real, 3>(r_add(rj[0], shift[0]), r_add(rj[1], shift[1]), r_add(rj[2], shift[2]));
+            let image = array<Real, 3>(r_add(rj[0], shift[0]), r_add(rj[1], shift[1]), r_add(rj[2], shift[2]));
+            scratch[m] = image;
+            stage_probe(m, image, corner);
         }
     }
 }
 
-// Tests atom i at ri against every parts-th of the `staged` staged atoms
-// from `part` on and interacts with the hits; `me` is atom i's own place
-// among them (past the stage when its cell is in another round).
-fn interact_staged(acc: ptr<function, Acc>, lj: Lj, ri: array<Real, 3>, staged: u32, me: u32, part: u32, parts: u32) {
+// Tests atom i at ri (its probe for the candidate test) against every
+// parts-th of the `staged` staged atoms from `part` on and interacts with
+// the hits (`take_hit`); `me` is atom i's own place among them (past the
+// stage when its cell is in another round).
+fn interact_staged(acc: ptr<function, Acc>, lj: Lj, ri: array<Real, 3>, probe: Probe, staged: u32, me: u32, part: u32, parts: u32) {
     for (var m0 = part; m0 < staged; m0 += 32u * parts) {
-        var hits = staged_hits(lj, ri, m0, staged, me, parts);
+        var hits = staged_hits(lj, probe, m0, staged, me, parts);
         while (hits != 0u) {
             let b = firstTrailingBit(hits);
             hits &= hits - 1u;
-            interact(acc, lj, offset(ri, staged_pos(m0 + b * parts)));
+            take_hit(acc, lj, offset(ri, staged_pos(m0 + b * parts)));
         }
     }
 }
@@ -412,17 +429,18 @@ fn force_cell(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
         let busy = part < parts && a < own;
         var ri = array<Real, 3>(r_zero(), r_zero(), r_zero());
         if (busy) { ri = load_slot(cell * CAP + a); }
+        let probe = probe_of(ri, cell_corner(k, lj.box));
         var acc = acc_zero();
         let rounds = workgroupUniformLoad(&stage_rounds);
         for (var r = 0u; r < rounds; r++) {
             let first = stage_stops[r];
             let stop = stage_stops[r + 1u];
-            stage_round(first, stop, lid);
+            stage_round(first, stop, lid, cell, lj.box);
             let base = stage_pre[first];
             let mine = first <= 13u && 13u < stop;
             let me = select(STAGE, stage_pre[13u] - base + a, mine);
             workgroupBarrier();
-            if (busy) { interact_staged(&acc, lj, ri, stage_pre[stop] - base, me, part, parts); }
+            if (busy) { interact_staged(&acc, lj, ri, probe, stage_pre[stop] - base, me, part, parts); }
             workgroupBarrier();
         }
         put_partial(lid, acc);

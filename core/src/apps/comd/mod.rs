@@ -39,13 +39,19 @@ fn axes_source(p: Precision) -> &'static str {
     }
 }
 
-/// comd's candidate test in the cell mapping for `p`: four candidates a
-/// step where that is fast, one where lavapipe would take minutes to build
-/// the kernel (each file says why).
-fn hits_source(p: Precision) -> &'static str {
+/// comd's candidate test in the cell mapping for `p`, and the workgroup
+/// bytes it stages per neighbour atom beside the position: exact on the
+/// staged positions in f32 and f64; in df64 an f32 filter on an f32 copy of
+/// each, whose hits are tested again in df64 (each file says why).
+fn candidate_test(p: Precision) -> (&'static str, u64) {
     match p {
-        Precision::F32 | Precision::F64 => include_str!("../../../../shaders/comd/hits_four.wgsl"),
-        Precision::Df64 => include_str!("../../../../shaders/comd/hits_one.wgsl"),
+        Precision::F32 | Precision::F64 => {
+            (include_str!("../../../../shaders/comd/hits_four.wgsl"), 0)
+        }
+        Precision::Df64 => (
+            include_str!("../../../../shaders/comd/hits_coarse.wgsl"),
+            16,
+        ),
     }
 }
 
@@ -410,7 +416,7 @@ fn spec(
         .with_u32("SLOT_DIM_STRIDE", layout.stride(slots).1)
         .with_include(sources::GRID)
         .with_include(axes_source(p))
-        .with_include(hits_source(p))
+        .with_include(candidate_test(p).0)
 }
 
 /// The initial system of a case, in f64 (positions and velocities rounded

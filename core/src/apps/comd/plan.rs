@@ -101,9 +101,12 @@ impl Plan {
             }
             // comd.wgsl's force_cell: its scratch, the partial energies,
             // 28 prefix sums, the 27 neighbour cells with their shifts (3
-            // reals each), 28 round ends and the round count.
+            // reals each), 28 round ends and the round count; and what the
+            // candidate test stages beside each position.
             let places = u64::from(scratch_places(stage, wg));
-            let staged = (places * 3 + u64::from(wg) + 27 * 3) * rb + (28 + 27 + 28 + 1) * 4;
+            let staged = (places * 3 + u64::from(wg) + 27 * 3) * rb
+                + (28 + 27 + 28 + 1) * 4
+                + u64::from(stage) * super::candidate_test(params.precision).1;
             if staged > caps.max_workgroup_storage as u64 {
                 return Err(Error::OverLimit {
                     limit: "max_compute_workgroup_storage_size",
