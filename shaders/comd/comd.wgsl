@@ -73,8 +73,9 @@ struct Neighbour { cell: u32, shift: array<Real, 3> }
 // `neighbour`, `add_force` and `store_force` come from comd/axes_loop.wgsl
 // or comd/axes_unrolled.wgsl, and force_cell's candidate test (`Probe`,
 // `probe_of`, `stage_probe`, `staged_hits`, `take_hit`) from
-// comd/hits_four.wgsl or comd/hits_coarse.wgsl, chosen by precision (see
-// `axes_source` and `candidate_test`).
+// comd/hits_four.wgsl or comd/hits_coarse.wgsl, and how it takes its hits
+// (`take_hits`) from comd/take_one.wgsl or comd/take_two.wgsl, chosen by
+// precision (see `axes_source` and `cell_form`).
 
 fn threads(nwg: vec3<u32>) -> u32 { return nwg.x * nwg.y * WG; }
 
@@ -228,16 +229,28 @@ fn dist2(d: array<Real, 3>) -> Real { return r_fma(d[0], d[0], r_fma(d[1], d[1],
 fn inside(lj: Lj, d: array<Real, 3>) -> bool { return r_lt(dist2(d), lj.rc2); }
 
 // The pair term of atom i with a neighbour at offset d inside the cutoff.
-fn interact(acc: ptr<function, Acc>, lj: Lj, d: array<Real, 3>) {
+// The pair term of atom i with a neighbour at offset d inside the cutoff:
+// the force on atom i is s d, and e the pair's energy.
+struct PairTerm { s: Real, e: Real }
+
+fn pair_term(lj: Lj, d: array<Real, 3>) -> PairTerm {
     let ir2 = r_recip(dist2(d));
     let s2 = r_mul(lj.sigma2, ir2);
     let s6 = r_mul(s2, r_mul(s2, s2));
     // phi = 4 eps s6 (s6 - 1) - shift; F_i = -24 eps s6 (2 s6 - 1) / r^2 * d
     let e = r_sub(r_mul(r_mul(lj.eps4, s6), r_sub(s6, r_one())), lj.shift);
     let fr = r_mul(r_mul(r_mul(lj.eps24, s6), r_fma(r_from_f32(2.0), s6, r_neg(r_one()))), ir2);
-    add_force(acc, r_neg(fr), d);
-    (*acc).e = r_fma(r_from_f32(0.5), e, (*acc).e);
+    return PairTerm(r_neg(fr), e);
 }
+
+// acc gains pair term t of the neighbour at offset d (half its energy).
+fn add_term(acc: ptr<function, Acc>, t: PairTerm, d: array<Real, 3>) {
+    add_force(acc, t.s, d);
+    (*acc).e = r_fma(r_from_f32(0.5), t.e, (*acc).e);
+}
+
+// acc gains the pair term of a neighbour at offset d inside the cutoff.
+fn interact(acc: ptr<function, Acc>, lj: Lj, d: array<Real, 3>) { add_term(acc, pair_term(lj, d), d); }
 
 // Whether the force kernels also give the step's closing half kick
 // (coefficient 13, set for the step's runs): one flag read at run time
@@ -400,16 +413,12 @@ fn stage_round(first: u32, stop: u32, lid: u32, cell: u32, box: array<Real, 3>) 
 
 // Tests atom i at ri (its probe for the candidate test) against every
 // parts-th of the `staged` staged atoms from `part` on and interacts with
-// the hits (`take_hit`); `me` is atom i's own place among them (past the
-// stage when its cell is in another round).
+// the hits (`take_hits`, one or two a step); `me` is atom i's own place
+// among them (past the stage when its cell is in another round).
 fn interact_staged(acc: ptr<function, Acc>, lj: Lj, ri: array<Real, 3>, probe: Probe, staged: u32, me: u32, part: u32, parts: u32) {
     for (var m0 = part; m0 < staged; m0 += 32u * parts) {
         var hits = staged_hits(lj, probe, m0, staged, me, parts);
-        while (hits != 0u) {
-            let b = firstTrailingBit(hits);
-            hits &= hits - 1u;
-            take_hit(acc, lj, offset(ri, staged_pos(m0 + b * parts)));
-        }
+        while (hits != 0u) { take_hits(acc, lj, ri, &hits, m0, parts); }
     }
 }
 

@@ -39,19 +39,39 @@ fn axes_source(p: Precision) -> &'static str {
     }
 }
 
-/// comd's candidate test in the cell mapping for `p`, and the workgroup
-/// bytes it stages per neighbour atom beside the position: exact on the
-/// staged positions in f32 and f64; in df64 an f32 filter on an f32 copy of
-/// each, whose hits are tested again in df64 (each file says why).
-fn candidate_test(p: Precision) -> (&'static str, u64) {
+/// How the cell mapping's force tests its candidates and takes its hits,
+/// by precision (each file says why).
+struct CellForm {
+    /// The candidate test: exact on the staged positions, or an f32 filter
+    /// whose hits are tested again.
+    test: &'static str,
+    /// Hits taken one or two a step.
+    take: &'static str,
+    /// Workgroup bytes the test stages per neighbour atom beside its position.
+    probe_bytes: u64,
+}
+
+/// The cell force's form for `p`: the exact test in f32 and f64, the f32
+/// filter in df64; hits two a step in f64.
+fn cell_form(p: Precision) -> CellForm {
+    let exact = include_str!("../../../../shaders/comd/hits_four.wgsl");
+    let one = include_str!("../../../../shaders/comd/take_one.wgsl");
     match p {
-        Precision::F32 | Precision::F64 => {
-            (include_str!("../../../../shaders/comd/hits_four.wgsl"), 0)
-        }
-        Precision::Df64 => (
-            include_str!("../../../../shaders/comd/hits_coarse.wgsl"),
-            16,
-        ),
+        Precision::F32 => CellForm {
+            test: exact,
+            take: one,
+            probe_bytes: 0,
+        },
+        Precision::F64 => CellForm {
+            test: exact,
+            take: include_str!("../../../../shaders/comd/take_two.wgsl"),
+            probe_bytes: 0,
+        },
+        Precision::Df64 => CellForm {
+            test: include_str!("../../../../shaders/comd/hits_coarse.wgsl"),
+            take: one,
+            probe_bytes: 16,
+        },
     }
 }
 
@@ -284,7 +304,7 @@ impl App for Comd {
             },
             ParamSpec {
                 name: "stage",
-                help: "neighbour atoms the cell mapping stages at once, in rounds of whole cells; at least a cell's slots (0: 3 KiB of positions, 256 atoms in f32 and 128 in f64 and df64)",
+                help: "neighbour atoms the cell mapping stages at once, in rounds of whole cells; at least a cell's slots (0: 256 atoms in f32, 192 in f64, 128 in df64)",
                 kind: ParamKind::UInt {
                     min: 0,
                     max: 1 << 16,
@@ -416,7 +436,8 @@ fn spec(
         .with_u32("SLOT_DIM_STRIDE", layout.stride(slots).1)
         .with_include(sources::GRID)
         .with_include(axes_source(p))
-        .with_include(candidate_test(p).0)
+        .with_include(cell_form(p).test)
+        .with_include(cell_form(p).take)
 }
 
 /// The initial system of a case, in f64 (positions and velocities rounded

@@ -9,15 +9,23 @@ use crate::gpu::dispatch_shape;
 use crate::gpu::resources::check_size;
 use crate::precision::Precision;
 
-/// Bytes of positions `force_cell` stages at once where the case leaves
-/// `stage` at 0: 256 atoms in f32, 128 in f64 and df64 (or a cell's slots
-/// where more). Workgroup memory, not registers, limits how many workgroups
-/// an H100 SM holds for this kernel (8.5 KiB more per workgroup made it
-/// 1.8x slower), and the 27 neighbour cells hold about 470 atoms at CoMD's
-/// density, so it stages them in two to four rounds of whole cells. On the
-/// H100 at 2,048,000 atoms these were the best at wg 128 (f32 1.370 ms,
-/// f64 1.996; BENCHMARKS.md, 2026-11-26 b).
-const DEFAULT_STAGE_BYTES: u64 = 3072;
+/// Neighbour atoms `force_cell` stages at once where the case leaves
+/// `stage` at 0 (or a cell's slots where more): 256 in f32, 192 in f64, 128
+/// in df64. Workgroup memory and registers, both of which grow with the
+/// stage, limit how many workgroups an H100 SM holds for this kernel (8.5
+/// KiB more per workgroup made it 1.8x slower), and the 27 neighbour cells
+/// hold about 470 atoms at CoMD's density, so it stages them in two to four
+/// rounds of whole cells. On the H100 at 2,048,000 atoms these were the
+/// best at wg 128: f32 1.370 ms (BENCHMARKS.md, 2026-11-26 b), f64 with its
+/// hits two a step 1.952 ms (against 2.000 at 128 and 1.989 at 256),
+/// df64 with its f32 filter 6.13 ms (6.73 at 256; 2026-11-26 g).
+fn default_stage_atoms(p: Precision) -> u32 {
+    match p {
+        Precision::F32 => 256,
+        Precision::F64 => 192,
+        Precision::Df64 => 128,
+    }
+}
 
 /// Neighbour atoms `force_cell` stages at once: `requested`, or where it is
 /// 0 the default for `p` (at least `cap`). An explicit stage under a cell's
@@ -34,9 +42,9 @@ pub(super) fn stage_atoms(requested: u32, p: Precision, cap: u32) -> Result<u32>
 }
 
 /// The default stage for `p` with cells of `cap` slots (see
-/// [`DEFAULT_STAGE_BYTES`]).
+/// [`default_stage_atoms`]).
 pub(super) fn default_stage(p: Precision, cap: u32) -> u32 {
-    ((DEFAULT_STAGE_BYTES / (3 * p.real_bytes())) as u32).max(cap)
+    default_stage_atoms(p).max(cap)
 }
 
 /// Places (three reals each) of `force_cell`'s scratch: the stage during
@@ -106,7 +114,7 @@ impl Plan {
             let places = u64::from(scratch_places(stage, wg));
             let staged = (places * 3 + u64::from(wg) + 27 * 3) * rb
                 + (28 + 27 + 28 + 1) * 4
-                + u64::from(stage) * super::candidate_test(params.precision).1;
+                + u64::from(stage) * super::cell_form(params.precision).probe_bytes;
             if staged > caps.max_workgroup_storage as u64 {
                 return Err(Error::OverLimit {
                     limit: "max_compute_workgroup_storage_size",

@@ -146,7 +146,23 @@ fn plans_cover_the_system_and_check_the_limits() {
         Err(Error::BadParameter { name, .. }) => assert_eq!(name, "stage"),
         other => panic!("{other:?}"),
     }
-    // The default: 3 KiB of positions, and never under a cell's slots.
+    // df64's candidate filter stages 16 bytes more per atom: 448 atoms fit
+    // 16 KiB in f64 (13,784 bytes) but not in df64 (20,952).
+    let filtered = |precision: Precision| {
+        let params = Params {
+            stage: 448,
+            precision,
+            wg: 256,
+            ..whole
+        };
+        Plan::new(&params, &caps(), [3, 3, 3], 32)
+    };
+    assert!(filtered(Precision::F64).is_ok());
+    assert!(matches!(
+        filtered(Precision::Df64),
+        Err(Error::OverLimit { needed: 20952, .. })
+    ));
+    // The default by precision, and never under a cell's slots.
     let default_stage = |precision: Precision, cap: u32| {
         let params = Params {
             stage: 0,
@@ -158,7 +174,8 @@ fn plans_cover_the_system_and_check_the_limits() {
             .expect("plan")
             .stage
     };
-    assert_eq!(default_stage(Precision::F64, 32), 128);
+    assert_eq!(default_stage(Precision::F64, 32), 192);
+    assert_eq!(default_stage(Precision::Df64, 32), 128);
     assert_eq!(default_stage(Precision::F32, 32), 256);
     assert_eq!(default_stage(Precision::F64, 200), 200);
     let tiny = Capabilities {
