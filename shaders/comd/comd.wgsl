@@ -72,7 +72,7 @@ struct Neighbour { cell: u32, shift: array<Real, 3> }
 
 // `neighbour`, `add_force` and `store_force` come from comd/axes_loop.wgsl
 // or comd/axes_unrolled.wgsl, and force_cell's candidate test (`Probe`,
-// `probe_of`, `stage_probe`, `staged_hits`, `take_hit`) from
+// `probe_of`, `stage_probe`, `staged_hit`, `take_hit`) from
 // comd/hits_four.wgsl or comd/hits_coarse.wgsl, and how it takes its hits
 // (`take_hits`) from comd/take_one.wgsl or comd/take_two.wgsl, chosen by
 // precision (see `axes_source` and `cell_form`).
@@ -409,6 +409,25 @@ fn stage_round(first: u32, stop: u32, lid: u32, cell: u32, box: array<Real, 3>) 
             stage_probe(m, image, corner);
         }
     }
+}
+
+// Bit b: staged atom m0 + b * parts may be a neighbour of atom i (b < 32),
+// by the candidate test's `staged_hit`. Four candidates a step with no
+// branch between their loads and tests, so that their latencies overlap
+// (on the H100 12% and 7% faster in f32 and f64 than one candidate a step
+// with a branch, BENCHMARKS.md 2026-11-25 b).
+fn staged_hits(lj: Lj, probe: Probe, m0: u32, staged: u32, me: u32, parts: u32) -> u32 {
+    var hits = 0u;
+    for (var b = 0u; b < 32u; b += 4u) {
+        let m = m0 + b * parts;
+        if (m >= staged) { break; }
+        let four = staged_hit(lj, probe, m, staged, me)
+            | (staged_hit(lj, probe, m + parts, staged, me) << 1u)
+            | (staged_hit(lj, probe, m + 2u * parts, staged, me) << 2u)
+            | (staged_hit(lj, probe, m + 3u * parts, staged, me) << 3u);
+        hits |= four << b;
+    }
+    return hits;
 }
 
 // Tests atom i at ri (its probe for the candidate test) against every

@@ -34,26 +34,10 @@ fn stage_probe(m: u32, rj: array<Real, 3>, corner: array<Real, 3>) { coarse[m] =
 // and is not atom i itself (its place `me`), else 0, also for m past the
 // `staged` atoms: the copy is read at a clamped place, so no branch guards
 // the load.
-fn staged_hit(cut2: f32, probe: Probe, m: u32, staged: u32, me: u32) -> u32 {
+fn staged_hit(lj: Lj, probe: Probe, m: u32, staged: u32, me: u32) -> u32 {
     let d = coarse[min(m, STAGE - 1u)] - probe;
-    return select(0u, 1u, (dot(d, d) < cut2) & (m < staged) & (m != me));
-}
-
-// Bit b: staged atom m0 + b * parts may be a neighbour of atom i (b < 32),
-// four candidates a step with no branch between their loads and tests.
-fn staged_hits(lj: Lj, probe: Probe, m0: u32, staged: u32, me: u32, parts: u32) -> u32 {
-    let cut2 = r_to_f32(lj.rc2) * (1.0 + 1.0 / 4096.0);
-    var hits = 0u;
-    for (var b = 0u; b < 32u; b += 4u) {
-        let m = m0 + b * parts;
-        if (m >= staged) { break; }
-        let four = staged_hit(cut2, probe, m, staged, me)
-            | (staged_hit(cut2, probe, m + parts, staged, me) << 1u)
-            | (staged_hit(cut2, probe, m + 2u * parts, staged, me) << 2u)
-            | (staged_hit(cut2, probe, m + 3u * parts, staged, me) << 3u);
-        hits |= four << b;
-    }
-    return hits;
+    let near = dot(d, d) < r_to_f32(lj.rc2) * (1.0 + 1.0 / 4096.0);
+    return select(0u, 1u, near & (m < staged) & (m != me));
 }
 
 // A hit of the filter may lie just outside the cutoff: tested again.
