@@ -127,12 +127,20 @@ fn drifted(r: array<Real, 3>, v: array<Real, 3>) -> array<Real, 3> {
     );
 }
 
-// Atom i, at r, takes a slot in the cell it is in.
+// Atom i, at r, takes a slot in the cell it is in, and the slot a copy of
+// its position (the stored form, bit for bit as in pos): the gather into
+// cell order costs no pass of its own, as r is in registers here.
 fn bin_at(i: u32, r: array<Real, 3>) {
     let k = cell_index(cell_of(r));
     let slot = atomicAdd(&cell_count[k], 1u);
     atomicMax(&status[0], slot + 1u);
-    if (slot < CAP) { cell_atoms[k * CAP + slot] = i; }
+    if (slot < CAP) {
+        let t = k * CAP + slot;
+        cell_atoms[t] = i;
+        cpos[slot_at(t, 0u)] = r_store(r[0]);
+        cpos[slot_at(t, 1u)] = r_store(r[1]);
+        cpos[slot_at(t, 2u)] = r_store(r[2]);
+    }
     cell_atoms[NSLOTS + i] = k;
 }
 
@@ -160,7 +168,8 @@ fn clear_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
     }
 }
 
-// Redistribution, part 2: every atom takes a slot in the cell it is in.
+// Redistribution, part 2: every atom takes a slot in the cell it is in,
+// and the slot a copy of its position.
 @compute @workgroup_size(WG)
 fn bin_atoms(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     for (var i = linear_id(gid, nwg); i < NATOMS; i += threads(nwg)) {
@@ -170,7 +179,7 @@ fn bin_atoms(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
 
 // The step's half kick, drift and binning in one pass (the step runs
 // clear_cells before it): each atom's velocity and position are read once
-// and its new position binned from registers.
+// and its new position binned and copied into cell order from registers.
 @compute @workgroup_size(WG)
 fn advance_bin(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     for (var i = linear_id(gid, nwg); i < NATOMS; i += threads(nwg)) {
@@ -179,21 +188,6 @@ fn advance_bin(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
         store_vel(i, v);
         store_pos(i, r);
         bin_at(i, r);
-    }
-}
-
-// Redistribution, part 3: every occupied slot takes a copy of its atom's
-// position (bit for bit: the stored form is copied, not converted).
-@compute @workgroup_size(WG)
-fn gather_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    for (var t = linear_id(gid, nwg); t < NSLOTS; t += threads(nwg)) {
-        if (t % CAP < occupancy(t / CAP)) {
-            let i = cell_atoms[t];
-            let r = array<RealStore, 3>(pos[at(i, 0u)], pos[at(i, 1u)], pos[at(i, 2u)]);
-            cpos[slot_at(t, 0u)] = r[0];
-            cpos[slot_at(t, 1u)] = r[1];
-            cpos[slot_at(t, 2u)] = r[2];
-        }
     }
 }
 

@@ -495,11 +495,11 @@ pub(super) fn model(
         flops: 6.0 * n,
         bytes: 9.0 * r * n,
     };
-    // Binning reads a position and writes a slot, a cell and a count;
-    // the gather reads a slot and a position and writes the copy.
+    // Clearing writes a count a cell; binning reads a position and writes
+    // its copy in cell order, a slot, a cell and a count.
     let redistribute = Model {
         flops: 3.0 * n,
-        bytes: (9.0 * r + 16.0) * n + 8.0 * ncells as f64,
+        bytes: (6.0 * r + 12.0) * n + 4.0 * ncells as f64,
     };
     let force = Model {
         flops: CANDIDATE_FLOPS * pairs.0 as f64 + INTERACTION_FLOPS * pairs.1 as f64,
@@ -510,10 +510,11 @@ pub(super) fn model(
         KernelName::AdvancePosition => drift,
         KernelName::Redistribute => redistribute,
         KernelName::Force => force,
-        // The step's passes (plan.rs): the opening kick, drift and binning
-        // in one, which reads F, v and r once and writes v and r (15 reals
-        // an atom, the binning's read of r among them), the gather, and the
-        // force, which reads and writes v for the closing kick (6).
+        // The step's passes (plan.rs): clearing; the opening kick, drift,
+        // binning and copy in one, which reads F, v and r once and writes v
+        // and r (15 reals an atom, the binning's read of r among them) and
+        // the copy; and the force, which reads and writes v for the closing
+        // kick (6).
         KernelName::Step => Model {
             flops: steps as f64
                 * (2.0 * kick.flops + drift.flops + redistribute.flops + force.flops),

@@ -165,23 +165,16 @@ fn passes(
     Ok(match params.kernel {
         KernelName::AdvanceVelocity => vec![("advance_velocity", per_atom)],
         KernelName::AdvancePosition => vec![("advance_position", per_atom)],
-        KernelName::Redistribute => vec![
-            ("clear_cells", clear),
-            ("bin_atoms", per_atom),
-            ("gather_cells", per_slot),
-        ],
+        KernelName::Redistribute => vec![("clear_cells", clear), ("bin_atoms", per_atom)],
         KernelName::Force => vec![force],
-        // As CoMD steps, in four passes: the opening half kick, the drift
-        // and the binning in one (advance_bin), the gather, and the force
-        // with the closing half kick (coefficient 13 set). On the H100 at
-        // 2,048,000 atoms that took the step from 1.622 to 1.525 ms (f32)
-        // and 2.354 to 2.231 ms (f64) against the seven passes of the
-        // kernels timed alone (BENCHMARKS.md, 2026-11-26 (c)).
-        KernelName::Step => vec![
-            ("clear_cells", clear),
-            ("advance_bin", per_atom),
-            ("gather_cells", per_slot),
-            force,
-        ],
+        // As CoMD steps, in three passes: clearing the cells, the opening
+        // half kick, the drift, the binning and the copy into cell order
+        // in one (advance_bin), and the force with the closing half kick
+        // (coefficient 13 set). On the H100 at 2,048,000 atoms four passes
+        // (the gather apart) took the step from 1.622 to 1.525 ms (f32) and
+        // 2.354 to 2.231 ms (f64) against the seven passes of the kernels
+        // timed alone (BENCHMARKS.md, 2026-11-26 (c)); the gather's fusion:
+        // 2026-11-26 (g).
+        KernelName::Step => vec![("clear_cells", clear), ("advance_bin", per_atom), force],
     })
 }
