@@ -19,7 +19,8 @@
 @group(0) @binding(4) var<storage, read_write> cell_count: array<atomic<u32>>;
 // CAP slots per cell, then the cell of every atom.
 @group(0) @binding(5) var<storage, read_write> cell_atoms: array<u32>;
-// [0]: the largest cell occupancy seen (overflow when above CAP).
+// [0]: the largest occupancy of a cell that overflowed (above CAP), 0
+// while none has.
 @group(0) @binding(6) var<storage, read_write> status: array<atomic<u32>>;
 // Box lengths (3), cells per length (3), cutoff^2, sigma^2, 4 epsilon,
 // 24 epsilon, energy shift, dt / (2 m), dt, the kick flag (see `kicks`),
@@ -133,7 +134,9 @@ fn drifted(r: array<Real, 3>, v: array<Real, 3>) -> array<Real, 3> {
 fn bin_at(i: u32, r: array<Real, 3>) {
     let k = cell_index(cell_of(r));
     let slot = atomicAdd(&cell_count[k], 1u);
-    atomicMax(&status[0], slot + 1u);
+    // Only an overflow is recorded: every atom's maximum into one word
+    // would make all of them queue at one address.
+    if (slot >= CAP) { atomicMax(&status[0], slot + 1u); }
     if (slot < CAP) {
         let t = k * CAP + slot;
         cell_atoms[t] = i;

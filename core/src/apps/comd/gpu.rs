@@ -272,8 +272,10 @@ impl ComdGpu {
     }
 
     /// Every atom in exactly one cell, inside that cell's bounds (give or
-    /// take rounding at the faces), and no cell over capacity.
-    fn check_cells(&self, s: &System, counts: &[u32], slots: &[u32], peak: u32) -> Validation {
+    /// take rounding at the faces), and no cell over capacity (`overflow`:
+    /// the status word, the fullest overflowing cell's count or 0).
+    fn check_cells(&self, s: &System, counts: &[u32], slots: &[u32], overflow: u32) -> Validation {
+        let peak = overflow.max(counts.iter().copied().max().unwrap_or(0));
         if peak > self.cap {
             return Validation::fail(format!(
                 "a link cell holds {peak} atoms, more than its {} slots: raise the capacity",
