@@ -227,11 +227,10 @@ fn inside(lj: Lj, d: array<Real, 3>) -> bool { return r_lt(dist2(d), lj.rc2); }
 
 // The pair term of atom i with a neighbour at offset d inside the cutoff.
 // The pair term of atom i with a neighbour at offset d inside the cutoff:
-// the force on atom i is s d, and e the pair's energy.
+// the force on atom i is s d, and e the pair's energy; from ir2 = 1 / r^2.
 struct PairTerm { s: Real, e: Real }
 
-fn pair_term(lj: Lj, d: array<Real, 3>) -> PairTerm {
-    let ir2 = r_recip(dist2(d));
+fn pair_term(lj: Lj, ir2: Real) -> PairTerm {
     let s2 = r_mul(lj.sigma2, ir2);
     let s6 = r_mul(s2, r_mul(s2, s2));
     // phi = 4 eps s6 (s6 - 1) - shift; F_i = -24 eps s6 (2 s6 - 1) / r^2 * d
@@ -247,7 +246,7 @@ fn add_term(acc: ptr<function, Acc>, t: PairTerm, d: array<Real, 3>) {
 }
 
 // acc gains the pair term of a neighbour at offset d inside the cutoff.
-fn interact(acc: ptr<function, Acc>, lj: Lj, d: array<Real, 3>) { add_term(acc, pair_term(lj, d), d); }
+fn interact(acc: ptr<function, Acc>, lj: Lj, d: array<Real, 3>) { add_term(acc, pair_term(lj, r_recip(dist2(d))), d); }
 
 // Whether the force kernels also give the step's closing half kick
 // (coefficient 13, set for the step's runs): one flag read at run time
