@@ -18,7 +18,9 @@ fn take_hits(acc: ptr<function, Acc>, lj: Lj, ri: array<Real, 3>, hits: ptr<func
     let d1 = offset(ri, staged_pos(m0 + b1 * parts));
     // One reciprocal for both: with p = 1 / (q0 q1), 1 / q0 = q1 p and
     // 1 / q1 = q0 p (squared distances of 1-34 A^2, so the product stays
-    // in range); three products cost less than an f64 division.
+    // in range); three products cost less than an f64 division (on the
+    // H200 the force 0.6% faster at wg 128, 1.8% at 256; BENCHMARKS.md
+    // 2026-11-26 g).
     let q0 = dist2(d0);
     let q1 = dist2(d1);
     let p = r_recip(r_mul(q0, q1));

@@ -1,0 +1,1 @@
+baselines/device-run .ab/recip2 comd
