@@ -225,7 +225,6 @@ fn dist2(d: array<Real, 3>) -> Real { return r_fma(d[0], d[0], r_fma(d[1], d[1],
 
 fn inside(lj: Lj, d: array<Real, 3>) -> bool { return r_lt(dist2(d), lj.rc2); }
 
-// The pair term of atom i with a neighbour at offset d inside the cutoff.
 // The pair term of atom i with a neighbour at offset d inside the cutoff:
 // the force on atom i is s d, and e the pair's energy; from ir2 = 1 / r^2.
 struct PairTerm { s: Real, e: Real }

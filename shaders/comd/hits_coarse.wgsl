@@ -12,9 +12,10 @@
 // at least one), so |x| < 4 rc per coordinate. Rounding x - corner to f32
 // errs by at most 2^-24 |x|, a difference of two such by 9 rc 2^-24 near
 // the cutoff, and the squared distance by under 35 rc^2 2^-24. The filter
-// takes everything within (1 + 2^-12) rc^2, over 100 times that bound;
-// the extra shell holds 0.04% of the pairs, each rejected by the exact
-// test.
+// takes everything within (1 + 2^-COARSE_MARGIN_BITS) rc^2 (injected from
+// core/src/apps/comd/mod.rs: 12, so 2^-12 rc^2, over 100 times that bound;
+// a unit test there emulates this filter with it); the extra shell holds
+// 0.04% of the pairs, each rejected by the exact test.
 
 var<workgroup> coarse: array<vec3<f32>, STAGE>;
 
@@ -36,7 +37,7 @@ fn stage_probe(m: u32, rj: array<Real, 3>, corner: array<Real, 3>) { coarse[m] =
 // the load.
 fn staged_hit(lj: Lj, probe: Probe, m: u32, staged: u32, me: u32) -> u32 {
     let d = coarse[min(m, STAGE - 1u)] - probe;
-    let near = dot(d, d) < r_to_f32(lj.rc2) * (1.0 + 1.0 / 4096.0);
+    let near = dot(d, d) < r_to_f32(lj.rc2) * (1.0 + 1.0 / f32(1u << COARSE_MARGIN_BITS));
     return select(0u, 1u, near & (m < staged) & (m != me));
 }
 

@@ -39,6 +39,11 @@ fn axes_source(p: Precision) -> &'static str {
     }
 }
 
+/// df64's f32 candidate filter takes pairs within (1 + 2^-bits) cutoff^2
+/// (shaders/comd/hits_coarse.wgsl says why that misses none; a unit test
+/// emulates the filter with this margin).
+const COARSE_MARGIN_BITS: u32 = 12;
+
 /// How the cell mapping's force tests its candidates and takes its hits,
 /// by precision (each file says why).
 struct CellForm {
@@ -421,6 +426,7 @@ fn spec(
 ) -> ShaderSpec {
     let s = layout.stride(atoms);
     let slots = cells[0] * cells[1] * cells[2] * cap;
+    let form = cell_form(p);
     ShaderSpec::new("comd", SOURCE, p)
         .with_u32("WG", wg)
         .with_u32("NATOMS", atoms)
@@ -436,8 +442,9 @@ fn spec(
         .with_u32("SLOT_DIM_STRIDE", layout.stride(slots).1)
         .with_include(sources::GRID)
         .with_include(axes_source(p))
-        .with_include(cell_form(p).test)
-        .with_include(cell_form(p).take)
+        .with_u32("COARSE_MARGIN_BITS", COARSE_MARGIN_BITS)
+        .with_include(form.test)
+        .with_include(form.take)
 }
 
 /// The initial system of a case, in f64 (positions and velocities rounded

@@ -229,7 +229,13 @@ fn the_coarse_filter_keeps_every_pair_inside_the_cutoff() {
         pairs += 1;
         for fused in [false, true] {
             assert!(
-                coarse_hit(ri, rj, corner, fused, 1.0 / 4096.0),
+                coarse_hit(
+                    ri,
+                    rj,
+                    corner,
+                    fused,
+                    1.0 / (1u32 << COARSE_MARGIN_BITS) as f32
+                ),
                 "missed {ri:?} {rj:?} in a box of {len}"
             );
         }
