@@ -7,7 +7,7 @@
 //   ATOM_STRIDE, DIM_STRIDE  layout: aos (3, 1), aos4 (4, 1), soa (1, NATOMS)
 //   SLOT_DIM_STRIDE        the same layout over the NCELLS * CAP cell slots
 //   STAGE                  neighbour atoms force_cell stages at once (at least CAP)
-//   SCRATCH                places of force_cell's scratch: max(STAGE, WG)
+//   SCRATCH                places of force_cell's scratch: max(STAGE + 1, WG)
 // Loops stride over the whole grid, so any workgroup count (the launch-shape
 // sweep's second axis) covers every atom, slot or cell.
 
@@ -404,22 +404,36 @@ fn stage_round(first: u32, stop: u32, lid: u32, cell: u32, box: array<Real, 3>) 
             stage_probe(m, image, corner);
         }
     }
+    // Places past the round's atoms, up to STAGE where the candidate test
+    // clamps its reads, hold a place outside every cutoff: the test then
+    // needs no bound of its own.
+    let far = array<Real, 3>(r_from_f32(FAR), r_from_f32(FAR), r_from_f32(FAR));
+    for (var m = stage_pre[stop] - base + lid; m <= STAGE; m += WG) {
+        scratch[m] = far;
+        stage_probe(m, far, corner);
+    }
 }
 
+// A coordinate of the places past a round's atoms: its squared distance
+// from any atom is far outside the cutoff and still finite in f32.
+const FAR: f32 = 1.0e15;
+
 // Bit b: staged atom m0 + b * parts may be a neighbour of atom i (b < 32),
-// by the candidate test's `staged_hit`. Four candidates a step with no
-// branch between their loads and tests, so that their latencies overlap
-// (on the H100 12% and 7% faster in f32 and f64 than one candidate a step
-// with a branch, BENCHMARKS.md 2026-11-25 b).
-fn staged_hits(lj: Lj, probe: Probe, m0: u32, staged: u32, me: u32, parts: u32) -> u32 {
+// by the candidate test's `staged_hit`, which reads place min(m, STAGE):
+// past the `staged` atoms it finds FAR, so no candidate needs a bound or
+// index test of its own. Four candidates a step with no branch between
+// their loads and tests, so that their latencies overlap (on the H100 12%
+// and 7% faster in f32 and f64 than one candidate a step with a branch,
+// BENCHMARKS.md 2026-11-25 b).
+fn staged_hits(lj: Lj, probe: Probe, m0: u32, staged: u32, parts: u32) -> u32 {
     var hits = 0u;
     for (var b = 0u; b < 32u; b += 4u) {
         let m = m0 + b * parts;
         if (m >= staged) { break; }
-        let four = staged_hit(lj, probe, m, staged, me)
-            | (staged_hit(lj, probe, m + parts, staged, me) << 1u)
-            | (staged_hit(lj, probe, m + 2u * parts, staged, me) << 2u)
-            | (staged_hit(lj, probe, m + 3u * parts, staged, me) << 3u);
+        let four = staged_hit(lj, probe, m)
+            | (staged_hit(lj, probe, m + parts) << 1u)
+            | (staged_hit(lj, probe, m + 2u * parts) << 2u)
+            | (staged_hit(lj, probe, m + 3u * parts) << 3u);
         hits |= four << b;
     }
     return hits;
@@ -430,8 +444,15 @@ fn staged_hits(lj: Lj, probe: Probe, m0: u32, staged: u32, me: u32, parts: u32) 
 // the hits (`take_hits`, one or two a step); `me` is atom i's own place
 // among them (past the stage when its cell is in another round).
 fn interact_staged(acc: ptr<function, Acc>, lj: Lj, ri: array<Real, 3>, probe: Probe, staged: u32, me: u32, part: u32, parts: u32) {
+    // Atom i is candidate `own` of this invocation (bit own % 32 of word
+    // own / 32) where its place is one of every parts-th from `part`; its
+    // bit is cleared once a word rather than tested at every candidate.
+    let own = select(0xffffffffu, me / parts, me % parts == part);
+    var word = 0u;
     for (var m0 = part; m0 < staged; m0 += 32u * parts) {
-        var hits = staged_hits(lj, probe, m0, staged, me, parts);
+        var hits = staged_hits(lj, probe, m0, staged, parts);
+        hits &= ~select(0u, 1u << (own & 31u), own >> 5u == word);
+        word++;
         while (hits != 0u) { take_hits(acc, lj, ri, &hits, m0, parts); }
     }
 }

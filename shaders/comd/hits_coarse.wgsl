@@ -17,7 +17,7 @@
 // a unit test there emulates this filter with it); the extra shell holds
 // 0.04% of the pairs, each rejected by the exact test.
 
-var<workgroup> coarse: array<vec3<f32>, STAGE>;
+var<workgroup> coarse: array<vec3<f32>, STAGE + 1u>;
 
 // What the test compares a staged atom with: atom i's coarse position.
 alias Probe = vec3<f32>;
@@ -31,14 +31,11 @@ fn probe_of(ri: array<Real, 3>, corner: array<Real, 3>) -> Probe { return coarse
 // Staged atom m at rj (its image) gets its coarse copy.
 fn stage_probe(m: u32, rj: array<Real, 3>, corner: array<Real, 3>) { coarse[m] = coarse_of(rj, corner); }
 
-// 1 where staged atom m may lie within the cutoff of atom i (its probe)
-// and is not atom i itself (its place `me`), else 0, also for m past the
-// `staged` atoms: the copy is read at a clamped place, so no branch guards
-// the load.
-fn staged_hit(lj: Lj, probe: Probe, m: u32, staged: u32, me: u32) -> u32 {
-    let d = coarse[min(m, STAGE - 1u)] - probe;
-    let near = dot(d, d) < r_to_f32(lj.rc2) * (1.0 + 1.0 / f32(1u << COARSE_MARGIN_BITS));
-    return select(0u, 1u, near & (m < staged) & (m != me));
+// 1 where staged place m (clamped to STAGE, so no branch guards the load)
+// may lie within the cutoff of atom i (its probe), else 0.
+fn staged_hit(lj: Lj, probe: Probe, m: u32) -> u32 {
+    let d = coarse[min(m, STAGE)] - probe;
+    return select(0u, 1u, dot(d, d) < r_to_f32(lj.rc2) * (1.0 + 1.0 / f32(1u << COARSE_MARGIN_BITS)));
 }
 
 // A hit of the filter may lie just outside the cutoff: tested again.

@@ -11,12 +11,10 @@ fn probe_of(ri: array<Real, 3>, corner: array<Real, 3>) -> Probe { return ri; }
 // The test reads the stage itself: nothing more to stage.
 fn stage_probe(m: u32, rj: array<Real, 3>, corner: array<Real, 3>) {}
 
-// 1 where staged atom m lies within the cutoff of atom i at ri and is not
-// atom i itself (its place `me`), else 0, also for m past the `staged`
-// atoms: the stage is read at a clamped place, so no branch guards the load.
-fn staged_hit(lj: Lj, probe: Probe, m: u32, staged: u32, me: u32) -> u32 {
-    let near = inside(lj, offset(probe, staged_pos(min(m, STAGE - 1u))));
-    return select(0u, 1u, near & (m < staged) & (m != me));
+// 1 where staged place m (clamped to STAGE, so no branch guards the load)
+// lies within the cutoff of atom i at ri, else 0.
+fn staged_hit(lj: Lj, probe: Probe, m: u32) -> u32 {
+    return select(0u, 1u, inside(lj, offset(probe, staged_pos(min(m, STAGE)))));
 }
 
 // A hit is inside the cutoff: its pair term.

@@ -47,10 +47,11 @@ pub(super) fn default_stage(p: Precision, cap: u32) -> u32 {
     default_stage_atoms(p).max(cap)
 }
 
-/// Places (three reals each) of `force_cell`'s scratch: the stage during
-/// the rounds, then the invocations' partial forces.
+/// Places (three reals each) of `force_cell`'s scratch: the stage and one
+/// far place past it during the rounds, then the invocations' partial
+/// forces.
 pub(super) fn scratch_places(stage: u32, wg: u32) -> u32 {
-    stage.max(wg)
+    (stage + 1).max(wg)
 }
 
 /// Buffer shapes and dispatches of one case.
@@ -114,7 +115,7 @@ impl Plan {
             let places = u64::from(scratch_places(stage, wg));
             let staged = (places * 3 + u64::from(wg) + 27 * 3) * rb
                 + (28 + 27 + 28 + 1) * 4
-                + u64::from(stage) * super::cell_form(params.precision).probe_bytes;
+                + u64::from(stage + 1) * super::cell_form(params.precision).probe_bytes;
             if staged > caps.max_workgroup_storage as u64 {
                 return Err(Error::OverLimit {
                     limit: "max_compute_workgroup_storage_size",
