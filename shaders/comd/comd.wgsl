@@ -22,9 +22,9 @@
 // [0]: the largest occupancy of a cell that overflowed (above CAP), 0
 // while none has.
 @group(0) @binding(6) var<storage, read_write> status: array<atomic<u32>>;
-// Box lengths (3), cells per length (3), cutoff^2, sigma^2, 4 epsilon,
-// 24 epsilon, energy shift, dt / (2 m), dt, the kick flag (see `kicks`),
-// packed RV_LANES to a 16-byte vector. A uniform rather than a storage
+// Box lengths (3), cells per length (3), cutoff^2, sigma^2, 2 epsilon,
+// 24 epsilon, half the energy shift, dt / (2 m), dt, the kick flag (see
+// `kicks`), 48 epsilon, packed RV_LANES to a 16-byte vector. A uniform rather than a storage
 // buffer: NVIDIA's compiler then reads them as constant-bank operands
 // where they are used instead of holding them in registers through the
 // force loops.
@@ -38,7 +38,7 @@ const NSLOTS: u32 = NCELLS * CAP;
 
 fn at(atom: u32, d: u32) -> u32 { return atom * ATOM_STRIDE + d * DIM_STRIDE; }
 fn slot_at(slot: u32, d: u32) -> u32 { return slot * ATOM_STRIDE + d * SLOT_DIM_STRIDE; }
-const COEF_VECS: u32 = (14u + RV_LANES - 1u) / RV_LANES;
+const COEF_VECS: u32 = (15u + RV_LANES - 1u) / RV_LANES;
 fn c(i: u32) -> Real { return rv_get(coef[i / RV_LANES], i % RV_LANES); }
 
 fn load_pos(atom: u32) -> array<Real, 3> {
@@ -194,20 +194,29 @@ fn advance_bin(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
     }
 }
 
-// The Lennard-Jones constants, read once per invocation.
-struct Lj { box: array<Real, 3>, rc2: Real, sigma2: Real, eps4: Real, eps24: Real, shift: Real }
+// The Lennard-Jones constants, read once per invocation: 2 eps, 24 eps and
+// 48 eps, the factors pair_term needs as they are, and half the energy
+// shift.
+struct Lj { box: array<Real, 3>, rc2: Real, sigma2: Real, eps2: Real, eps24: Real, eps48: Real, half_shift: Real }
 
 fn lj_constants() -> Lj {
-    return Lj(array<Real, 3>(c(0u), c(1u), c(2u)), c(6u), c(7u), c(8u), c(9u), c(10u));
+    return Lj(array<Real, 3>(c(0u), c(1u), c(2u)), c(6u), c(7u), c(8u), c(9u), c(14u), c(10u));
 }
 
-// Force on atom i and half the energy of its pairs.
-struct Acc { f: array<Real, 3>, e: Real }
+// Force on atom i and half the energy of its pairs, less the shift of
+// `pairs` of them where COUNT_SHIFTS (injected) leaves it to `settled`.
+struct Acc { f: array<Real, 3>, e: Real, pairs: u32 }
 
-fn acc_zero() -> Acc { return Acc(array<Real, 3>(r_zero(), r_zero(), r_zero()), r_zero()); }
+fn acc_zero() -> Acc { return Acc(array<Real, 3>(r_zero(), r_zero(), r_zero()), r_zero(), 0u); }
 
 fn acc_add(a: Acc, b: Acc) -> Acc {
-    return Acc(array<Real, 3>(r_add(a.f[0], b.f[0]), r_add(a.f[1], b.f[1]), r_add(a.f[2], b.f[2])), r_add(a.e, b.e));
+    return Acc(array<Real, 3>(r_add(a.f[0], b.f[0]), r_add(a.f[1], b.f[1]), r_add(a.f[2], b.f[2])), r_add(a.e, b.e), a.pairs + b.pairs);
+}
+
+// acc with the shifts of its counted pairs subtracted from its energy.
+fn settled(lj: Lj, a: Acc) -> Acc {
+    if (!COUNT_SHIFTS) { return a; }
+    return Acc(a.f, r_fma(r_from_f32(-f32(a.pairs)), lj.half_shift, a.e), 0u);
 }
 
 // Only about one candidate in seven lies inside the cutoff, so testing and
@@ -225,27 +234,36 @@ fn dist2(d: array<Real, 3>) -> Real { return r_fma(d[0], d[0], r_fma(d[1], d[1],
 
 fn inside(lj: Lj, d: array<Real, 3>) -> bool { return r_lt(dist2(d), lj.rc2); }
 
-// The pair term of atom i with a neighbour at offset d inside the cutoff:
-// the force on atom i is s d, and e the pair's energy; from ir2 = 1 / r^2.
-struct PairTerm { s: Real, e: Real }
+// The pair term of atom i with a neighbour at offset d inside the cutoff,
+// from ir2 = 1 / r^2: the force on atom i is s d, and half the pair's
+// energy is s6 g. With phi = 4 eps s6 (s6 - 1) - shift and
+// F_i = -24 eps s6 (2 s6 - 1) / r^2 d, the force is written around one fma
+// with constant factors (one operation fewer). With COUNT_SHIFTS the energy
+// is too, and the shift is left to `settled` (two fewer): df64's force 7%
+// faster on the H200, f64's 1% slower, so f32 and f64 keep the shift in
+// each pair's g (BENCHMARKS.md 2026-11-26 h).
+struct PairTerm { s: Real, s6: Real, g: Real }
 
 fn pair_term(lj: Lj, ir2: Real) -> PairTerm {
     let s2 = r_mul(lj.sigma2, ir2);
     let s6 = r_mul(s2, r_mul(s2, s2));
-    // phi = 4 eps s6 (s6 - 1) - shift; F_i = -24 eps s6 (2 s6 - 1) / r^2 * d
-    let e = r_sub(r_mul(r_mul(lj.eps4, s6), r_sub(s6, r_one())), lj.shift);
-    let fr = r_mul(r_mul(r_mul(lj.eps24, s6), r_fma(r_from_f32(2.0), s6, r_neg(r_one()))), ir2);
-    return PairTerm(r_neg(fr), e);
+    let fr = r_mul(r_mul(r_fma(lj.eps48, s6, r_neg(lj.eps24)), s6), ir2);
+    if (COUNT_SHIFTS) {
+        return PairTerm(r_neg(fr), s6, r_fma(lj.eps2, s6, r_neg(lj.eps2)));
+    }
+    return PairTerm(r_neg(fr), r_one(), r_sub(r_mul(r_mul(lj.eps2, s6), r_sub(s6, r_one())), lj.half_shift));
 }
 
-// acc gains pair term t of the neighbour at offset d (half its energy).
-fn add_term(acc: ptr<function, Acc>, t: PairTerm, d: array<Real, 3>) {
+// acc gains pair term t of the neighbour at offset d, `pairs` (0 or 1)
+// times: 0 adds nothing when t's s and g are zero.
+fn add_term(acc: ptr<function, Acc>, t: PairTerm, d: array<Real, 3>, pairs: u32) {
     add_force(acc, t.s, d);
-    (*acc).e = r_fma(r_from_f32(0.5), t.e, (*acc).e);
+    (*acc).e = r_fma(t.s6, t.g, (*acc).e);
+    if (COUNT_SHIFTS) { (*acc).pairs += pairs; }
 }
 
 // acc gains the pair term of a neighbour at offset d inside the cutoff.
-fn interact(acc: ptr<function, Acc>, lj: Lj, d: array<Real, 3>) { add_term(acc, pair_term(lj, r_recip(dist2(d))), d); }
+fn interact(acc: ptr<function, Acc>, lj: Lj, d: array<Real, 3>) { add_term(acc, pair_term(lj, r_recip(dist2(d))), d, 1u); }
 
 // Whether the force kernels also give the step's closing half kick
 // (coefficient 13, set for the step's runs): one flag read at run time
@@ -293,7 +311,7 @@ fn force_atom(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
                 }
             }
         }
-        store_acc(cell_atoms[t], acc, kick);
+        store_acc(cell_atoms[t], settled(lj, acc), kick);
     }
 }
 
@@ -334,7 +352,7 @@ fn put_partial(l: u32, a: Acc) {
 }
 
 fn partial_at(l: u32) -> Acc {
-    return Acc(scratch[l], partial_e[l]);
+    return Acc(scratch[l], partial_e[l], 0u);
 }
 
 // Invocation n finds neighbour cell n, keeps it and its shift, and counts
@@ -487,7 +505,7 @@ fn force_cell(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
             if (busy) { interact_staged(&acc, lj, ri, probe, stage_pre[stop] - base, me, part, parts); }
             workgroupBarrier();
         }
-        put_partial(lid, acc);
+        put_partial(lid, settled(lj, acc));
         workgroupBarrier();
         if (lid < own) {
             var sum = partial_at(lid);

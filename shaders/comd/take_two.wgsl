@@ -26,6 +26,6 @@ fn take_hits(acc: ptr<function, Acc>, lj: Lj, ri: array<Real, 3>, hits: ptr<func
     let p = r_recip(r_mul(q0, q1));
     let t0 = pair_term(lj, r_mul(q1, p));
     let t1 = pair_term(lj, r_mul(q0, p));
-    add_term(acc, t0, d0);
-    add_term(acc, PairTerm(select(r_zero(), t1.s, two), select(r_zero(), t1.e, two)), d1);
+    add_term(acc, t0, d0, 1u);
+    add_term(acc, PairTerm(select(r_zero(), t1.s, two), t1.s6, select(r_zero(), t1.g, two)), d1, select(0u, 1u, two));
 }

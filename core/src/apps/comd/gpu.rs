@@ -167,13 +167,16 @@ fn upload(gpu: &Gpu, params: &Params, start: &System, plan: &Plan) -> Result<Vec
         start.cells[2] as f64 / l[2],
         md::CUTOFF * md::CUTOFF,
         md::SIGMA * md::SIGMA,
-        4.0 * md::EPSILON,
+        // The force kernels' pair term takes 2, 24 and 48 eps (14 below)
+        // and half the shift: each atom keeps half of a pair's energy.
+        2.0 * md::EPSILON,
         24.0 * md::EPSILON,
-        md::shift(),
+        0.5 * md::shift(),
         md::DT / (2.0 * md::mass()),
         md::DT,
         // The force kernel gives the closing half kick in the step.
         f64::from(u8::from(params.kernel == KernelName::Step)),
+        48.0 * md::EPSILON,
     ];
     // Padded to whole 16-byte vectors, as a uniform array's stride requires.
     let mut coef = p.encode(&coef);

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{Capabilities, Gpu};
 use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
-use crate::shader::{ShaderSpec, sources};
+use crate::shader::{ConstValue, ShaderSpec, sources};
 use md::System;
 
 const SOURCE: &str = include_str!("../../../../shaders/comd/comd.wgsl");
@@ -54,10 +54,13 @@ struct CellForm {
     take: &'static str,
     /// Workgroup bytes the test stages per neighbour atom beside its position.
     probe_bytes: u64,
+    /// Whether the pair terms leave their energy shifts to be subtracted
+    /// once per atom, counted (comd.wgsl's `pair_term` says when it pays).
+    count_shifts: bool,
 }
 
 /// The cell force's form for `p`: the exact test in f32 and f64, the f32
-/// filter in df64; hits two a step in f64.
+/// filter in df64; hits two a step in f64; shifts counted in df64.
 fn cell_form(p: Precision) -> CellForm {
     let exact = include_str!("../../../../shaders/comd/hits_four.wgsl");
     let one = include_str!("../../../../shaders/comd/take_one.wgsl");
@@ -66,16 +69,19 @@ fn cell_form(p: Precision) -> CellForm {
             test: exact,
             take: one,
             probe_bytes: 0,
+            count_shifts: false,
         },
         Precision::F64 => CellForm {
             test: exact,
             take: include_str!("../../../../shaders/comd/take_two.wgsl"),
             probe_bytes: 0,
+            count_shifts: false,
         },
         Precision::Df64 => CellForm {
             test: include_str!("../../../../shaders/comd/hits_coarse.wgsl"),
             take: one,
             probe_bytes: 16,
+            count_shifts: true,
         },
     }
 }
@@ -443,6 +449,7 @@ fn spec(
         .with_include(sources::GRID)
         .with_include(axes_source(p))
         .with_u32("COARSE_MARGIN_BITS", COARSE_MARGIN_BITS)
+        .with("COUNT_SHIFTS", ConstValue::Bool(form.count_shifts))
         .with_include(form.test)
         .with_include(form.take)
 }
