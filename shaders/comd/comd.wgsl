@@ -24,10 +24,10 @@
 @group(0) @binding(6) var<storage, read_write> status: array<atomic<u32>>;
 // Box lengths (3), cells per length (3), cutoff^2, sigma^2, 2 epsilon,
 // 24 epsilon, half the energy shift, dt / (2 m), dt, the kick flag (see
-// `kicks`), 48 epsilon, packed RV_LANES to a 16-byte vector. A uniform rather than a storage
-// buffer: NVIDIA's compiler then reads them as constant-bank operands
-// where they are used instead of holding them in registers through the
-// force loops.
+// `kicks`), 48 epsilon, packed RV_LANES to a 16-byte vector. A uniform
+// rather than a storage buffer: NVIDIA's compiler then reads them as
+// constant-bank operands where they are used instead of holding them in
+// registers through the force loops.
 @group(0) @binding(7) var<uniform> coef: array<RealVec, COEF_VECS>;
 // Positions gathered into cell order (slot k * CAP + s), as CoMD keeps its
 // atoms: the force kernels then read a neighbour cell as one contiguous run,
