@@ -491,7 +491,7 @@ fn force_cell(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
         let busy = part < parts && a < own;
         var ri = array<Real, 3>(r_zero(), r_zero(), r_zero());
         if (busy) { ri = load_slot(cell * CAP + a); }
-        let probe = probe_of(ri, cell_corner(k, lj.box));
+        let probe = probe_of(lj, ri, cell_corner(k, lj.box));
         var acc = acc_zero();
         let rounds = workgroupUniformLoad(&stage_rounds);
         for (var r = 0u; r < rounds; r++) {

@@ -1,12 +1,12 @@
 // force_cell's exact candidate test on the staged positions themselves,
-// the form for f32 and f64. f64 measured 17.5% slower with
-// comd/hits_coarse.wgsl's f32 filter (at 56 -> 67 registers;
-// BENCHMARKS.md 2026-11-26 g).
+// the form for f32 and f64. f64 measured 17.5% slower with an f32 filter
+// (at 56 -> 67 registers), f32 41% slower with comd/hits_coarse.wgsl's
+// (at 40 -> 50 registers; BENCHMARKS.md 2026-11-26 g and i).
 
 // What the test compares a staged atom with: atom i's position.
 alias Probe = array<Real, 3>;
 
-fn probe_of(ri: array<Real, 3>, corner: array<Real, 3>) -> Probe { return ri; }
+fn probe_of(lj: Lj, ri: array<Real, 3>, corner: array<Real, 3>) -> Probe { return ri; }
 
 // The test reads the stage itself: nothing more to stage.
 fn stage_probe(m: u32, rj: array<Real, 3>, corner: array<Real, 3>) {}

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::md::{self, System};
-use super::{Init, KernelName, Params, initial, model};
+use super::{Init, KernelName, Params, initial, model, pair_flops};
 use crate::app::{CpuKernel, Model, Validation};
 use crate::error::Result;
 use crate::precision::Precision;
@@ -123,6 +123,7 @@ impl CpuKernel for ComdCpu {
             self.pairs,
             self.steps,
             Precision::F64,
+            pair_flops(None, Precision::F64),
         )
     }
 }

@@ -7,7 +7,10 @@ use std::sync::Arc;
 
 use super::md::{self, System};
 use super::plan::{self, Plan};
-use super::{Init, KernelName, Params, capacity, initial, model, pack, spec, tolerance, unpack};
+use super::{
+    Init, KernelName, PairFlops, Params, capacity, initial, model, pack, pair_flops, spec,
+    tolerance, unpack,
+};
 use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::error::Result;
 use crate::gpu::{Bind, Gpu, Pipeline};
@@ -24,6 +27,7 @@ pub(super) struct ComdGpu {
     /// through pairs at the cutoff (see `straddle_window`); else empty.
     straddles: Arc<Vec<f64>>,
     pairs: (u64, u64),
+    flops: PairFlops,
     steps: u64,
     comd_init: bool,
     strides: (u32, u32),
@@ -90,6 +94,7 @@ impl ComdGpu {
             want,
             straddles,
             pairs,
+            flops: pair_flops(params.mapping, p),
             steps,
             comd_init: params.init == Init::Comd,
             strides: plan.strides,
@@ -495,6 +500,7 @@ impl Kernel for ComdGpu {
             self.pairs,
             self.steps,
             self.precision,
+            self.flops,
         )
     }
 

@@ -39,10 +39,10 @@ fn axes_source(p: Precision) -> &'static str {
     }
 }
 
-/// df64's f32 candidate filter takes pairs within (1 + 2^-bits) cutoff^2
+/// The f32 candidate filter takes pairs within (1 + 2^-bits) cutoff^2
 /// (shaders/comd/hits_coarse.wgsl says why that misses none; a unit test
 /// emulates the filter with this margin).
-const COARSE_MARGIN_BITS: u32 = 12;
+const COARSE_MARGIN_BITS: u32 = 10;
 
 /// How the cell mapping's force tests its candidates and takes its hits,
 /// by precision (each file says why).
@@ -54,6 +54,8 @@ struct CellForm {
     take: &'static str,
     /// Workgroup bytes the test stages per neighbour atom beside its position.
     probe_bytes: u64,
+    /// What the test and each hit compute.
+    flops: PairFlops,
     /// Whether the pair terms leave their energy shifts to be subtracted
     /// once per atom, counted (comd.wgsl's `pair_term` says when it pays).
     count_shifts: bool,
@@ -69,18 +71,21 @@ fn cell_form(p: Precision) -> CellForm {
             test: exact,
             take: one,
             probe_bytes: 0,
+            flops: EXACT_FLOPS,
             count_shifts: false,
         },
         Precision::F64 => CellForm {
             test: exact,
             take: include_str!("../../../../shaders/comd/take_two.wgsl"),
             probe_bytes: 0,
+            flops: EXACT_FLOPS,
             count_shifts: false,
         },
         Precision::Df64 => CellForm {
             test: include_str!("../../../../shaders/comd/hits_coarse.wgsl"),
             take: one,
             probe_bytes: 16,
+            flops: FILTER_FLOPS,
             count_shifts: true,
         },
     }
@@ -165,13 +170,40 @@ choice! {
 /// CI), default (32,000 atoms) and large (2,048,000), the study's sizes.
 const SIZES: &[(&str, u64)] = &[("small", 6), ("default", 20), ("large", 80)];
 
-/// Pair FLOPs as the kernels compute them: 3 subtractions and the squared
-/// distance (5) for every candidate; for a pair inside the cutoff 1
-/// division, the powers (3), the energy (4), the force factor (5) and the
-/// accumulations (3 FMAs and 1 for the energy, 8).
-const CANDIDATE_FLOPS: f64 = 8.0;
-/// See [`CANDIDATE_FLOPS`].
-const INTERACTION_FLOPS: f64 = 21.0;
+/// FLOPs of the force's candidate test and of each pair inside the
+/// cutoff, as a form of the kernels computes them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct PairFlops {
+    /// A candidate's test.
+    candidate: f64,
+    /// A pair inside the cutoff, past its test.
+    hit: f64,
+}
+
+/// The exact test: 3 subtractions and the squared distance (5) for every
+/// candidate; for a pair inside the cutoff 1 division, the powers (3), the
+/// energy (4), the force factor (5) and the accumulations (3 FMAs and 1 for
+/// the energy, 8).
+const EXACT_FLOPS: PairFlops = PairFlops {
+    candidate: 8.0,
+    hit: 21.0,
+};
+
+/// The f32 filter (shaders/comd/hits_coarse.wgsl): 3 FMAs a candidate;
+/// a hit's difference and squared distance again (8) before its term.
+const FILTER_FLOPS: PairFlops = PairFlops {
+    candidate: 6.0,
+    hit: 29.0,
+};
+
+/// The pair FLOPs of a case: the cell mapping's form for its precision,
+/// else (the atom mapping, the host reference) the exact test.
+pub(super) fn pair_flops(mapping: Option<Mapping>, p: Precision) -> PairFlops {
+    match mapping {
+        Some(Mapping::Cell) => cell_form(p).flops,
+        _ => EXACT_FLOPS,
+    }
+}
 
 /// One comd case, typed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -498,6 +530,7 @@ pub(super) fn model(
     pairs: (u64, u64),
     steps: u64,
     p: Precision,
+    flops: PairFlops,
 ) -> Model {
     let r = p.real_bytes() as f64;
     let n = atoms as f64;
@@ -516,7 +549,7 @@ pub(super) fn model(
         bytes: (6.0 * r + 12.0) * n + 4.0 * ncells as f64,
     };
     let force = Model {
-        flops: CANDIDATE_FLOPS * pairs.0 as f64 + INTERACTION_FLOPS * pairs.1 as f64,
+        flops: flops.candidate * pairs.0 as f64 + flops.hit * pairs.1 as f64,
         bytes: (7.0 * r + 4.0) * n + 4.0 * ncells as f64,
     };
     match kernel {

@@ -186,19 +186,22 @@ fn plans_cover_the_system_and_check_the_limits() {
     ));
 }
 
-/// df64's candidate filter (shaders/comd/hits_coarse.wgsl) as the shader
-/// computes it: coordinates relative to the cell's corner rounded to f32,
-/// their differences and the squared distance in f32 (fused or not, as a
-/// driver may), against the f32 cutoff widened by `margin`.
+/// The f32 candidate filter (shaders/comd/hits_coarse.wgsl) as the shader
+/// computes it: copies relative to the cell's corner rounded to f32, their
+/// squares, atom i's threshold against the f32 cutoff widened by `margin`
+/// and the three-fma test, each product fused or not, as a driver may.
 fn coarse_hit(ri: [f64; 3], rj: [f64; 3], corner: [f64; 3], fused: bool, margin: f32) -> bool {
-    let d: [f32; 3] =
-        std::array::from_fn(|k| (rj[k] - corner[k]) as f32 - (ri[k] - corner[k]) as f32);
-    let d2 = if fused {
-        d[0].mul_add(d[0], d[1].mul_add(d[1], d[2] * d[2]))
-    } else {
-        d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
-    };
-    d2 < (md::CUTOFF * md::CUTOFF) as f32 * (1.0 + margin)
+    let fma = |a: f32, b: f32, c: f32| if fused { a.mul_add(b, c) } else { a * b + c };
+    let norm2 = |p: [f32; 3]| fma(p[0], p[0], fma(p[1], p[1], p[2] * p[2]));
+    let q: [f32; 3] = std::array::from_fn(|k| (ri[k] - corner[k]) as f32);
+    let p: [f32; 3] = std::array::from_fn(|k| (rj[k] - corner[k]) as f32);
+    let c = (md::CUTOFF * md::CUTOFF) as f32 * (1.0 + margin);
+    let t = fma(
+        -2.0 * q[0],
+        p[0],
+        fma(-2.0 * q[1], p[1], fma(-2.0 * q[2], p[2], norm2(p))),
+    );
+    t < c - norm2(q)
 }
 
 #[test]
