@@ -2,8 +2,9 @@
 
 use std::collections::BTreeSet;
 
+use super::form::pair_flops;
 use super::md::{self, System};
-use super::{Init, KernelName, Params, initial, model, pair_flops};
+use super::{Init, KernelName, Params, initial, model};
 use crate::app::{CpuKernel, Model, Validation};
 use crate::error::Result;
 use crate::precision::Precision;

@@ -5,12 +5,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::form::{PairFlops, pair_flops};
 use super::md::{self, System};
 use super::plan::{self, Plan};
-use super::{
-    Init, KernelName, PairFlops, Params, capacity, initial, model, pack, pair_flops, spec,
-    tolerance, unpack,
-};
+use super::{Init, KernelName, Params, capacity, initial, model, pack, spec, tolerance, unpack};
 use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::error::Result;
 use crate::gpu::{Bind, Gpu, Pipeline};

@@ -115,7 +115,7 @@ impl Plan {
             let places = u64::from(scratch_places(stage, wg));
             let staged = (places * 3 + u64::from(wg) + 27 * 3) * rb
                 + (28 + 27 + 28 + 1) * 4
-                + u64::from(stage + 1) * super::cell_form(params.precision).probe_bytes;
+                + u64::from(stage + 1) * super::form::cell_form(params.precision).probe_bytes;
             if staged > caps.max_workgroup_storage as u64 {
                 return Err(Error::OverLimit {
                     limit: "max_compute_workgroup_storage_size",
