@@ -31,6 +31,44 @@ fn every_layout_and_vector_length_validates() {
     run_all(&gpu, &req, 2 * 7 * 4);
 }
 
+/// The rows form (whole x rows a workgroup, the x-shifted values through
+/// workgroup memory) in every propagating kernel, layout family and
+/// precision over many steps; and the shapes it cannot run, named before
+/// any work.
+#[test]
+fn the_rows_form_validates_and_names_the_shapes_it_cannot_run() {
+    let gpu = skylight_tests::gpu();
+    let ps = precisions(&gpu);
+    let req = Request::default()
+        .set("size", "8")
+        .set("kernel", "propagate,fused,step")
+        .set("layout", "aos,soa,aosoa-8")
+        .set("wg", "64")
+        .set("steps", "5")
+        .set("pull", "rows")
+        .precisions(&ps);
+    for detail in run_all(&gpu, &req, 3 * 3 * ps.len()) {
+        assert!(detail.contains("mass change"), "{detail}");
+    }
+    // Rows of 8 sites need a workgroup of whole rows; one site an
+    // invocation; and 6^3 sites do not fill workgroups of 30 (5 rows).
+    let bad = [("8", "12", "1"), ("8", "64", "2"), ("6", "30", "1")];
+    for (size, wg, vvl) in bad {
+        let req = Request::default()
+            .set("size", size)
+            .set("kernel", "propagate")
+            .set("wg", wg)
+            .set("vvl", vvl)
+            .set("pull", "rows")
+            .precisions(&[Precision::F32]);
+        let out = skylight_tests::try_run(&gpu, &Lbm, &req).expect("run");
+        assert!(
+            matches!(&out[0], Outcome::Failed { error: Error::BadParameter { name, .. }, .. } if name == "pull"),
+            "{size} {wg} {vvl}: {out:?}"
+        );
+    }
+}
+
 #[test]
 fn every_kernel_conserves_over_many_steps_in_every_precision() {
     let gpu = skylight_tests::gpu();
@@ -90,9 +128,10 @@ fn a_box_over_the_binding_limit_is_a_clean_error() {
 }
 
 /// The scale-out path on one rank (no MPI: the rank is its own neighbour),
-/// through every layout family and every precision: the halo kernels pack
-/// and unpack through the field's layout, and the NaN-poisoned halos fail
-/// validation unless every swap lands.
+/// through every layout family and every precision, and the rows form over
+/// its interior and boundary planes: the halo kernels pack and unpack
+/// through the field's layout, and the NaN-poisoned halos fail validation
+/// unless every swap lands.
 #[test]
 fn one_rank_scale_out_swaps_halos_through_every_layout() {
     use skylight_core::apps::lbm::dist;
@@ -104,9 +143,19 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
         .set("vvl", "2")
         .set("steps", "3")
         .precisions(&precisions(&gpu));
-    let cases = skylight_core::runner::plan(&Lbm, &req, &gpu.caps, true)
-        .expect("plan")
-        .cases;
+    // Planes of 16 sites: whole workgroups of whole rows at wg 16.
+    let rows = req
+        .clone()
+        .set("vvl", "1")
+        .set("wg", "16")
+        .set("layout", "soa")
+        .set("pull", "rows");
+    let plan = |req: &Request| {
+        skylight_core::runner::plan(&Lbm, req, &gpu.caps, true)
+            .expect("plan")
+            .cases
+    };
+    let cases = [plan(&req), plan(&rows)].concat();
     // With overlap, the interior planes (2 of the 4) are updated during the
     // swap and the boundary planes after it.
     for (case, overlap) in cases.iter().flat_map(|c| [(c, false), (c, true)]) {

@@ -188,6 +188,89 @@ pub fn site_functions() -> String {
     s
 }
 
+/// Velocities with an x component: the rows form shifts them through
+/// workgroup memory.
+fn x_moving() -> impl Iterator<Item = usize> {
+    (0..NVEL).filter(|&q| C[q][0] != 0)
+}
+
+/// The site of velocity `q`'s upwind row at this site's x (`x, y - c_y,
+/// z - c_z`), as a WGSL expression: loaded in place by the rows form.
+fn upwind_row(q: usize) -> String {
+    let coord = |d: usize, v: &str| match C[q][d] {
+        1 => format!("{v}m"),
+        -1 => format!("{v}p"),
+        _ => v.to_string(),
+    };
+    format!("x + NX * ({} + NY * {})", coord(1, "y"), coord(2, "z"))
+}
+
+/// Loads `f0`..`f18` of `site` pulled from the upwind sites in the rows
+/// form, each through `load` (`r_load` or nothing, for a raw copy). The
+/// workgroup holds whole x rows (WG a multiple of NX, invocation `lid` at
+/// x = lid % NX), so every load is of this invocation's own x, as
+/// aligned and coalesced as the collision's: a velocity that moves along x
+/// is loaded from its upwind row here and read from the invocation at x -
+/// c_x through workgroup memory. The velocities that do not move along x
+/// are loaded after the barrier: on the H100 that was up to 1.5% faster in
+/// soa than loading them before it, and the same in aosoa-32
+/// (BENCHMARKS.md, 2026-11-27 j). Called by the whole workgroup (barrier).
+fn pull_rows(load: &str) -> String {
+    let mut s = neighbours().to_string();
+    s.push_str(
+        "    let lm = select(lid - 1u, lid + (NX - 1u), x == 0u);
+    let lp = select(lid + 1u, lid - (NX - 1u), x == NX - 1u);
+",
+    );
+    for (j, q) in x_moving().enumerate() {
+        let _ = writeln!(
+            s,
+            "    lbm_row[{j}][lid] = src[tdp_index({}, {q}u, NVEL)];",
+            upwind_row(q)
+        );
+    }
+    s.push_str("    workgroupBarrier();\n");
+    for q in (0..NVEL).filter(|&q| C[q][0] == 0) {
+        let _ = writeln!(
+            s,
+            "    let f{q} = {load}(src[tdp_index({}, {q}u, NVEL)]);",
+            upwind(q)
+        );
+    }
+    for (j, q) in x_moving().enumerate() {
+        let from = if C[q][0] == 1 { "lm" } else { "lp" };
+        let _ = writeln!(s, "    let f{q} = {load}(lbm_row[{j}][{from}]);");
+    }
+    s
+}
+
+/// Workgroup reals of the rows form at workgroup size `wg`: a row's worth
+/// for every velocity that moves along x.
+pub fn rows_workgroup_reals(wg: u32) -> u64 {
+    x_moving().count() as u64 * u64::from(wg)
+}
+
+/// The rows form of the propagating kernels (see [`pull_rows`]):
+/// `lbm_propagate_rows_at(site, lid)` and `lbm_fused_rows_at(site, lid)`,
+/// with their workgroup rows. Needs `lbm_relax` from [`site_functions`].
+pub fn rows_functions() -> String {
+    let mut s = format!(
+        "var<workgroup> lbm_row: array<array<RealStore, WG>, {}>;\n",
+        x_moving().count()
+    );
+    let args: Vec<String> = (0..NVEL).map(|q| format!("f{q}")).collect();
+    s.push_str("fn lbm_propagate_rows_at(site: u32, lid: u32) {\n");
+    s.push_str(&pull_rows(""));
+    for q in 0..NVEL {
+        let _ = writeln!(s, "    dst[tdp_index(site, {q}u, NVEL)] = f{q};");
+    }
+    s.push_str("}\n");
+    s.push_str("fn lbm_fused_rows_at(site: u32, lid: u32) {\n");
+    s.push_str(&pull_rows("r_load"));
+    let _ = writeln!(s, "    lbm_relax(site, {});\n}}", args.join(", "));
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,5 +290,18 @@ mod tests {
         assert_eq!(projection(8), "r_neg(r_add(ux, uy))");
         assert_eq!(projection(9), "r_sub(ux, uy)");
         assert_eq!(upwind(1), "xm + NX * (y + NY * z)");
+    }
+
+    #[test]
+    fn the_rows_form_loads_in_place_and_shifts_through_the_workgroup() {
+        let s = rows_functions();
+        assert_eq!(s.matches("workgroupBarrier()").count(), 2);
+        // Velocity 1 moves +x: its upwind row is this site's, read from x - 1.
+        assert!(s.contains("lbm_row[0][lid] = src[tdp_index(x + NX * (y + NY * z), 1u, NVEL)];"));
+        assert!(s.contains("let f1 = (lbm_row[0][lm]);"));
+        assert!(s.contains("let f1 = r_load(lbm_row[0][lm]);"));
+        // Velocity 3 moves +y only: loaded from its upwind site as before.
+        assert!(s.contains("let f3 = (src[tdp_index(x + NX * (ym + NY * z), 3u, NVEL)]);"));
+        assert_eq!(rows_workgroup_reals(128), 10 * 128);
     }
 }

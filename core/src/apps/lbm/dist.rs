@@ -144,7 +144,9 @@ impl Record for Slabs {
 fn run_ops(lattice: &Slabs, steps: u64, mut from: usize, interior: bool, axes: usize) -> Vec<Op> {
     let id = |sites, k, from| lattice.id(sites, k, from);
     let entries = &lattice.0.entries;
-    let propagates = |k: usize| matches!(entries[k], "propagate" | "fused");
+    // Every entry point but collide (propagate, fused, and their rows
+    // forms) reads its neighbours.
+    let propagates = |k: usize| entries[k] != "collide";
     let mut ops = Vec::new();
     for _ in 0..steps {
         // `step` is collide (k = 0) then propagate (k = 1).

@@ -31,6 +31,7 @@ use crate::shader::{ShaderSpec, sources};
 use d3q19::{Box3, NVEL};
 
 const SOURCE: &str = include_str!("../../../../shaders/lbm/lbm.wgsl");
+const ROWS_SOURCE: &str = include_str!("../../../../shaders/lbm/rows.wgsl");
 
 choice! {
     /// Kernels, named as the entry points (`step` runs `collide` then `propagate`).
@@ -43,6 +44,30 @@ choice! {
         Fused = "fused",
         /// Collide then propagate, as Ludwig runs them.
         Step = "step",
+    }
+}
+
+choice! {
+    /// How the propagating kernels (propagate, fused, step's propagate)
+    /// get the values that move along x.
+    pub enum Pull("pull") {
+        /// Each from its upwind site (one element off alignment along x).
+        Load = "load",
+        /// A workgroup's whole x rows loaded in place, every load aligned,
+        /// and shifted along x through workgroup memory.
+        Rows = "rows",
+    }
+}
+
+impl Pull {
+    /// The entry point of the propagating `kernel` (propagate or fused) in
+    /// this form.
+    pub fn entry(self, kernel: &'static str) -> &'static str {
+        match (self, kernel) {
+            (Pull::Rows, "propagate") => "propagate_rows",
+            (Pull::Rows, "fused") => "fused_rows",
+            (_, k) => k,
+        }
     }
 }
 
@@ -67,6 +92,9 @@ pub struct Params {
     pub layout: LayoutName,
     /// Virtual vector length (sites per invocation).
     pub vvl: u32,
+    /// How the propagating kernels get the values that move along x
+    /// (recorded as `load` for collide, which moves none).
+    pub pull: Pull,
     /// Workgroup size.
     pub wg: u32,
     /// Box extent L.
@@ -83,10 +111,14 @@ impl Params {
     /// The case these parameters describe (its variant label and record
     /// parameters are those of every lbm result file).
     pub fn case(&self) -> Case {
-        let variant = format!("{}/vvl{}/wg{}", self.layout, self.vvl, self.wg);
+        let mut variant = format!("{}/vvl{}/wg{}", self.layout, self.vvl, self.wg);
+        if self.pull == Pull::Rows {
+            variant.push_str("/rows");
+        }
         Case::new("lbm", self.kernel.name(), &variant, self.precision)
             .param("layout", self.layout)
             .param("vvl", self.vvl)
+            .param("pull", self.pull)
             .param("wg", self.wg)
             .param("L", self.l)
             .param("sites", self.sites)
@@ -104,6 +136,7 @@ impl TryFrom<&Case> for Params {
             kernel: case.kernel_as()?,
             layout: case.choice()?,
             vvl: case.u32("vvl")?,
+            pull: case.choice()?,
             wg: case.u32("wg")?,
             l: case.uint("L")?,
             sites: case.uint("sites")?,
@@ -160,6 +193,12 @@ impl App for Lbm {
             },
             targetdp::layout_param("soa"),
             targetdp::vvl_param(),
+            ParamSpec {
+                name: "pull",
+                help: "how propagate, fused and step's propagate get the values that move along x: load (each from its upwind site) or rows (a workgroup's whole x rows loaded in place and shifted through workgroup memory; wg a multiple of L, vvl 1)",
+                kind: ParamKind::Choice(Pull::NAMES),
+                default: "load",
+            },
             wg_param("128"),
             ParamSpec {
                 name: "size",
@@ -203,6 +242,7 @@ impl App for Lbm {
             kernel: KernelName::Collide,
             layout: LayoutName::Soa,
             vvl: 1,
+            pull: Pull::Load,
             wg: 1,
             l,
             sites,
@@ -214,6 +254,11 @@ impl App for Lbm {
             .axis(&r.choices(), |c, k| c.kernel = k)
             .axis(&r.choices(), |c, l| c.layout = l)
             .axis(&vvls, |c, v| c.vvl = v)
+            .axis_where(
+                |c| c.kernel != KernelName::Collide,
+                &r.choices(),
+                |c, pull| c.pull = pull,
+            )
             .axis(&r.wgs(caps)?, |c, wg| c.wg = wg)
             .points()
             .iter()
@@ -231,9 +276,11 @@ impl App for Lbm {
             .into_iter()
             .map(|name| {
                 let layout = Layout::new(name, 512, NVEL as u32);
-                Part::all(512).apply(spec(p, 64, [8, 8, 8], &layout, 2))
+                Part::all(512).apply(spec(p, 64, [8, 8, 8], &layout, 2, Pull::Load))
             })
             .collect();
+        let soa = Layout::new(LayoutName::Soa, 512, NVEL as u32);
+        specs.push(Part::all(512).apply(spec(p, 64, [8, 8, 8], &soa, 1, Pull::Rows)));
         // The scale-out halo swap of an 8^3 box over a 2 x 2 grid of ranks
         // (8 x 6 x 6 padded boxes), across either axis, and the boundary and
         // interior boxes of a rank's kernels.
@@ -247,7 +294,7 @@ impl App for Lbm {
             }
             let layout = Layout::new(LayoutName::Soa, 288, NVEL as u32);
             let parts = d.boundary().into_iter().chain(d.interior());
-            specs.extend(parts.map(|b| b.apply(spec(p, 64, [8, 6, 6], &layout, 2))));
+            specs.extend(parts.map(|b| b.apply(spec(p, 64, [8, 6, 6], &layout, 2, Pull::Load))));
         }
         specs
     }
@@ -258,9 +305,10 @@ impl App for Lbm {
     }
 }
 
-/// The module for one box, layout and vector length; every kernel is an entry point.
-fn spec(p: Precision, wg: u32, n: [u32; 3], layout: &Layout, vvl: u32) -> ShaderSpec {
-    let spec = ShaderSpec::new("lbm", SOURCE, p)
+/// The module for one box, layout, vector length and pull form; every
+/// kernel is an entry point (the rows form's propagating ones as well).
+fn spec(p: Precision, wg: u32, n: [u32; 3], layout: &Layout, vvl: u32, pull: Pull) -> ShaderSpec {
+    let mut spec = ShaderSpec::new("lbm", SOURCE, p)
         .with_u32("WG", wg)
         .with_u32("NX", n[0])
         .with_u32("NY", n[1])
@@ -269,6 +317,12 @@ fn spec(p: Precision, wg: u32, n: [u32; 3], layout: &Layout, vvl: u32) -> Shader
         .with_u32("VVL", vvl)
         .with_include(sources::GRID)
         .with_include(codegen::site_functions());
+    // Only the rows form declares the rows' workgroup memory.
+    if pull == Pull::Rows {
+        spec = spec
+            .with_include(codegen::rows_functions())
+            .with_include(ROWS_SOURCE);
+    }
     layout.apply(spec)
 }
 

@@ -8,6 +8,7 @@ fn params(kernel: KernelName, l: u64, steps: u64, init: Init) -> Params {
         kernel,
         layout: LayoutName::Soa,
         vvl: 1,
+        pull: Pull::Load,
         wg: 64,
         l,
         sites: l.pow(3),
@@ -100,5 +101,45 @@ fn shared_stages_give_each_kernel_its_own_reference() {
             }
             assert_eq!(*setup.expected(), f, "{kernel} x {steps}");
         }
+    }
+}
+
+/// The rows form runs where a workgroup holds whole x rows of every box;
+/// elsewhere the error names `pull`, and a row's worth of ten velocities
+/// must fit the workgroup memory.
+#[test]
+fn the_rows_form_needs_workgroups_of_whole_rows() {
+    use crate::gpu::Capabilities;
+    let caps = Capabilities {
+        max_workgroup_storage: 16384,
+        ..Default::default()
+    };
+    let rows = |wg: u32, vvl: u32, l: u64, precision: Precision| {
+        let p = Params {
+            wg,
+            vvl,
+            precision,
+            pull: Pull::Rows,
+            ..params(KernelName::Propagate, l, 1, Init::Random)
+        };
+        gpu::check_rows(&p, l as u32, &[Part::all(p.sites as u32)], &caps)
+    };
+    assert!(rows(128, 1, 128, Precision::F32).is_ok());
+    assert!(rows(128, 1, 128, Precision::F64).is_ok());
+    for (wg, vvl, l) in [(96, 1, 128), (128, 2, 128), (30, 1, 6)] {
+        match rows(wg, vvl, l, Precision::F32) {
+            Err(Error::BadParameter { name, .. }) => assert_eq!(name, "pull"),
+            other => panic!("{wg} {vvl} {l}: {other:?}"),
+        }
+    }
+    // Ten velocities move along x: 10 x 256 f32 reals are 10 KiB, in
+    // f64 and df64 20 KiB, over this adapter's 16 KiB.
+    assert_eq!(codegen::rows_workgroup_reals(256), 2560);
+    assert!(rows(256, 1, 128, Precision::F32).is_ok());
+    for p in [Precision::F64, Precision::Df64] {
+        assert!(matches!(
+            rows(256, 1, 128, p),
+            Err(Error::OverLimit { needed: 20480, .. })
+        ));
     }
 }
