@@ -173,6 +173,15 @@ fn one_two_and_four_ranks_agree_bit_for_bit() {
         let hash = &one_rank(&r)["metrics"]["field_hash"];
         assert_eq!(&r["metrics"]["field_hash"], hash, "{what}");
     }
+    // The rows form (`auto` takes it at wg = L = 8) on the same grid, whose
+    // boundary boxes are single rows: the same fields.
+    for r in lbm(4, &dir, &["--axes", "2", "--wg", "8"]) {
+        let what = validated_on_a_2x2_grid_of_4x4(&r);
+        let rows = r["variant"].as_str().expect("variant").ends_with("/rows");
+        assert_eq!(rows, r["kernel"] != "collide", "{what}");
+        let hash = &one_rank(&r)["metrics"]["field_hash"];
+        assert_eq!(&r["metrics"]["field_hash"], hash, "{what}");
+    }
     // Without overlap the same fields, every plane updated after the swap.
     for r in lbm(2, &dir, &["--no-overlap"]) {
         let what = format!("no overlap, {}", r["kernel"]);

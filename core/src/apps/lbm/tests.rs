@@ -143,3 +143,52 @@ fn the_rows_form_needs_workgroups_of_whole_rows() {
         ));
     }
 }
+
+/// `auto` takes the rows form where a workgroup is one x row, and the
+/// load form elsewhere; asked beside the form it resolves to, it runs once.
+#[test]
+fn auto_takes_rows_where_a_workgroup_is_one_row() {
+    let caps = Capabilities {
+        max_workgroup_invocations: 256,
+        max_workgroup_storage: 16384,
+        ..Default::default()
+    };
+    let pulls = |req: Request| -> Vec<(String, u32, Pull)> {
+        Lbm.cases(&req.set("kernel", "propagate"), &caps)
+            .expect("cases")
+            .iter()
+            .map(|c| {
+                let p = Params::try_from(c).expect("parses");
+                (c.variant.clone(), p.wg, p.pull)
+            })
+            .collect()
+    };
+    let l16 = || {
+        Request::default()
+            .set("size", "16")
+            .precisions(&[Precision::F32])
+    };
+    let got = pulls(l16().set("wg", "16,32"));
+    assert_eq!(got[0], ("soa/vvl1/wg16/rows".to_string(), 16, Pull::Rows));
+    assert_eq!(got[1].2, Pull::Load);
+    assert_eq!(
+        pulls(l16().set("wg", "16").set("vvl", "2"))[0].2,
+        Pull::Load
+    );
+    assert_eq!(
+        pulls(l16().set("wg", "16").set("pull", "auto,rows")).len(),
+        1
+    );
+    assert_eq!(
+        pulls(l16().set("wg", "16").set("pull", "auto,load")).len(),
+        2
+    );
+    // Collision moves nothing: no form, and `load` in its records.
+    let collide = Lbm
+        .cases(&l16().set("kernel", "collide").set("wg", "16"), &caps)
+        .expect("cases");
+    assert_eq!(
+        Params::try_from(&collide[0]).expect("parses").pull,
+        Pull::Load
+    );
+}
