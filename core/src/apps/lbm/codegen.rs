@@ -127,18 +127,27 @@ fn neighbours() -> &'static str {
 "
 }
 
-/// The site velocity `q` is pulled from (`x - c_q`), as a WGSL expression.
-fn upwind(q: usize) -> String {
-    let coord = |d: usize, v: &str| match C[q][d] {
+/// Coordinate `d` (named `v`) of the site velocity `q` is pulled from:
+/// `v - c_q[d]`, one of the names `neighbours` defines.
+fn upwind_coord(q: usize, d: usize, v: &str) -> String {
+    match C[q][d] {
         1 => format!("{v}m"),
         -1 => format!("{v}p"),
         _ => v.to_string(),
-    };
+    }
+}
+
+/// The site velocity `q` is pulled from (`x - c_q`), as a WGSL expression.
+fn upwind(q: usize) -> String {
+    format!("{} + NX * ({})", upwind_coord(q, 0, "x"), upwind_yz(q))
+}
+
+/// `y - c_y + NY * (z - c_z)` of velocity `q`'s upwind site.
+fn upwind_yz(q: usize) -> String {
     format!(
-        "{} + NX * ({} + NY * {})",
-        coord(0, "x"),
-        coord(1, "y"),
-        coord(2, "z")
+        "{} + NY * {}",
+        upwind_coord(q, 1, "y"),
+        upwind_coord(q, 2, "z")
     )
 }
 
@@ -197,12 +206,7 @@ fn x_moving() -> impl Iterator<Item = usize> {
 /// The site of velocity `q`'s upwind row at this site's x (`x, y - c_y,
 /// z - c_z`), as a WGSL expression: loaded in place by the rows form.
 fn upwind_row(q: usize) -> String {
-    let coord = |d: usize, v: &str| match C[q][d] {
-        1 => format!("{v}m"),
-        -1 => format!("{v}p"),
-        _ => v.to_string(),
-    };
-    format!("x + NX * ({} + NY * {})", coord(1, "y"), coord(2, "z"))
+    format!("x + NX * ({})", upwind_yz(q))
 }
 
 /// Loads `f0`..`f18` of `site` pulled from the upwind sites in the rows

@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use super::d3q19::{self, Box3, NVEL};
-use super::{KernelName, Params, Pull, Setup, Start, codegen, model, spec};
+use super::{KernelName, Params, Pull, Setup, Start, model, pull, spec};
 use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::apps::common::fresh_rng;
 use crate::apps::targetdp::Layout;
-use crate::error::{Error, Result};
-use crate::gpu::{Bind, Capabilities, Gpu, Pipeline, dispatch_shape};
+use crate::error::Result;
+use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
 use crate::params::Choice;
 use crate::precision::Precision;
 use crate::scale::Part;
@@ -37,52 +37,6 @@ struct Parted {
     dispatch: (u32, u32),
 }
 
-/// Whether the rows form can run `params` over `boxes` of a lattice `nx`
-/// sites along x: each workgroup must hold whole x rows of one box (wg a
-/// multiple of nx, one site an invocation, sites in storage order) and
-/// every box fill whole workgroups; and a row's worth of every velocity
-/// that moves along x must fit the workgroup memory.
-pub(super) fn check_rows(
-    params: &Params,
-    nx: u32,
-    boxes: &[Part],
-    caps: &Capabilities,
-) -> Result<()> {
-    let wg = params.wg;
-    let unfit = |b: &&Part| {
-        !b.order.is_storage() || !b.inner.is_multiple_of(nx) || !b.count().is_multiple_of(wg)
-    };
-    let why = if params.vvl != 1 {
-        Some(format!(
-            "one site an invocation: vvl must be 1, not {}",
-            params.vvl
-        ))
-    } else if !wg.is_multiple_of(nx) {
-        Some(format!(
-            "a workgroup of whole x rows: wg must be a multiple of L = {nx}, not {wg}"
-        ))
-    } else {
-        boxes.iter().find(unfit).map(|b| {
-            format!(
-                "whole workgroups of whole rows: a box of {} sites does not fill workgroups of {wg}",
-                b.count()
-            )
-        })
-    };
-    if let Some(why) = why {
-        return Err(Error::bad_param("pull", format!("rows needs {why}")));
-    }
-    let needed = codegen::rows_workgroup_reals(wg) * params.precision.real_bytes();
-    if needed > u64::from(caps.max_workgroup_storage) {
-        return Err(Error::OverLimit {
-            limit: "max_compute_workgroup_storage_size",
-            needed,
-            max: u64::from(caps.max_workgroup_storage),
-        });
-    }
-    Ok(())
-}
-
 impl Lattice {
     /// The field layout of `params` over `sites` sites.
     pub(super) fn layout(params: &Params, sites: usize) -> Layout {
@@ -107,7 +61,7 @@ impl Lattice {
         let whole = Part::all(b3.sites() as u32);
         if params.pull == Pull::Rows && params.kernel != KernelName::Collide {
             let boxes: Vec<Part> = parts.iter().flatten().copied().collect();
-            check_rows(
+            pull::check_rows(
                 params,
                 b3.n[0] as u32,
                 &[&[whole], &boxes[..]].concat(),

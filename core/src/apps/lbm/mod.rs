@@ -6,9 +6,11 @@
 //! AoS, SoA and AoSoA layouts and every virtual vector length.
 
 pub mod codegen;
+mod cpu;
 pub mod d3q19;
 pub mod dist;
 mod gpu;
+mod pull;
 #[cfg(test)]
 mod tests;
 
@@ -28,7 +30,9 @@ use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
 use crate::scale::Part;
 use crate::shader::{ShaderSpec, sources};
+use cpu::LbmCpu;
 use d3q19::{Box3, NVEL};
+pub use pull::Pull;
 
 const SOURCE: &str = include_str!("../../../../shaders/lbm/lbm.wgsl");
 const ROWS_SOURCE: &str = include_str!("../../../../shaders/lbm/rows.wgsl");
@@ -44,51 +48,6 @@ choice! {
         Fused = "fused",
         /// Collide then propagate, as Ludwig runs them.
         Step = "step",
-    }
-}
-
-choice! {
-    /// How the propagating kernels (propagate, fused, step's propagate)
-    /// get the values that move along x.
-    pub enum Pull("pull") {
-        /// Rows where a workgroup is one x row of one site an invocation,
-        /// load elsewhere (resolved per case: records name the form run).
-        Auto = "auto",
-        /// Each from its upwind site (one element off alignment along x).
-        Load = "load",
-        /// A workgroup's whole x rows loaded in place, every load aligned,
-        /// and shifted along x through workgroup memory.
-        Rows = "rows",
-    }
-}
-
-impl Pull {
-    /// The form `auto` takes for case `p`: rows where a workgroup is one x
-    /// row (wg = L), one site an invocation, and the rows fit the
-    /// workgroup memory, which also fits every box of whole rows a
-    /// scale-out rank dispatches; load elsewhere. On the H100 rows made
-    /// propagate 2.6% (f32) and 4.0% (f64) faster, fused 0.4% and 0.5%,
-    /// and step 1.2% and 2.1% (BENCHMARKS.md, 2026-11-27 j).
-    fn resolved(self, p: &Params, caps: &Capabilities) -> Pull {
-        if self != Pull::Auto {
-            return self;
-        }
-        let bytes = codegen::rows_workgroup_reals(p.wg) * p.precision.real_bytes();
-        let one_row = p.vvl == 1 && u64::from(p.wg) == p.l;
-        match one_row && bytes <= u64::from(caps.max_workgroup_storage) {
-            true => Pull::Rows,
-            false => Pull::Load,
-        }
-    }
-
-    /// The entry point of the propagating `kernel` (propagate or fused) in
-    /// this form.
-    pub fn entry(self, kernel: &'static str) -> &'static str {
-        match (self, kernel) {
-            (Pull::Rows, "propagate") => "propagate_rows",
-            (Pull::Rows, "fused") => "fused_rows",
-            (_, k) => k,
-        }
     }
 }
 
@@ -597,53 +556,5 @@ fn model(kernel: KernelName, sites: u64, steps: u64, p: Precision) -> Model {
     Model {
         flops: flops * (sites * steps) as f64,
         bytes: passes * field * steps as f64,
-    }
-}
-
-/// The same steps on the CPU in f64.
-struct LbmCpu {
-    setup: Setup,
-    f: Vec<f64>,
-    checked: Option<Vec<f64>>,
-}
-
-impl LbmCpu {
-    fn new(params: &Params) -> LbmCpu {
-        let setup = Setup::new(params, Precision::F64);
-        LbmCpu {
-            f: setup.start.f0.clone(),
-            setup,
-            checked: None,
-        }
-    }
-}
-
-impl CpuKernel for LbmCpu {
-    fn run(&mut self) {
-        let b = &self.setup.start.lattice;
-        for _ in 0..self.setup.steps {
-            self.f = step(self.setup.kernel, b, &self.f);
-        }
-        if self.checked.is_none() {
-            self.checked = Some(self.f.clone());
-        }
-    }
-
-    /// Conservation and (for a shear wave) decay of the first run; the
-    /// element-wise comparison is with the same arithmetic, so it is exact.
-    fn validate(&self) -> Validation {
-        match &self.checked {
-            Some(f) => self.setup.check(f, &self.setup.expected(), Precision::F64),
-            None => Validation::fail("not run".into()),
-        }
-    }
-
-    fn model(&self) -> Model {
-        model(
-            self.setup.kernel,
-            self.setup.start.lattice.sites() as u64,
-            self.setup.steps,
-            Precision::F64,
-        )
     }
 }

@@ -122,7 +122,7 @@ fn the_rows_form_needs_workgroups_of_whole_rows() {
             pull: Pull::Rows,
             ..params(KernelName::Propagate, l, 1, Init::Random)
         };
-        gpu::check_rows(&p, l as u32, &[Part::all(p.sites as u32)], &caps)
+        pull::check_rows(&p, l as u32, &[Part::all(p.sites as u32)], &caps)
     };
     assert!(rows(128, 1, 128, Precision::F32).is_ok());
     assert!(rows(128, 1, 128, Precision::F64).is_ok());
