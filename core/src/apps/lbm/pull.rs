@@ -27,15 +27,14 @@ impl Pull {
     /// row (wg = L), one site an invocation, and the rows fit the
     /// workgroup memory, which also fits every box of whole rows a
     /// scale-out rank dispatches; load elsewhere. On the H100 rows made
-    /// propagate 2.6% (f32) and 4.0% (f64) faster, fused 0.4% and 0.5%,
-    /// and step 1.2% and 2.1% (BENCHMARKS.md, 2026-11-27 j).
+    /// propagate 2.8% (f32) and 4.1% (f64) faster, fused 0.4% and 0.5%,
+    /// and step 1.6% and 2.1% (BENCHMARKS.md, 2026-11-27 j).
     pub(super) fn resolved(self, p: &Params, caps: &Capabilities) -> Pull {
         if self != Pull::Auto {
             return self;
         }
-        let bytes = codegen::rows_workgroup_reals(p.wg) * p.precision.real_bytes();
         let one_row = p.vvl == 1 && u64::from(p.wg) == p.l;
-        match one_row && bytes <= u64::from(caps.max_workgroup_storage) {
+        match one_row && rows_bytes(p) <= u64::from(caps.max_workgroup_storage) {
             true => Pull::Rows,
             false => Pull::Load,
         }
@@ -87,7 +86,7 @@ pub(super) fn check_rows(
     if let Some(why) = why {
         return Err(Error::bad_param("pull", format!("rows needs {why}")));
     }
-    let needed = codegen::rows_workgroup_reals(wg) * params.precision.real_bytes();
+    let needed = rows_bytes(params);
     if needed > u64::from(caps.max_workgroup_storage) {
         return Err(Error::OverLimit {
             limit: "max_compute_workgroup_storage_size",
@@ -96,4 +95,10 @@ pub(super) fn check_rows(
         });
     }
     Ok(())
+}
+
+/// Workgroup bytes of the rows form for `p`: a row's worth of every
+/// velocity that moves along x.
+fn rows_bytes(p: &Params) -> u64 {
+    codegen::rows_workgroup_reals(p.wg) * p.precision.real_bytes()
 }
