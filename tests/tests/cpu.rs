@@ -44,7 +44,7 @@ fn lbm_layouts_and_vector_lengths_collapse_into_one_reference_row() {
     assert_eq!(r.case.variant, CPU_REFERENCE);
     assert_eq!(r.case.precision, Precision::F64);
     // The record names only what the reference honours.
-    for gpu_only in ["layout", "vvl", "wg"] {
+    for gpu_only in ["layout", "pull", "vvl", "wg"] {
         assert!(!r.case.params.contains_key(gpu_only), "{:?}", r.case.params);
     }
     assert_eq!(r.case.params.get("L").map(String::as_str), Some("8"));
@@ -56,7 +56,7 @@ fn lbm_layouts_and_vector_lengths_collapse_into_one_reference_row() {
                     reason.contains("implements one variant of lbm/collide (reference)"),
                     "{reason}"
                 );
-                assert!(reason.contains("layout, vvl, wg"), "{reason}");
+                assert!(reason.contains("layout, pull, vvl, wg"), "{reason}");
                 Some(case.variant.as_str())
             }
             _ => None,
