@@ -155,9 +155,6 @@ fn upwind_yz(q: usize) -> String {
 /// `lbm_collide_at`, `lbm_propagate_at` and `lbm_fused_at`.
 pub fn site_functions() -> String {
     let mut s = relax();
-    let args: Vec<String> = (0..NVEL).map(|q| format!("f{q}")).collect();
-    let args = args.join(", ");
-
     s.push_str("fn lbm_collide_at(site: u32) {\n");
     for q in 0..NVEL {
         let _ = writeln!(
@@ -165,35 +162,50 @@ pub fn site_functions() -> String {
             "    let f{q} = r_load(src[tdp_index(site, {q}u, NVEL)]);"
         );
     }
-    let _ = writeln!(s, "    lbm_relax(site, {args});\n}}");
+    let _ = writeln!(s, "    lbm_relax(site, {});\n}}", relax_args());
+    s.push_str(&propagating("", "site: u32", pull_load));
+    s
+}
 
-    // Every load before the first store: the compiler cannot tell that
-    // dst and src are different buffers, so a load after a store would
-    // wait for it, and each copy would go one at a time.
-    s.push_str("fn lbm_propagate_at(site: u32) {\n");
-    s.push_str(neighbours());
-    for q in 0..NVEL {
-        let _ = writeln!(
-            s,
-            "    let f{q} = src[tdp_index({}, {q}u, NVEL)];",
-            upwind(q)
-        );
-    }
+/// `f0, f1, ..., f18`: the arguments of `lbm_relax` after `site`.
+fn relax_args() -> String {
+    let args: Vec<String> = (0..NVEL).map(|q| format!("f{q}")).collect();
+    args.join(", ")
+}
+
+/// `lbm_propagate{suffix}_at` and `lbm_fused{suffix}_at` (parameters
+/// `params`) over the values `f0`..`f18` that `pull` defines, given how
+/// each is loaded (nothing, for propagate's raw copy; `r_load` for fused).
+/// Every load comes before the first store: the compiler cannot tell that
+/// dst and src are different buffers, so a load after a store would wait
+/// for it, and each copy would go one at a time.
+fn propagating(suffix: &str, params: &str, pull: fn(&str) -> String) -> String {
+    let mut s = format!("fn lbm_propagate{suffix}_at({params}) {{\n");
+    s.push_str(&pull(""));
     for q in 0..NVEL {
         let _ = writeln!(s, "    dst[tdp_index(site, {q}u, NVEL)] = f{q};");
     }
     s.push_str("}\n");
+    let _ = writeln!(s, "fn lbm_fused{suffix}_at({params}) {{");
+    s.push_str(&pull("r_load"));
+    let _ = writeln!(s, "    lbm_relax(site, {});\n}}", relax_args());
+    s
+}
 
-    s.push_str("fn lbm_fused_at(site: u32) {\n");
-    s.push_str(neighbours());
+/// `let f{q} = load(...)` of velocity `q` from its upwind site.
+fn load_upwind(q: usize, load: &str) -> String {
+    format!(
+        "    let f{q} = {load}(src[tdp_index({}, {q}u, NVEL)]);\n",
+        upwind(q)
+    )
+}
+
+/// The load form: `f0`..`f18` of `site`, each from its upwind site.
+fn pull_load(load: &str) -> String {
+    let mut s = neighbours().to_string();
     for q in 0..NVEL {
-        let _ = writeln!(
-            s,
-            "    let f{q} = r_load(src[tdp_index({}, {q}u, NVEL)]);",
-            upwind(q)
-        );
+        s.push_str(&load_upwind(q, load));
     }
-    let _ = writeln!(s, "    lbm_relax(site, {args});\n}}");
     s
 }
 
@@ -235,11 +247,7 @@ fn pull_rows(load: &str) -> String {
     }
     s.push_str("    workgroupBarrier();\n");
     for q in (0..NVEL).filter(|&q| C[q][0] == 0) {
-        let _ = writeln!(
-            s,
-            "    let f{q} = {load}(src[tdp_index({}, {q}u, NVEL)]);",
-            upwind(q)
-        );
+        s.push_str(&load_upwind(q, load));
     }
     for (j, q) in x_moving().enumerate() {
         let from = if C[q][0] == 1 { "lm" } else { "lp" };
@@ -262,16 +270,7 @@ pub fn rows_functions() -> String {
         "var<workgroup> lbm_row: array<array<RealStore, WG>, {}>;\n",
         x_moving().count()
     );
-    let args: Vec<String> = (0..NVEL).map(|q| format!("f{q}")).collect();
-    s.push_str("fn lbm_propagate_rows_at(site: u32, lid: u32) {\n");
-    s.push_str(&pull_rows(""));
-    for q in 0..NVEL {
-        let _ = writeln!(s, "    dst[tdp_index(site, {q}u, NVEL)] = f{q};");
-    }
-    s.push_str("}\n");
-    s.push_str("fn lbm_fused_rows_at(site: u32, lid: u32) {\n");
-    s.push_str(&pull_rows("r_load"));
-    let _ = writeln!(s, "    lbm_relax(site, {});\n}}", args.join(", "));
+    s.push_str(&propagating("_rows", "site: u32, lid: u32", pull_rows));
     s
 }
 

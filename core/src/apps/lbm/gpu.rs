@@ -59,7 +59,7 @@ impl Lattice {
         let bytes = layout.reals() * p.real_bytes();
         gpu.check_size(bytes)?;
         let whole = Part::all(b3.sites() as u32);
-        if params.pull == Pull::Rows && params.kernel != KernelName::Collide {
+        if params.pull == Pull::Rows {
             let boxes: Vec<Part> = parts.iter().flatten().copied().collect();
             pull::check_rows(
                 params,
