@@ -84,7 +84,8 @@ pub fn precise_spirv(
     df64: Df64Mode,
     robust_buffers: bool,
 ) -> Result<PreciseModule> {
-    let plain = spirv(spec, df64, robust_buffers)?;
+    // wgpu hands this module to the driver as it is: naga's zeroing runs.
+    let plain = spirv(spec, df64, robust_buffers, false)?;
     Ok(PreciseModule {
         words: decorate_no_contraction(&plain.words)?,
         ..plain
@@ -94,7 +95,14 @@ pub fn precise_spirv(
 /// `spec` compiled to SPIR-V as [`precise_spirv`] does, without the
 /// `NoContraction` decorations: what wgpu hands a Vulkan driver for the WGSL
 /// (close to it: wgpu picks its own SPIR-V version and capabilities).
-pub fn spirv(spec: &ShaderSpec, df64: Df64Mode, robust_buffers: bool) -> Result<PreciseModule> {
+/// Workgroup memory is zeroed by the driver where `driver_zeroing` (as wgpu
+/// asks a driver that can), else by naga's stores at the kernel's start.
+pub fn spirv(
+    spec: &ShaderSpec,
+    df64: Df64Mode,
+    robust_buffers: bool,
+    driver_zeroing: bool,
+) -> Result<PreciseModule> {
     let (module, info) = spec.naga_module(df64)?;
     let options = spv::Options {
         lang_version: (1, 3),
@@ -108,6 +116,11 @@ pub fn spirv(spec: &ShaderSpec, df64: Df64Mode, robust_buffers: bool) -> Result<
             ..Default::default()
         },
         force_loop_bounding: false,
+        zero_initialize_workgroup_memory: if driver_zeroing {
+            spv::ZeroInitializeWorkgroupMemoryMode::Native
+        } else {
+            spv::ZeroInitializeWorkgroupMemoryMode::Polyfill
+        },
         ..Default::default()
     };
     let words = spv::write_vec(&module, &info, &options, None).map_err(|e| Error::Shader {

@@ -66,7 +66,13 @@ pub fn pipeline_stats(gpu: &Gpu) -> Result<Vec<PipelineStats>> {
     let instance = hal.shared_instance().raw_instance();
     let robust = vulkan_robust_buffers(&gpu.adapter);
     let atomics = gpu.caps.float32_atomics;
-    let device = StatsDevice::new(instance, hal.raw_physical_device(), gpu.caps.f64, atomics)?;
+    let phd = hal.raw_physical_device();
+    let zero_ext = ash::khr::zero_initialize_workgroup_memory::NAME;
+    let has_zero_ext = hal
+        .physical_device_capabilities()
+        .supports_extension(zero_ext);
+    let zeroing = driver_zeroing(instance, phd, has_zero_ext);
+    let device = StatsDevice::new(instance, phd, gpu.caps.f64, atomics, zeroing)?;
     let mode = gpu.df64.mode();
     let mut sources = gpu.compiled();
     sources.sort_by(|a, b| (&a.spec.label, &a.entry).cmp(&(&b.spec.label, &b.entry)));
@@ -77,7 +83,7 @@ pub fn pipeline_stats(gpu: &Gpu) -> Result<Vec<PipelineStats>> {
             let words = if precise {
                 crate::precise::precise_spirv(&s.spec, mode, robust)?.words
             } else {
-                crate::precise::spirv(&s.spec, mode, robust)?.words
+                crate::precise::spirv(&s.spec, mode, robust, zeroing.is_some())?.words
             };
             Ok(PipelineStats {
                 label: s.spec.label.clone(),
@@ -89,6 +95,32 @@ pub fn pipeline_stats(gpu: &Gpu) -> Result<Vec<PipelineStats>> {
         .collect();
     device.destroy();
     out
+}
+
+/// How wgpu has the driver zero workgroup memory where the driver can
+/// (Vulkan 1.3, or 1.2 with `VK_KHR_zero_initialize_workgroup_memory`,
+/// `has_extension`, and the feature reported): `Some` with the extension to enable (none on
+/// 1.3). wgpu then leaves the zeroing to the driver instead of naga's
+/// polyfill, whose stores a driver may compile to a different kernel.
+#[allow(unsafe_code)]
+fn driver_zeroing(
+    instance: &ash::Instance,
+    phd: vk::PhysicalDevice,
+    has_extension: bool,
+) -> Option<Option<&'static std::ffi::CStr>> {
+    let ext = ash::khr::zero_initialize_workgroup_memory::NAME;
+    // SAFETY: `phd` belongs to `instance`.
+    let api = unsafe { instance.get_physical_device_properties(phd) }.api_version;
+    let enable = match (api >= vk::API_VERSION_1_3, has_extension) {
+        (true, _) => None,
+        (false, true) => Some(ext),
+        (false, false) => return None,
+    };
+    let mut zero = vk::PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures::default();
+    let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut zero);
+    // SAFETY: a valid chain for a device of API 1.3 or with the extension.
+    unsafe { instance.get_physical_device_features2(phd, &mut features) };
+    (zero.shader_zero_initialize_workgroup_memory == vk::TRUE).then_some(enable)
 }
 
 /// A bare device with pipeline executable statistics on.
@@ -106,12 +138,15 @@ fn vk_err(what: &'static str) -> impl Fn(vk::Result) -> Error {
 impl StatsDevice {
     /// A device on `phd` with one compute queue, the extension, and what
     /// kernels may declare: f64 where `f64`, f32 atomic adds on buffers
-    /// where `atomics` (`VK_EXT_shader_atomic_float`, as wgpu enables it).
+    /// where `atomics` (`VK_EXT_shader_atomic_float`, as wgpu enables it),
+    /// and the driver's zeroing of workgroup memory where `zeroing` (see
+    /// [`driver_zeroing`]).
     fn new(
         instance: &ash::Instance,
         phd: vk::PhysicalDevice,
         f64: bool,
         atomics: bool,
+        zeroing: Option<Option<&'static std::ffi::CStr>>,
     ) -> Result<StatsDevice> {
         // SAFETY: `phd` belongs to `instance`.
         let families = unsafe { instance.get_physical_device_queue_family_properties(phd) };
@@ -127,6 +162,11 @@ impl StatsDevice {
         if atomics {
             extensions.push(ash::ext::shader_atomic_float::NAME.as_ptr());
         }
+        if let Some(Some(ext)) = zeroing {
+            extensions.push(ext.as_ptr());
+        }
+        let mut zero = vk::PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures::default()
+            .shader_zero_initialize_workgroup_memory(true);
         let mut executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
             .pipeline_executable_info(true);
         let mut float_atomics = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default()
@@ -140,6 +180,9 @@ impl StatsDevice {
             .push_next(&mut executables);
         if atomics {
             info = info.push_next(&mut float_atomics);
+        }
+        if zeroing.is_some() {
+            info = info.push_next(&mut zero);
         }
         // SAFETY: a valid create info whose extension the device supports.
         let device = unsafe { instance.create_device(phd, &info, None) }
