@@ -4,6 +4,7 @@
 // tolerances, and the `skylight-native` line.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,10 @@ struct Options {
     long l = 32, t = 64;
     std::vector<std::string> precisions{"f32", "f64"};
     std::vector<int> blocks{64, 128, 256};
+    /// Dispatch orders of the one-pass kernels: y, z, t block extents and
+    /// t planes a group of blocks spans (Skylight's block-y, block-z,
+    /// block-t, tile-t); {1, 1, 1, 1} is storage order.
+    std::vector<std::array<int, 4>> orders{{1, 1, 1, 1}};
     std::vector<std::string> kernels{"dslash", "cg"};
     int samples = 20;
     double warmup_s = 0.5;
@@ -47,7 +52,7 @@ inline std::vector<std::string> split(const std::string& s) {
     std::fprintf(stderr,
                  "%s\nusage: milc [--L 32] [--T 64] [--precision f32,f64] [--blocks 64,128,256]\n"
                  "            [--kernels dslash,cg] [--samples 20] [--warmup 0.5] [--iterations 100]\n"
-                 "            [--kappa 0.12] [--seed N] [--cpu-only]\n",
+                 "            [--kappa 0.12] [--seed N] [--orders storage,2x2x2x4] [--cpu-only]\n",
                  why);
     std::exit(2);
 }
@@ -72,7 +77,15 @@ inline Options parse_options(int argc, char** argv) {
         else if (a == "--iterations") o.iterations = std::atoi(v.c_str());
         else if (a == "--kappa") o.kappa = std::atof(v.c_str());
         else if (a == "--seed") o.seed = std::strtoull(v.c_str(), nullptr, 10);
-        else if (a == "--blocks") {
+        else if (a == "--orders") {
+            o.orders.clear();
+            for (const auto& w : split(v)) {
+                std::array<int, 4> ord{1, 1, 1, 1};
+                if (w != "storage" && std::sscanf(w.c_str(), "%dx%dx%dx%d", &ord[0], &ord[1], &ord[2], &ord[3]) != 4)
+                    usage("orders are storage or YxZxTxTILE (e.g. 2x2x2x4)");
+                o.orders.push_back(ord);
+            }
+        } else if (a == "--blocks") {
             o.blocks.clear();
             for (const auto& b : split(v)) o.blocks.push_back(std::atoi(b.c_str()));
         } else usage(("unknown option " + a).c_str());
@@ -81,6 +94,9 @@ inline Options parse_options(int argc, char** argv) {
     if (o.l < 2 || o.t < 2 || (double)o.l * o.l * o.l * o.t * 36 > 2147483647.0) usage("bad lattice size");
     for (int b : o.blocks)
         if (b < 32 || b > 256 || b % 32) usage("block sizes are multiples of 32 up to 256");
+    for (const auto& [y, z, t, tile] : o.orders)
+        if (y < 1 || z < 1 || t < 1 || tile < t || o.l % y || o.l % z || tile % t || o.t % tile)
+            usage("an order's y and z extents divide L, its t extent divides its tile, and the tile divides T");
     for (const auto& p : o.precisions)
         if (p != "f32" && p != "f64") usage("precisions are f32 and f64");
     for (const auto& k : o.kernels)

@@ -38,12 +38,38 @@ __device__ __forceinline__ double block_sum(double v) {
     return v;
 }
 
+/// The site of the dispatch's i-th thread: blocks of whole x rows by g.by y
+/// rows by g.bz z rows by g.bt t planes, g.group blocks along t together,
+/// then the blocks along y, along z, and the t groups (Skylight's
+/// `scale::Part::ordered`); storage order when all are 1.
+__device__ inline int ordered_site(int i, const Geom& g) {
+    if (g.by == 1 && g.bz == 1 && g.bt == 1 && g.group == 1) return i;
+    const int x = i % g.l;
+    i /= g.l;
+    const int y0 = i % g.by;
+    i /= g.by;
+    const int z0 = i % g.bz;
+    i /= g.bz;
+    const int t0 = i % g.bt;
+    i /= g.bt;
+    const int t1 = i % g.group;
+    i /= g.group;
+    const int yb = i % (g.l / g.by);
+    i /= g.l / g.by;
+    const int zb = i % (g.l / g.bz);
+    i /= g.l / g.bz;
+    const int y = yb * g.by + y0, z = zb * g.bz + z0, t = (i * g.group + t1) * g.bt + t0;
+    return x + g.l * (y + g.l * (z + g.l * t));
+}
+
 /// out = D psi (ISIGN 1) or D^dagger psi (-1): the whole operator, one site per thread.
 template <class R, int ISIGN>
 __global__ void __launch_bounds__(MAX_BLOCK)
     dslash_kernel(const C<R>* __restrict__ psi, const C<R>* __restrict__ u, C<R>* __restrict__ out, Geom g) {
-    const int site = blockIdx.x * blockDim.x + threadIdx.x;
-    if (site < g.n) store_spinor<R>(out, g.n, site, dslash_site<ISIGN, R>(psi, u, g, site));
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= g.n) return;
+    const int site = ordered_site(i, g);
+    store_spinor<R>(out, g.n, site, dslash_site<ISIGN, R>(psi, u, g, site));
 }
 
 /// out = M psi (or M^dagger psi); with DOT, partial[block] = the block's sum of
@@ -52,9 +78,10 @@ template <class R, int ISIGN, int DOT>
 __global__ void __launch_bounds__(MAX_BLOCK)
     m_kernel(const C<R>* __restrict__ psi, const C<R>* __restrict__ u, C<R>* __restrict__ out, Geom g, R kappa,
              const C<R>* __restrict__ w, double* __restrict__ partial) {
-    const int site = blockIdx.x * blockDim.x + threadIdx.x;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
     double d = 0;
-    if (site < g.n) {
+    if (i < g.n) {
+        const int site = ordered_site(i, g);
         const Spinor<R> o = m_site<ISIGN, R>(psi, u, g, site, kappa);
         store_spinor<R>(out, g.n, site, o);
         if constexpr (DOT == DOT_W) d = spinor_dot<R>(load_spinor<R>(w, g.n, site), o);

@@ -68,12 +68,29 @@ struct Clock {
     }
 };
 
-std::string config(int block) { return "block" + std::to_string(block); }
+/// A run's configuration: the block size, and the dispatch order unless storage order.
+std::string config(int block, const std::array<int, 4>& ord) {
+    std::string c = "block" + std::to_string(block);
+    if (ord != std::array<int, 4>{1, 1, 1, 1}) {
+        c += "/order" + std::to_string(ord[0]) + "x" + std::to_string(ord[1]) + "x" + std::to_string(ord[2]) + "t" +
+             std::to_string(ord[3]);
+    }
+    return c;
+}
+
+/// `g` dispatched in order `ord` (y, z, t block extents and tile planes).
+Geom ordered(Geom g, const std::array<int, 4>& ord) {
+    g.by = ord[0];
+    g.bz = ord[1];
+    g.bt = ord[2];
+    g.group = ord[3] / ord[2];
+    return g;
+}
 
 /// D over the block sizes: each validated (D and D^dagger) and timed (D).
 template <class R> bool run_dslash(const Options& o, const Inputs& in, const DevBuf<C<R>>& u, const DevBuf<C<R>>& psi) {
     const long n = in.lat.sites();
-    const Geom g{(int)o.l, (int)o.t, (int)n};
+    const Geom g0{(int)o.l, (int)o.t, (int)n};
     std::vector<double> want_plus(n * ref::SPINOR), want_minus(n * ref::SPINOR);
     const auto t0 = std::chrono::steady_clock::now();
     ref::dslash(in.lat, in.u.data(), in.psi.data(), 1, want_plus.data());
@@ -83,7 +100,9 @@ template <class R> bool run_dslash(const Options& o, const Inputs& in, const Dev
     Clock clock;
     const double tol = dslash_tolerance<R>();
     bool all = true;
+    for (const auto& ord : o.orders)
     for (int block : o.blocks) {
+        const Geom g = ordered(g0, ord);
         auto check = [&](const std::vector<double>& want) {
             const auto got = unpack_spinor<R>(out.download(), n);
             return ref::compare(got.data(), want.data(), got.size(), 1.0);
@@ -101,8 +120,8 @@ template <class R> bool run_dslash(const Options& o, const Inputs& in, const Dev
         const double worst = (plus.nonfinite || minus.nonfinite) ? INFINITY : std::max(plus.max_error, minus.max_error);
         const std::string detail = describe("D psi (timed)", plus, reals) + "; " + describe("D^dagger psi", minus, reals) +
                                    " (vs the f64 CPU reference, floor 1); one fused kernel, one site per thread";
-        print_line("dslash-fused", precision_name<R>(), config(block), o, samples, worst, tol, passed, detail);
-        print_line("dslash", precision_name<R>(), config(block), o, samples, worst, tol, passed,
+        print_line("dslash-fused", precision_name<R>(), config(block, ord), o, samples, worst, tol, passed, detail);
+        print_line("dslash", precision_name<R>(), config(block, ord), o, samples, worst, tol, passed,
                    detail + "; the port's dslash is this fused kernel (MILC's five-kernel split is not ported)");
         all &= passed;
     }
@@ -126,8 +145,10 @@ template <class R> bool run_cg(const Options& o, const Inputs& in, const DevBuf<
     };
     Clock clock;
     bool all = true;
+    for (const auto& ord : o.orders)
     for (int block : o.blocks) {
-        GpuBackend<R> be{{(int)o.l, (int)o.t, (int)n}, block, (R)o.kappa, u.p, scalars.p, partial.p};
+        const Geom g = ordered(Geom{(int)o.l, (int)o.t, (int)n}, ord);
+        GpuBackend<R> be{g, block, (R)o.kappa, u.p, scalars.p, partial.p};
         auto solve = [&] { cg_solve<R>(be, f, o.iterations); };
         reset();
         clock.warm_up(solve, o.warmup_s);
@@ -143,7 +164,7 @@ template <class R> bool run_cg(const Options& o, const Inputs& in, const DevBuf<
                       "; kappa %g; M = 1 - kappa D in one fused kernel with <p, A p> and |r|^2 fused into the "
                       "kernels, f64 reductions",
                       o.kappa);
-        print_line("cg", precision_name<R>(), config(block), o, samples, c.max_error, c.tolerance, c.passed,
+        print_line("cg", precision_name<R>(), config(block, ord), o, samples, c.max_error, c.tolerance, c.passed,
                    c.detail + how, " match.operator=fused");
         all &= c.passed;
     }

@@ -77,6 +77,10 @@ template <class R> struct Mat3 { C<R> m[3][3]; };
 /// address arithmetic): the options keep 36 x sites below 2^31.
 struct Geom {
     int l, t, n;
+    /// The one-pass kernels' dispatch order, as Skylight's `block-y`,
+    /// `block-z`, `block-t` and `tile-t` / `block-t` (`Order`); all 1 is
+    /// storage order.
+    int by = 1, bz = 1, bt = 1, group = 1;
 };
 
 /// A read of read-only data: through the non-coherent (texture) cache on the GPU.
