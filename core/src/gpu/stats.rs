@@ -67,10 +67,9 @@ pub fn pipeline_stats(gpu: &Gpu) -> Result<Vec<PipelineStats>> {
     let robust = vulkan_robust_buffers(&gpu.adapter);
     let atomics = gpu.caps.float32_atomics;
     let phd = hal.raw_physical_device();
-    let zero_ext = ash::khr::zero_initialize_workgroup_memory::NAME;
     let has_zero_ext = hal
         .physical_device_capabilities()
-        .supports_extension(zero_ext);
+        .supports_extension(ZERO_EXT);
     let zeroing = driver_zeroing(instance, phd, has_zero_ext);
     let device = StatsDevice::new(instance, phd, gpu.caps.f64, atomics, zeroing)?;
     let mode = gpu.df64.mode();
@@ -97,30 +96,39 @@ pub fn pipeline_stats(gpu: &Gpu) -> Result<Vec<PipelineStats>> {
     out
 }
 
-/// How wgpu has the driver zero workgroup memory where the driver can
-/// (Vulkan 1.3, or 1.2 with `VK_KHR_zero_initialize_workgroup_memory`,
-/// `has_extension`, and the feature reported): `Some` with the extension to enable (none on
-/// 1.3). wgpu then leaves the zeroing to the driver instead of naga's
-/// polyfill, whose stores a driver may compile to a different kernel.
+/// The extension that lets a Vulkan 1.2 driver zero workgroup memory.
+const ZERO_EXT: &std::ffi::CStr = ash::khr::zero_initialize_workgroup_memory::NAME;
+
+/// The driver zeroes workgroup memory, as wgpu asks it to where it can.
+#[derive(Clone, Copy)]
+struct DriverZeroing {
+    /// The extension to enable for it ([`ZERO_EXT`] below Vulkan 1.3).
+    extension: Option<&'static std::ffi::CStr>,
+}
+
+/// Whether wgpu would leave the zeroing of workgroup memory to this driver
+/// (Vulkan 1.3, or 1.2 with [`ZERO_EXT`], `has_extension`, and the feature
+/// reported) rather than to naga's stores, which a driver compiles into
+/// a different kernel.
 #[allow(unsafe_code)]
 fn driver_zeroing(
     instance: &ash::Instance,
     phd: vk::PhysicalDevice,
     has_extension: bool,
-) -> Option<Option<&'static std::ffi::CStr>> {
-    let ext = ash::khr::zero_initialize_workgroup_memory::NAME;
+) -> Option<DriverZeroing> {
     // SAFETY: `phd` belongs to `instance`.
     let api = unsafe { instance.get_physical_device_properties(phd) }.api_version;
-    let enable = match (api >= vk::API_VERSION_1_3, has_extension) {
+    let extension = match (api >= vk::API_VERSION_1_3, has_extension) {
         (true, _) => None,
-        (false, true) => Some(ext),
+        (false, true) => Some(ZERO_EXT),
         (false, false) => return None,
     };
     let mut zero = vk::PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures::default();
     let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut zero);
     // SAFETY: a valid chain for a device of API 1.3 or with the extension.
     unsafe { instance.get_physical_device_features2(phd, &mut features) };
-    (zero.shader_zero_initialize_workgroup_memory == vk::TRUE).then_some(enable)
+    (zero.shader_zero_initialize_workgroup_memory == vk::TRUE)
+        .then_some(DriverZeroing { extension })
 }
 
 /// A bare device with pipeline executable statistics on.
@@ -146,7 +154,7 @@ impl StatsDevice {
         phd: vk::PhysicalDevice,
         f64: bool,
         atomics: bool,
-        zeroing: Option<Option<&'static std::ffi::CStr>>,
+        zeroing: Option<DriverZeroing>,
     ) -> Result<StatsDevice> {
         // SAFETY: `phd` belongs to `instance`.
         let families = unsafe { instance.get_physical_device_queue_family_properties(phd) };
@@ -162,7 +170,7 @@ impl StatsDevice {
         if atomics {
             extensions.push(ash::ext::shader_atomic_float::NAME.as_ptr());
         }
-        if let Some(Some(ext)) = zeroing {
+        if let Some(ext) = zeroing.and_then(|z| z.extension) {
             extensions.push(ext.as_ptr());
         }
         let mut zero = vk::PhysicalDeviceZeroInitializeWorkgroupMemoryFeatures::default()
