@@ -60,7 +60,7 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
 /// D and D^dagger through dslash_site on the host, against the reference; true if both pass.
 template <class R> bool emulate_dslash(const Options& o, const Inputs& in) {
     const long n = in.lat.sites();
-    const Geom g{(int)o.l, (int)o.t, (int)n};
+    const Geom g = geom((int)o.l, (int)o.t, (int)n);
     const auto u = pack<R>(in.u, n, 36), psi = pack<R>(in.psi, n, 12);
     std::vector<C<R>> out(psi.size());
     std::vector<double> samples;

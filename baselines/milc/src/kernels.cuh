@@ -38,50 +38,97 @@ __device__ __forceinline__ double block_sum(double v) {
     return v;
 }
 
-/// The site of the dispatch's i-th thread: blocks of whole x rows by g.by y
-/// rows by g.bz z rows by g.bt t planes, g.group blocks along t together,
-/// then the blocks along y, along z, and the t groups (Skylight's
-/// `scale::Part::ordered`); storage order when all are 1.
-__device__ inline int ordered_site(int i, const Geom& g) {
-    if (g.by == 1 && g.bz == 1 && g.bt == 1 && g.group == 1) return i;
-    const int x = i % g.l;
-    i /= g.l;
-    const int y0 = i % g.by;
-    i /= g.by;
-    const int z0 = i % g.bz;
-    i /= g.bz;
-    const int t0 = i % g.bt;
-    i /= g.bt;
-    const int t1 = i % g.group;
-    i /= g.group;
-    const int yb = i % (g.l / g.by);
-    i /= g.l / g.by;
-    const int zb = i % (g.l / g.bz);
-    i /= g.l / g.bz;
-    const int y = yb * g.by + y0, z = zb * g.bz + z0, t = (i * g.group + t1) * g.bt + t0;
-    return x + g.l * (y + g.l * (z + g.l * t));
+/// Division by a compile-time constant (n >= 0): a shift for a power of two.
+template <int D> struct Fixed {
+    static constexpr int d = D;
+    HD int div(int n) const { return (int)((unsigned)n / D); }
+};
+
+/// The last digit of i in base `by` (Fixed or Divisor); i keeps the rest.
+template <class D> HD int digit(int& i, const D& by) {
+    const int q = by.div(i), r = i - q * by.d;
+    i = q;
+    return r;
+}
+
+/// The site of the dispatch's i-th thread: blocks of whole x rows by `by` y
+/// rows by `bz` z rows by `bt` t planes, `group` blocks along t together,
+/// then the blocks along y (l / by of them: `yb`), along z (`zb`), and the t
+/// groups (Skylight's `scale::Part::ordered`).
+template <class DL, class DY, class DZ, class DT, class DG, class DYB, class DZB>
+HD int blocked_site(int i, DL l, DY by, DZ bz, DT bt, DG group, DYB yb, DZB zb) {
+    const int x = digit(i, l), y0 = digit(i, by), z0 = digit(i, bz), t0 = digit(i, bt), t1 = digit(i, group);
+    const int y = digit(i, yb) * by.d + y0, z = digit(i, zb) * bz.d + z0, t = (i * group.d + t1) * bt.d + t0;
+    return x + l.d * (y + l.d * (z + l.d * t));
+}
+
+/// Storage order: thread i takes site i.
+struct StorageOrder {
+    static bool fits(const Geom& g) { return g.by == 1 && g.bz == 1 && g.bt == 1 && g.group == 1; }
+    static constexpr const char* how = "storage order";
+    __device__ static int site(int i, const Geom&) { return i; }
+};
+
+/// A blocked order with every extent compiled in, as Skylight compiles its
+/// own (the recipe's orders at L = 32: blocks 2 x 2 x 2, tiles of 4, 8 and
+/// 16 t planes).
+template <int L, int BY, int BZ, int BT, int GROUP> struct FixedOrder {
+    static bool fits(const Geom& g) {
+        return g.l == L && g.by == BY && g.bz == BZ && g.bt == BT && g.group == GROUP;
+    }
+    static constexpr const char* how = "the order's extents compiled in";
+    __device__ static int site(int i, const Geom&) {
+        return blocked_site(i, Fixed<L>{}, Fixed<BY>{}, Fixed<BZ>{}, Fixed<BT>{}, Fixed<GROUP>{}, Fixed<L / BY>{},
+                            Fixed<L / BZ>{});
+    }
+};
+
+/// Any other blocked order, its extents divided at run time.
+struct RuntimeOrder {
+    static bool fits(const Geom&) { return true; }
+    static constexpr const char* how = "the order's extents divided at run time";
+    __device__ static int site(int i, const Geom& g) {
+        return blocked_site(i, g.dl, g.dby, g.dbz, g.dbt, g.dgroup, g.dyb, g.dzb);
+    }
+};
+
+/// launch(order) with the first order type that fits g (each kernel is
+/// instantiated for all of them).
+template <class F> void with_order(const Geom& g, F launch) {
+    if (StorageOrder::fits(g)) launch(StorageOrder{});
+    else if (FixedOrder<32, 2, 2, 2, 2>::fits(g)) launch(FixedOrder<32, 2, 2, 2, 2>{});
+    else if (FixedOrder<32, 2, 2, 2, 4>::fits(g)) launch(FixedOrder<32, 2, 2, 2, 4>{});
+    else if (FixedOrder<32, 2, 2, 2, 8>::fits(g)) launch(FixedOrder<32, 2, 2, 2, 8>{});
+    else launch(RuntimeOrder{});
+}
+
+/// How g's order reaches the kernels, for a line's detail.
+inline const char* order_how(const Geom& g) {
+    const char* how = nullptr;
+    with_order(g, [&](auto order) { how = decltype(order)::how; });
+    return how;
 }
 
 /// out = D psi (ISIGN 1) or D^dagger psi (-1): the whole operator, one site per thread.
-template <class R, int ISIGN>
+template <class R, int ISIGN, class O>
 __global__ void __launch_bounds__(MAX_BLOCK)
     dslash_kernel(const C<R>* __restrict__ psi, const C<R>* __restrict__ u, C<R>* __restrict__ out, Geom g) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= g.n) return;
-    const int site = ordered_site(i, g);
+    const int site = O::site(i, g);
     store_spinor<R>(out, g.n, site, dslash_site<ISIGN, R>(psi, u, g, site));
 }
 
 /// out = M psi (or M^dagger psi); with DOT, partial[block] = the block's sum of
 /// Re <w, out> (DOT_W) or |out|^2 (NORM), so CG needs no separate dot pass.
-template <class R, int ISIGN, int DOT>
+template <class R, int ISIGN, int DOT, class O>
 __global__ void __launch_bounds__(MAX_BLOCK)
     m_kernel(const C<R>* __restrict__ psi, const C<R>* __restrict__ u, C<R>* __restrict__ out, Geom g, R kappa,
              const C<R>* __restrict__ w, double* __restrict__ partial) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     double d = 0;
     if (i < g.n) {
-        const int site = ordered_site(i, g);
+        const int site = O::site(i, g);
         const Spinor<R> o = m_site<ISIGN, R>(psi, u, g, site, kappa);
         store_spinor<R>(out, g.n, site, o);
         if constexpr (DOT == DOT_W) d = spinor_dot<R>(load_spinor<R>(w, g.n, site), o);
@@ -130,8 +177,11 @@ __global__ void __launch_bounds__(FINISH) finish_kernel(const double* __restrict
 /// D or D^dagger, launched with `block` threads per block.
 template <class R> void launch_dslash(const C<R>* psi, const C<R>* u, C<R>* out, Geom g, int isign, int block) {
     const int grid = (g.n + block - 1) / block;
-    if (isign > 0) dslash_kernel<R, 1><<<grid, block>>>(psi, u, out, g);
-    else dslash_kernel<R, -1><<<grid, block>>>(psi, u, out, g);
+    with_order(g, [&](auto order) {
+        using O = decltype(order);
+        if (isign > 0) dslash_kernel<R, 1, O><<<grid, block>>>(psi, u, out, g);
+        else dslash_kernel<R, -1, O><<<grid, block>>>(psi, u, out, g);
+    });
     LAUNCHED();
 }
 
@@ -147,13 +197,18 @@ template <class R> struct GpuBackend {
 
     void apply_m(C<R>* out, const C<R>* in, int isign, DotMode mode, const C<R>* w) {
         const dim3 grid(blocks());
-        if (isign > 0 && mode == NO_DOT) m_kernel<R, 1, NO_DOT><<<grid, block>>>(in, u, out, g, kappa, w, partial);
-        else if (isign < 0 && mode == DOT_W) m_kernel<R, -1, DOT_W><<<grid, block>>>(in, u, out, g, kappa, w, partial);
-        else if (isign < 0 && mode == NORM) m_kernel<R, -1, NORM><<<grid, block>>>(in, u, out, g, kappa, w, partial);
-        else {
-            std::fprintf(stderr, "apply_m: no kernel for isign %d, mode %d\n", isign, (int)mode);
-            std::exit(2);
-        }
+        with_order(g, [&](auto order) {
+            using O = decltype(order);
+            if (isign > 0 && mode == NO_DOT) m_kernel<R, 1, NO_DOT, O><<<grid, block>>>(in, u, out, g, kappa, w, partial);
+            else if (isign < 0 && mode == DOT_W)
+                m_kernel<R, -1, DOT_W, O><<<grid, block>>>(in, u, out, g, kappa, w, partial);
+            else if (isign < 0 && mode == NORM)
+                m_kernel<R, -1, NORM, O><<<grid, block>>>(in, u, out, g, kappa, w, partial);
+            else {
+                std::fprintf(stderr, "apply_m: no kernel for isign %d, mode %d\n", isign, (int)mode);
+                std::exit(2);
+            }
+        });
         LAUNCHED();
     }
     void finish(Stage stage) {

@@ -78,19 +78,14 @@ std::string config(int block, const std::array<int, 4>& ord) {
     return c;
 }
 
-/// `g` dispatched in order `ord` (y, z, t block extents and tile planes).
-Geom ordered(Geom g, const std::array<int, 4>& ord) {
-    g.by = ord[0];
-    g.bz = ord[1];
-    g.bt = ord[2];
-    g.group = ord[3] / ord[2];
-    return g;
+/// The geometry of the run, dispatched in order `ord` (y, z, t block extents and tile planes).
+Geom ordered(const Options& o, long n, const std::array<int, 4>& ord) {
+    return geom((int)o.l, (int)o.t, (int)n, ord[0], ord[1], ord[2], ord[3] / ord[2]);
 }
 
 /// D over the block sizes: each validated (D and D^dagger) and timed (D).
 template <class R> bool run_dslash(const Options& o, const Inputs& in, const DevBuf<C<R>>& u, const DevBuf<C<R>>& psi) {
     const long n = in.lat.sites();
-    const Geom g0{(int)o.l, (int)o.t, (int)n};
     std::vector<double> want_plus(n * ref::SPINOR), want_minus(n * ref::SPINOR);
     const auto t0 = std::chrono::steady_clock::now();
     ref::dslash(in.lat, in.u.data(), in.psi.data(), 1, want_plus.data());
@@ -102,7 +97,7 @@ template <class R> bool run_dslash(const Options& o, const Inputs& in, const Dev
     bool all = true;
     for (const auto& ord : o.orders)
     for (int block : o.blocks) {
-        const Geom g = ordered(g0, ord);
+        const Geom g = ordered(o, n, ord);
         auto check = [&](const std::vector<double>& want) {
             const auto got = unpack_spinor<R>(out.download(), n);
             return ref::compare(got.data(), want.data(), got.size(), 1.0);
@@ -119,7 +114,8 @@ template <class R> bool run_dslash(const Options& o, const Inputs& in, const Dev
         const bool passed = plus.nonfinite == 0 && minus.nonfinite == 0 && plus.max_error <= tol && minus.max_error <= tol;
         const double worst = (plus.nonfinite || minus.nonfinite) ? INFINITY : std::max(plus.max_error, minus.max_error);
         const std::string detail = describe("D psi (timed)", plus, reals) + "; " + describe("D^dagger psi", minus, reals) +
-                                   " (vs the f64 CPU reference, floor 1); one fused kernel, one site per thread";
+                                   " (vs the f64 CPU reference, floor 1); one fused kernel, one site per thread, " +
+                                   order_how(g);
         print_line("dslash-fused", precision_name<R>(), config(block, ord), o, samples, worst, tol, passed, detail);
         print_line("dslash", precision_name<R>(), config(block, ord), o, samples, worst, tol, passed,
                    detail + "; the port's dslash is this fused kernel (MILC's five-kernel split is not ported)");
@@ -147,7 +143,7 @@ template <class R> bool run_cg(const Options& o, const Inputs& in, const DevBuf<
     bool all = true;
     for (const auto& ord : o.orders)
     for (int block : o.blocks) {
-        const Geom g = ordered(Geom{(int)o.l, (int)o.t, (int)n}, ord);
+        const Geom g = ordered(o, n, ord);
         GpuBackend<R> be{g, block, (R)o.kappa, u.p, scalars.p, partial.p};
         auto solve = [&] { cg_solve<R>(be, f, o.iterations); };
         reset();
@@ -162,8 +158,8 @@ template <class R> bool run_cg(const Options& o, const Inputs& in, const DevBuf<
         char how[200];
         std::snprintf(how, sizeof how,
                       "; kappa %g; M = 1 - kappa D in one fused kernel with <p, A p> and |r|^2 fused into the "
-                      "kernels, f64 reductions",
-                      o.kappa);
+                      "kernels, f64 reductions; %s",
+                      o.kappa, order_how(g));
         print_line("cg", precision_name<R>(), config(block, ord), o, samples, c.max_error, c.tolerance, c.passed,
                    c.detail + how, " match.operator=fused");
         all &= c.passed;

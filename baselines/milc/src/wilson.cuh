@@ -75,13 +75,54 @@ template <class R> struct Mat3 { C<R> m[3][3]; };
 
 /// The lattice: extents and site count. Field offsets are int (32-bit
 /// address arithmetic): the options keep 36 x sites below 2^31.
+/// n / d and n % d for 0 <= n < 2^31 by a high multiply, an add and a shift
+/// (Granlund and Montgomery's round-up method): the extents are known only at
+/// run time, and an integer division the GPU has no instruction for costs
+/// some twenty, which Skylight's kernels (extents compiled in) never pay.
+struct Divisor {
+    int d = 1;
+    unsigned m = 1;  // ceil(2^(32 + s) / d) - 2^32
+    int s = 0;       // ceil(log2 d)
+    Divisor() = default;
+    explicit Divisor(int divisor) : d(divisor) {
+        while ((1ll << s) < d) s++;
+        m = (unsigned)(((1ull << 32) * ((1ull << s) - (unsigned long long)d)) / (unsigned long long)d + 1);
+    }
+    HD int div(int n) const {
+#ifdef __CUDA_ARCH__
+        const unsigned hi = __umulhi((unsigned)n, m);
+#else
+        const unsigned hi = (unsigned)(((unsigned long long)(unsigned)n * m) >> 32);
+#endif
+        // hi <= n < 2^31, so the sum fits in 32 bits.
+        return (int)((hi + (unsigned)n) >> s);
+    }
+    HD int mod(int n) const { return n - div(n) * d; }
+};
+
 struct Geom {
     int l, t, n;
     /// The one-pass kernels' dispatch order, as Skylight's `block-y`,
     /// `block-z`, `block-t` and `tile-t` / `block-t` (`Order`); all 1 is
     /// storage order.
     int by = 1, bz = 1, bt = 1, group = 1;
+    /// Division by l, by, bz, bt, group, l / by and l / bz (set by `geom`).
+    Divisor dl, dby, dbz, dbt, dgroup, dyb, dzb;
 };
+
+/// The geometry of an l^3 x t lattice of n sites dispatched in order by x bz x
+/// bt planes, group blocks along t together (all 1: storage order).
+inline Geom geom(int l, int t, int n, int by = 1, int bz = 1, int bt = 1, int group = 1) {
+    Geom g{l, t, n, by, bz, bt, group};
+    g.dl = Divisor(l);
+    g.dby = Divisor(by);
+    g.dbz = Divisor(bz);
+    g.dbt = Divisor(bt);
+    g.dgroup = Divisor(group);
+    g.dyb = Divisor(l / by);
+    g.dzb = Divisor(l / bz);
+    return g;
+}
 
 /// A read of read-only data: through the non-coherent (texture) cache on the GPU.
 template <class T> HD T ld(const T* p) {
@@ -190,9 +231,9 @@ template <int ISIGN, class R> HD Spinor<R> dslash_site(const C<R>* psi, const C<
     Spinor<R> acc;
 #pragma unroll
     for (int k = 0; k < 12; k++) acc.s[k / 3].c[k % 3] = mk<R>(0, 0);
-    const int x = site % g.l, r1 = site / g.l;
-    const int y = r1 % g.l, r2 = r1 / g.l;
-    const int z = r2 % g.l, t = r2 / g.l;
+    const int r1 = g.dl.div(site), x = site - r1 * g.l;
+    const int r2 = g.dl.div(r1), y = r1 - r2 * g.l;
+    const int t = g.dl.div(r2), z = r2 - t * g.l;
     hop<0, ISIGN>(acc, psi, u, g, site, x, 1);
     hop<1, ISIGN>(acc, psi, u, g, site, y, g.l);
     hop<2, ISIGN>(acc, psi, u, g, site, z, g.l * g.l);
