@@ -38,19 +38,6 @@ __device__ __forceinline__ double block_sum(double v) {
     return v;
 }
 
-/// Division by a compile-time constant (n >= 0): a shift for a power of two.
-template <int D> struct Fixed {
-    static constexpr int d = D;
-    HD int div(int n) const { return (int)((unsigned)n / D); }
-};
-
-/// The last digit of i in base `by` (Fixed or Divisor); i keeps the rest.
-template <class D> HD int digit(int& i, const D& by) {
-    const int q = by.div(i), r = i - q * by.d;
-    i = q;
-    return r;
-}
-
 /// The site of the dispatch's i-th thread: blocks of whole x rows by `by` y
 /// rows by `bz` z rows by `bt` t planes, `group` blocks along t together,
 /// then the blocks along y (l / by of them: `yb`), along z (`zb`), and the t

@@ -73,9 +73,7 @@ template <class R> struct Spinor { V3<R> s[4]; };
 template <class R> struct Half { V3<R> h[2]; };
 template <class R> struct Mat3 { C<R> m[3][3]; };
 
-/// The lattice: extents and site count. Field offsets are int (32-bit
-/// address arithmetic): the options keep 36 x sites below 2^31.
-/// n / d and n % d for 0 <= n < 2^31 by a high multiply, an add and a shift
+/// n / d for 0 <= n < 2^31 by a high multiply, an add and a shift
 /// (Granlund and Montgomery's round-up method): the extents are known only at
 /// run time, and an integer division the GPU has no instruction for costs
 /// some twenty, which Skylight's kernels (extents compiled in) never pay.
@@ -97,9 +95,23 @@ struct Divisor {
         // hi <= n < 2^31, so the sum fits in 32 bits.
         return (int)((hi + (unsigned)n) >> s);
     }
-    HD int mod(int n) const { return n - div(n) * d; }
 };
 
+/// Division by a compile-time constant (n >= 0): a shift for a power of two.
+template <int D> struct Fixed {
+    static constexpr int d = D;
+    HD int div(int n) const { return (int)((unsigned)n / D); }
+};
+
+/// The last digit of i in base `by` (a Divisor or a Fixed); i keeps the rest.
+template <class D> HD int digit(int& i, const D& by) {
+    const int q = by.div(i), r = i - q * by.d;
+    i = q;
+    return r;
+}
+
+/// The lattice: extents and site count. Field offsets are int (32-bit
+/// address arithmetic): the options keep 36 x sites below 2^31.
 struct Geom {
     int l, t, n;
     /// The one-pass kernels' dispatch order, as Skylight's `block-y`,
@@ -110,8 +122,9 @@ struct Geom {
     Divisor dl, dby, dbz, dbt, dgroup, dyb, dzb;
 };
 
-/// The geometry of an l^3 x t lattice of n sites dispatched in order by x bz x
-/// bt planes, group blocks along t together (all 1: storage order).
+/// The geometry of an l^3 x t lattice of n sites, dispatched in blocks of by
+/// y rows, bz z rows and bt t planes, group blocks along t together (all 1:
+/// storage order).
 inline Geom geom(int l, int t, int n, int by = 1, int bz = 1, int bt = 1, int group = 1) {
     Geom g{l, t, n, by, bz, bt, group};
     g.dl = Divisor(l);
@@ -231,9 +244,8 @@ template <int ISIGN, class R> HD Spinor<R> dslash_site(const C<R>* psi, const C<
     Spinor<R> acc;
 #pragma unroll
     for (int k = 0; k < 12; k++) acc.s[k / 3].c[k % 3] = mk<R>(0, 0);
-    const int r1 = g.dl.div(site), x = site - r1 * g.l;
-    const int r2 = g.dl.div(r1), y = r1 - r2 * g.l;
-    const int t = g.dl.div(r2), z = r2 - t * g.l;
+    int rest = site;
+    const int x = digit(rest, g.dl), y = digit(rest, g.dl), z = digit(rest, g.dl), t = rest;
     hop<0, ISIGN>(acc, psi, u, g, site, x, 1);
     hop<1, ISIGN>(acc, psi, u, g, site, y, g.l);
     hop<2, ISIGN>(acc, psi, u, g, site, z, g.l * g.l);
