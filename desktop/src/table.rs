@@ -187,9 +187,10 @@ impl Efficiencies {
         };
         let t = row.statistic.of(&r.stats);
         // Which of the row's entries is `r`: same variant and same time.
+        let variant = entry_variant(r);
         let is = |e: &Option<Entry>| {
             e.as_ref()
-                .filter(|e| e.variant == r.case.variant && e.time_s == t)
+                .filter(|e| e.variant == variant && e.time_s == t)
                 .and_then(|e| e.architectural)
         };
         if r.native.is_some() {
@@ -201,6 +202,15 @@ impl Efficiencies {
             .filter(|_| t > 0.0)
             .map(|n| n.time_s / t);
         (app, is(&row.skylight))
+    }
+}
+
+/// `r`'s variant as core's efficiency entries name it: a sample of several
+/// back-to-back runs says so (`efficiency::rows`).
+fn entry_variant(r: &ResultRecord) -> String {
+    match r.runs_per_sample {
+        1 => r.case.variant.clone(),
+        n => format!("{} (mean of {n} runs a sample)", r.case.variant),
     }
 }
 
@@ -478,38 +488,44 @@ mod tests {
 
     #[test]
     fn native_files_give_core_efficiencies_to_skylight_rows() {
-        let reference = crate::reference::REFERENCES
+        let native: Vec<_> = crate::reference::REFERENCES
             .iter()
-            .find(|r| r.name.contains("native CUDA), "))
-            .expect("native reference");
-        let records = reference.load().expect("loads").records;
-        let eff = Efficiencies::new(&records);
-        let rows: Vec<Row> = records
-            .iter()
-            .map(|r| Row::from_record(1, r, None, &eff))
+            .filter(|r| r.name.contains("native CUDA"))
             .collect();
-        assert!(Column::shown(&rows).contains(&Column::AppEff));
-        assert!(
-            rows.iter()
-                .filter(|r| r.native.is_some())
-                .all(|r| r.app_eff.is_none())
-        );
-        // Each problem's best Skylight variant carries core's own figures.
-        for core in efficiency::rows(&records) {
-            let (Some(s), Some(app)) = (&core.skylight, core.application) else {
-                continue;
-            };
-            let best = rows.iter().zip(&records).find(|(row, rec)| {
-                row.native.is_none()
-                    && rec.case.app == core.app
-                    && rec.case.kernel == core.kernel
-                    && rec.case.precision == core.precision
-                    && rec.case.variant == s.variant
-                    && problem_of(rec) == core.problem
-            });
-            let (row, _) = best.expect("best variant row");
-            assert_eq!(row.app_eff, Some(app), "{}/{}", core.app, core.kernel);
-            assert_eq!(row.arch_eff, s.architectural);
+        assert!(!native.is_empty(), "native references");
+        for reference in native {
+            let records = reference.load().expect("loads").records;
+            let eff = Efficiencies::new(&records);
+            let rows: Vec<Row> = records
+                .iter()
+                .map(|r| Row::from_record(1, r, None, &eff))
+                .collect();
+            assert!(Column::shown(&rows).contains(&Column::AppEff));
+            assert!(
+                rows.iter()
+                    .filter(|r| r.native.is_some())
+                    .all(|r| r.app_eff.is_none())
+            );
+            // Each problem's best Skylight variant carries core's own figures
+            // (su3's samples of 100 runs each included).
+            for core in efficiency::rows(&records) {
+                let (Some(s), Some(app)) = (&core.skylight, core.application) else {
+                    continue;
+                };
+                let best = rows.iter().zip(&records).find(|(row, rec)| {
+                    row.native.is_none()
+                        && rec.case.app == core.app
+                        && rec.case.kernel == core.kernel
+                        && rec.case.precision == core.precision
+                        && entry_variant(rec) == s.variant
+                        && core.statistic.of(&rec.stats) == s.time_s
+                        && problem_of(rec) == core.problem
+                });
+                let what = format!("{}: {}/{}", reference.name, core.app, core.kernel);
+                let (row, _) = best.expect(&what);
+                assert_eq!(row.app_eff, Some(app), "{what}");
+                assert_eq!(row.arch_eff, s.architectural, "{what}");
+            }
         }
         let plain = [Row::example("stream", 0, Some(1.0), Some(1.0))];
         assert!(!Column::shown(&plain).contains(&Column::AppEff));
