@@ -161,14 +161,8 @@ fn entry(r: &ResultRecord, statistic: Statistic, roof: Option<&Roofline>) -> Ent
         Some(n) => format!("{} ({})", n.code, n.model),
         None => format!("Skylight ({})", r.platform.backend),
     };
-    // A sample over several back-to-back runs says so: it leaves out the
-    // GPU's start and drain around each run that a lone run's sample holds.
-    let variant = match r.runs_per_sample {
-        1 => r.case.variant.clone(),
-        n => format!("{} (mean of {n} runs a sample)", r.case.variant),
-    };
     Entry {
-        variant,
+        variant: entry_variant(r),
         code,
         time_s: t,
         gflops,
@@ -222,6 +216,16 @@ pub fn markdown(rows: &[Row], native_only: bool) -> String {
         ));
     }
     s
+}
+
+/// `r`'s variant as an [`Entry`] names it. A sample over several
+/// back-to-back runs says so: it leaves out the GPU's start and drain
+/// around each run that a lone run's sample holds.
+pub fn entry_variant(r: &ResultRecord) -> String {
+    match r.runs_per_sample {
+        1 => r.case.variant.clone(),
+        n => format!("{} (mean of {n} runs a sample)", r.case.variant),
+    }
 }
 
 #[cfg(test)]

@@ -187,7 +187,7 @@ impl Efficiencies {
         };
         let t = row.statistic.of(&r.stats);
         // Which of the row's entries is `r`: same variant and same time.
-        let variant = entry_variant(r);
+        let variant = efficiency::entry_variant(r);
         let is = |e: &Option<Entry>| {
             e.as_ref()
                 .filter(|e| e.variant == variant && e.time_s == t)
@@ -202,15 +202,6 @@ impl Efficiencies {
             .filter(|_| t > 0.0)
             .map(|n| n.time_s / t);
         (app, is(&row.skylight))
-    }
-}
-
-/// `r`'s variant as core's efficiency entries name it: a sample of several
-/// back-to-back runs says so (`efficiency::rows`).
-fn entry_variant(r: &ResultRecord) -> String {
-    match r.runs_per_sample {
-        1 => r.case.variant.clone(),
-        n => format!("{} (mean of {n} runs a sample)", r.case.variant),
     }
 }
 
@@ -517,7 +508,7 @@ mod tests {
                         && rec.case.app == core.app
                         && rec.case.kernel == core.kernel
                         && rec.case.precision == core.precision
-                        && entry_variant(rec) == s.variant
+                        && efficiency::entry_variant(rec) == s.variant
                         && core.statistic.of(&rec.stats) == s.time_s
                         && problem_of(rec) == core.problem
                 });
