@@ -291,17 +291,37 @@ impl Validation {
     }
 }
 
+/// Records `runs` back-to-back runs of a kernel whose run lies in one
+/// compute pass as one pass named `label`, timed by `ts` as one interval:
+/// `record` records one run's dispatches. Its [`Kernel::encode`] is this
+/// with one run, and its [`Kernel::encode_runs`] this with `runs`.
+pub fn one_pass_runs(
+    enc: &mut wgpu::CommandEncoder,
+    label: &str,
+    runs: u32,
+    ts: Timestamps<'_>,
+    mut record: impl FnMut(&mut wgpu::ComputePass<'_>),
+) {
+    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(label),
+        timestamp_writes: ts.pass(true, true),
+    });
+    for _ in 0..runs {
+        record(&mut pass);
+    }
+}
+
 /// A case prepared on a GPU: buffers allocated and uploaded, pipelines built,
 /// outputs poisoned.
 pub trait Kernel {
     /// Records one run (every dispatch it needs) into `enc`.
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>);
     /// Records `runs` back-to-back runs that `ts` times as one interval,
-    /// each as [`Kernel::encode`] records it. A kernel whose run is one
-    /// dispatch records them as dispatches of one pass instead, as a loop
-    /// of kernel launches runs: each pass boundary costs the GPU more than
-    /// the ordering between dispatches (WebGPU still starts each dispatch
-    /// after the last one's storage writes).
+    /// each as [`Kernel::encode`] records it. A kernel whose run lies in
+    /// one compute pass records them in one pass instead ([`one_pass_runs`]),
+    /// as a loop of kernel launches runs: each pass boundary costs the GPU
+    /// more than the ordering between dispatches (WebGPU still starts each
+    /// dispatch after the last one's storage writes).
     fn encode_runs(&self, enc: &mut wgpu::CommandEncoder, runs: u32, ts: Timestamps<'_>) {
         for r in 0..runs {
             self.encode(enc, ts.run(r, runs));

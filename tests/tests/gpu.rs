@@ -91,13 +91,15 @@ fn variants_share_inputs_and_still_validate() {
     }
 }
 
-/// Samples spanning several back-to-back runs: a kernel that records them
-/// in one pass (su3, stream) and one that records each run as its own
-/// passes (lbm) both validate, time every sample and say how many runs a
-/// sample holds; stream's one-real loads validate in every precision.
+/// Samples spanning several back-to-back runs, recorded in one pass: runs
+/// of one dispatch (su3, stream) and of several (lbm's step, milc, comd's
+/// step) validate, time every sample and say how many runs a sample holds;
+/// stream's one-real loads validate in every precision.
 #[test]
 fn samples_of_several_runs_time_their_mean() {
+    use skylight_core::apps::comd::Comd;
     use skylight_core::apps::lbm::Lbm;
+    use skylight_core::apps::milc::Milc;
     use skylight_core::apps::stream::Stream;
     use skylight_core::runner::RunOptions;
 
@@ -122,10 +124,23 @@ fn samples_of_several_runs_time_their_mean() {
         .set("size", "4")
         .set("kernel", "step")
         .precisions(&[Precision::F32]);
+    let milc = Request::default()
+        .set("size", "3x4")
+        .set("kernel", "dslash-fused")
+        .set("wg", "32")
+        .precisions(&[Precision::F32]);
+    let comd = Request::default()
+        .set("size", "small")
+        .set("kernel", "step")
+        .set("variant", "cell")
+        .set("layout", "aos")
+        .precisions(&[Precision::F32]);
     let mut out = skylight_tests::run(&gpu, &Su3, &su3, opts);
     out.extend(skylight_tests::run(&gpu, &Stream, &stream, opts));
     out.extend(skylight_tests::run(&gpu, &Lbm, &lbm, opts));
-    assert_eq!(out.len(), 2 + 3 * skylight_tests::precisions(&gpu).len());
+    out.extend(skylight_tests::run(&gpu, &Milc, &milc, opts));
+    out.extend(skylight_tests::run(&gpu, &Comd, &comd, opts));
+    assert_eq!(out.len(), 4 + 3 * skylight_tests::precisions(&gpu).len());
     for o in &out {
         match o {
             Outcome::Done(r) => {

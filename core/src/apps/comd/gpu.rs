@@ -9,7 +9,7 @@ use super::form::{PairFlops, pair_flops};
 use super::md::{self, System};
 use super::plan::{self, Plan};
 use super::{Init, KernelName, Params, capacity, initial, model, pack, spec, tolerance, unpack};
-use crate::app::{Kernel, Model, Timestamps, Validation};
+use crate::app::{Kernel, Model, Timestamps, Validation, one_pass_runs};
 use crate::error::Result;
 use crate::gpu::{Bind, Gpu, Pipeline};
 use crate::precision::Precision;
@@ -367,16 +367,18 @@ impl ComdGpu {
 
 impl Kernel for ComdGpu {
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("comd"),
-            timestamp_writes: ts.pass(true, true),
-        });
-        for _ in 0..self.steps {
-            for (pipe, shape) in &self.passes {
-                pipe.set(&mut pass, &self.group);
-                pass.dispatch_workgroups(shape.0, shape.1, 1);
+        self.encode_runs(enc, 1, ts);
+    }
+
+    fn encode_runs(&self, enc: &mut wgpu::CommandEncoder, runs: u32, ts: Timestamps<'_>) {
+        one_pass_runs(enc, "comd", runs, ts, |pass| {
+            for _ in 0..self.steps {
+                for (pipe, shape) in &self.passes {
+                    pipe.set(pass, &self.group);
+                    pass.dispatch_workgroups(shape.0, shape.1, 1);
+                }
             }
-        }
+        });
     }
 
     fn outputs(&self) -> Vec<&wgpu::Buffer> {

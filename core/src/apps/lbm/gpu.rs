@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::d3q19::{self, Box3, NVEL};
 use super::{KernelName, Params, Pull, Setup, Start, model, pull, spec};
-use crate::app::{Kernel, Model, Timestamps, Validation};
+use crate::app::{Kernel, Model, Timestamps, Validation, one_pass_runs};
 use crate::apps::common::fresh_rng;
 use crate::apps::targetdp::Layout;
 use crate::error::Result;
@@ -210,18 +210,20 @@ impl LbmGpu {
 
 impl Kernel for LbmGpu {
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
+        self.encode_runs(enc, 1, ts);
+    }
+
+    fn encode_runs(&self, enc: &mut wgpu::CommandEncoder, runs: u32, ts: Timestamps<'_>) {
         // One pass: WebGPU orders the dispatches' storage accesses.
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("lbm"),
-            timestamp_writes: ts.pass(true, true),
-        });
-        let mut from = 0;
-        for _ in 0..self.shared.setup.steps {
-            for k in 0..self.lattice.entries.len() {
-                self.lattice.record(&mut pass, k, from);
-                from = 1 - from;
+        one_pass_runs(enc, "lbm", runs, ts, |pass| {
+            let mut from = 0;
+            for _ in 0..self.shared.setup.steps {
+                for k in 0..self.lattice.entries.len() {
+                    self.lattice.record(pass, k, from);
+                    from = 1 - from;
+                }
             }
-        }
+        });
     }
 
     fn outputs(&self) -> Vec<&wgpu::Buffer> {

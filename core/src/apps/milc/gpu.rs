@@ -12,7 +12,7 @@ pub(super) use super::program::Sync;
 use super::program::{Parts, Program, Step};
 use super::reference::{Inputs, Setup, lattice};
 use super::{KernelName, Params, case_model, solve_metrics};
-use crate::app::{Kernel, Model, Timestamps, Validation};
+use crate::app::{Kernel, Model, Timestamps, Validation, one_pass_runs};
 use crate::apps::targetdp::Layout;
 use crate::error::{Error, Result};
 use crate::gpu::resources::check_size;
@@ -259,11 +259,13 @@ fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)
 
 impl Kernel for MilcGpu {
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("milc"),
-            timestamp_writes: ts.pass(true, true),
+        self.encode_runs(enc, 1, ts);
+    }
+
+    fn encode_runs(&self, enc: &mut wgpu::CommandEncoder, runs: u32, ts: Timestamps<'_>) {
+        one_pass_runs(enc, "milc", runs, ts, |pass| {
+            self.prog.dispatch(pass, 0..self.prog.len())
         });
-        self.prog.dispatch(&mut pass, 0..self.prog.len());
     }
 
     fn outputs(&self) -> Vec<&wgpu::Buffer> {
