@@ -293,21 +293,23 @@ impl Validation {
 
 /// Records `runs` back-to-back runs of a kernel whose run lies in one
 /// compute pass as one pass named `label`, timed by `ts` as one interval:
-/// `record` records one run's dispatches. Its [`Kernel::encode`] is this
-/// with one run, and its [`Kernel::encode_runs`] this with `runs`.
+/// `record(pass, r)` records run r's dispatches (a kernel of one pipeline
+/// sets it at run 0 only: wgpu binds a pipeline again each time it is set).
+/// Its [`Kernel::encode`] is this with one run, and its
+/// [`Kernel::encode_runs`] this with `runs`.
 pub fn one_pass_runs(
     enc: &mut wgpu::CommandEncoder,
     label: &str,
     runs: u32,
     ts: Timestamps<'_>,
-    mut record: impl FnMut(&mut wgpu::ComputePass<'_>),
+    mut record: impl FnMut(&mut wgpu::ComputePass<'_>, u32),
 ) {
     let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
         label: Some(label),
         timestamp_writes: ts.pass(true, true),
     });
-    for _ in 0..runs {
-        record(&mut pass);
+    for r in 0..runs {
+        record(&mut pass, r);
     }
 }
 

@@ -371,7 +371,7 @@ impl Kernel for ComdGpu {
     }
 
     fn encode_runs(&self, enc: &mut wgpu::CommandEncoder, runs: u32, ts: Timestamps<'_>) {
-        one_pass_runs(enc, "comd", runs, ts, |pass| {
+        one_pass_runs(enc, "comd", runs, ts, |pass, _| {
             for _ in 0..self.steps {
                 for (pipe, shape) in &self.passes {
                     pipe.set(pass, &self.group);

@@ -215,7 +215,7 @@ impl Kernel for LbmGpu {
 
     fn encode_runs(&self, enc: &mut wgpu::CommandEncoder, runs: u32, ts: Timestamps<'_>) {
         // One pass: WebGPU orders the dispatches' storage accesses.
-        one_pass_runs(enc, "lbm", runs, ts, |pass| {
+        one_pass_runs(enc, "lbm", runs, ts, |pass, _| {
             let mut from = 0;
             for _ in 0..self.shared.setup.steps {
                 for k in 0..self.lattice.entries.len() {

@@ -263,7 +263,7 @@ impl Kernel for MilcGpu {
     }
 
     fn encode_runs(&self, enc: &mut wgpu::CommandEncoder, runs: u32, ts: Timestamps<'_>) {
-        one_pass_runs(enc, "milc", runs, ts, |pass| {
+        one_pass_runs(enc, "milc", runs, ts, |pass, _| {
             self.prog.dispatch(pass, 0..self.prog.len())
         });
     }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::{Alloc, Inputs, KernelName, Params, SCALAR, model, output_array, spec, validate};
-use crate::app::{Kernel, Model, Timestamps, Validation};
+use crate::app::{Kernel, Model, Timestamps, Validation, one_pass_runs};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
 use crate::params::Choice;
@@ -174,16 +174,12 @@ impl Kernel for StreamGpu {
                     self.arrays.bytes,
                 )
             }),
-            Some((pipe, bg)) => {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(self.kernel.name()),
-                    timestamp_writes: ts.pass(true, true),
-                });
-                pipe.set(&mut pass, bg);
-                for _ in 0..runs {
-                    pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+            Some((pipe, bg)) => one_pass_runs(enc, self.kernel.name(), runs, ts, |pass, r| {
+                if r == 0 {
+                    pipe.set(pass, bg);
                 }
-            }
+                pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+            }),
         }
     }
 

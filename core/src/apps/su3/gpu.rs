@@ -7,7 +7,7 @@ use super::{
     Init, Inputs, MILC_SITE_REALS, Mapping, Params, SITE_REALS, Strides, check, checksum, model,
     spec,
 };
-use crate::app::{Kernel, Model, Timestamps, Validation};
+use crate::app::{Kernel, Model, Timestamps, Validation, one_pass_runs};
 use crate::error::Result;
 use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
 use crate::parallel;
@@ -97,14 +97,12 @@ impl Kernel for Su3Gpu {
     }
 
     fn encode_runs(&self, enc: &mut wgpu::CommandEncoder, runs: u32, ts: Timestamps<'_>) {
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("su3"),
-            timestamp_writes: ts.pass(true, true),
-        });
-        self.pipe.set(&mut pass, &self.bg);
-        for _ in 0..runs {
+        one_pass_runs(enc, "su3", runs, ts, |pass, r| {
+            if r == 0 {
+                self.pipe.set(pass, &self.bg);
+            }
             pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
-        }
+        });
     }
 
     fn outputs(&self) -> Vec<&wgpu::Buffer> {
