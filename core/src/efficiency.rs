@@ -5,14 +5,16 @@
 //!
 //! Only records of the same device are ever compared, and a native figure
 //! is compared with the same statistic of Skylight's samples (BabelStream
-//! reports its best run, su3_bench the mean of its iterations).
+//! reports its best run, su3_bench the mean of its iterations). Records are
+//! compared only with records timed alike: lone runs with lone runs,
+//! back-to-back runs with back-to-back runs ([`back_to_back`]).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::Precision;
-use crate::native::Statistic;
+use crate::native::{self, Statistic};
 use crate::record::ResultRecord;
 use crate::registry;
 use crate::roofline::Roofline;
@@ -50,6 +52,10 @@ pub struct Row {
     pub precision: Precision,
     /// The problem's parameters (`L=32`, ...), see [`crate::app::App::problem`].
     pub problem: String,
+    /// Whether both entries' samples are means of back-to-back runs timed
+    /// together ([`back_to_back`]) rather than lone runs: a problem can have
+    /// a row of each, since the two are never compared with each other.
+    pub back_to_back: bool,
     /// The statistic both times are.
     pub statistic: Statistic,
     /// Skylight's best variant.
@@ -60,13 +66,17 @@ pub struct Row {
     pub application: Option<f64>,
 }
 
+/// Device, app, kernel, precision, problem and [`back_to_back`]: the
+/// records of one key are compared with each other.
+type Key = (String, String, String, String, String, bool);
+
 /// Builds the rows of every validated record; records of each device are
-/// compared only with each other. Rows sort by device, app, kernel,
-/// precision and problem.
+/// compared only with each other, and only with records timed alike
+/// ([`back_to_back`]). Rows sort by device, app, kernel, precision and
+/// problem, lone runs before back-to-back ones.
 pub fn rows(records: &[ResultRecord]) -> Vec<Row> {
     let ok: Vec<&ResultRecord> = records.iter().filter(|r| r.validation.usable()).collect();
-    let mut groups: BTreeMap<(String, String, String, String, String), Vec<&ResultRecord>> =
-        BTreeMap::new();
+    let mut groups: BTreeMap<Key, Vec<&ResultRecord>> = BTreeMap::new();
     for r in &ok {
         let key = (
             r.platform.name.clone(),
@@ -74,13 +84,14 @@ pub fn rows(records: &[ResultRecord]) -> Vec<Row> {
             r.case.kernel.clone(),
             r.case.precision.to_string(),
             problem_of(r),
+            back_to_back(r),
         );
         groups.entry(key).or_default().push(r);
     }
     let roofs = roofs(&ok);
     groups
         .into_iter()
-        .map(|((device, app, kernel, _, problem), recs)| {
+        .map(|((device, app, kernel, _, problem, back_to_back), recs)| {
             let precision = recs[0].case.precision;
             let statistic = recs
                 .iter()
@@ -104,6 +115,7 @@ pub fn rows(records: &[ResultRecord]) -> Vec<Row> {
                 kernel,
                 precision,
                 problem,
+                back_to_back,
                 statistic,
                 skylight,
                 native,
@@ -127,6 +139,22 @@ fn roofs(records: &[&ResultRecord]) -> BTreeMap<String, Roofline> {
         .into_iter()
         .filter_map(|(d, recs)| Roofline::from_records(&recs).map(|roof| (d, roof)))
         .collect()
+}
+
+/// Whether `r`'s samples are means of back-to-back runs timed together
+/// rather than lone runs. A lone run's sample holds the GPU's start and
+/// drain around the run (about 8-11 us on an H100) and a back-to-back one
+/// spreads them over its runs, so the two are never compared. A native
+/// record of a code that only times loops ([`native::NativeCode::times_loops`])
+/// is back-to-back even where it says `runs_per_sample` 1, as records made
+/// before native runs carried their count do.
+pub fn back_to_back(r: &ResultRecord) -> bool {
+    r.runs_per_sample > 1
+        || r.native.as_ref().is_some_and(|n| {
+            native::codes()
+                .iter()
+                .any(|c| c.times_loops && c.code == n.code)
+        })
 }
 
 /// `name=value` of the record's problem parameters, in the app's order.
@@ -172,7 +200,8 @@ fn entry(r: &ResultRecord, statistic: Statistic, roof: Option<&Roofline>) -> Ent
 }
 
 /// The rows as a Markdown table; `native_only` keeps the rows that have a
-/// native baseline.
+/// native baseline. The statistic column says when both times are of
+/// back-to-back runs, since a problem may have a row of each kind.
 pub fn markdown(rows: &[Row], native_only: bool) -> String {
     let mut s = String::from(
         "| device | app | kernel | prec | problem | native code (config) | native | Skylight best variant | Skylight | application eff. | architectural eff. Skylight / native | statistic |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
@@ -198,6 +227,11 @@ pub fn markdown(rows: &[Row], native_only: bool) -> String {
             Some(e) => (e.variant.clone(), fig(e), e.architectural),
             None => (String::new(), String::new(), None),
         };
+        let statistic = if r.back_to_back {
+            format!("{}, back-to-back runs", r.statistic.name())
+        } else {
+            r.statistic.name().to_string()
+        };
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |\n",
             r.device,
@@ -212,7 +246,7 @@ pub fn markdown(rows: &[Row], native_only: bool) -> String {
             pct(r.application),
             pct(sarch),
             pct(narch),
-            r.statistic.name()
+            statistic
         ));
     }
     s
@@ -318,5 +352,72 @@ mod tests {
         assert!(arch.is_some_and(|a| a > 1.0), "{arch:?}");
         let table = markdown(&rows, true);
         assert_eq!(table.lines().count(), 3, "{table}");
+    }
+
+    /// An su3 L=32 record of `variant` at `t` seconds a run, of `runs`
+    /// back-to-back runs a sample; native, of `code`, when `code` is given.
+    fn su3(variant: &str, t: f64, runs: u32, code: Option<&str>) -> ResultRecord {
+        let mut r = record("su3", "mat-mul", variant, "32", t, code.is_some());
+        r.runs_per_sample = runs;
+        if let (Some(n), Some(code)) = (r.native.as_mut(), code) {
+            n.code = code.into();
+        }
+        r
+    }
+
+    /// The (Skylight, native) variants of `row`.
+    fn variants(row: &Row) -> (Option<&str>, Option<&str>) {
+        fn v(e: &Option<Entry>) -> Option<&str> {
+            e.as_ref().map(|e| e.variant.as_str())
+        }
+        (v(&row.skylight), v(&row.native))
+    }
+
+    #[test]
+    fn lone_and_back_to_back_runs_are_compared_only_with_their_kind() {
+        let mut recs = vec![
+            su3("lone", 0.004, 1, None),
+            su3("loop", 0.003, 20, None),
+            su3("cuda/threads128", 0.002, 1, Some("x/y")),
+        ];
+        let got = rows(&recs);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(!got[0].back_to_back && got[1].back_to_back, "lone first");
+        // The faster 20-run record is not set against the lone launch.
+        assert_eq!(variants(&got[0]), (Some("lone"), Some("cuda/threads128")));
+        assert_eq!(got[0].application.map(|a| (a * 100.0).round()), Some(50.0));
+        let looped = Some("loop (mean of 20 runs a sample)");
+        assert_eq!(variants(&got[1]), (looped, None));
+        assert_eq!(got[1].application, None);
+        recs.push(su3("cuda/loop", 0.0015, 20, Some("x/y")));
+        let got = rows(&recs);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(variants(&got[0]), (Some("lone"), Some("cuda/threads128")));
+        let native = Some("cuda/loop (mean of 20 runs a sample)");
+        assert_eq!(variants(&got[1]), (looped, native));
+        assert_eq!(got[1].application.map(|a| (a * 100.0).round()), Some(50.0));
+        let table = markdown(&got, true);
+        assert!(table.contains("| median |"), "{table}");
+        assert!(table.contains("| median, back-to-back runs |"), "{table}");
+    }
+
+    #[test]
+    fn an_old_su3_bench_record_is_back_to_back() {
+        // Stored su3_bench records say one run a sample, though su3_bench
+        // only times loops of launches.
+        let old = su3("cuda/threads128", 0.002, 1, Some("isazi/su3_bench"));
+        assert!(back_to_back(&old));
+        assert!(!back_to_back(&su3(
+            "cuda/threads128",
+            0.002,
+            1,
+            Some("x/y")
+        )));
+        let got = rows(&[su3("site", 0.004, 100, None), old]);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].back_to_back);
+        let site = Some("site (mean of 100 runs a sample)");
+        assert_eq!(variants(&got[0]), (site, Some("cuda/threads128")));
+        assert_eq!(got[0].application.map(|a| (a * 100.0).round()), Some(50.0));
     }
 }

@@ -189,6 +189,8 @@ fn group(done: &[Run]) -> Vec<NativeRun> {
                 ]),
                 config: "mdrange".into(),
                 times: Reported::Samples(runs.iter().map(|r| r.kernel_s).collect()),
+                // One fenced kernel call per invocation.
+                runs_per_sample: 1,
                 check: Validation {
  reference: false,
                     max_error: if finite { worst } else { f64::MAX },

@@ -2,12 +2,16 @@
 //! their own:
 //!
 //! ```text
-//! skylight-native app=comd kernel=force precision=f32 config=wg256 match.atoms=32000 samples_s=1.9e-3,2.0e-3 max_error=3.1e-7 tolerance=1e-5 passed=1 detail="forces against the f64 CPU reference"
+//! skylight-native app=comd kernel=force precision=f32 config=wg256 match.atoms=32000 samples_s=1.9e-3,2.0e-3 runs=20 max_error=3.1e-7 tolerance=1e-5 passed=1 detail="forces against the f64 CPU reference"
 //! ```
 //!
 //! Fields are `key=value` separated by spaces; a value with spaces is in
 //! double quotes (no escapes). `match.NAME=VALUE` adds to the run's
-//! [`NativeRun::matches`]. Other lines are ignored.
+//! [`NativeRun::matches`]. `runs=R` (optional, an integer from 1; absent
+//! means 1) says each sample is the mean of R back-to-back launches timed
+//! together, [`NativeRun::runs_per_sample`]: such samples leave out the
+//! GPU's start and drain around each launch, so they are compared only
+//! with Skylight's samples of several runs. Other lines are ignored.
 
 use std::collections::BTreeMap;
 
@@ -47,6 +51,11 @@ pub fn format_line(run: &NativeRun) -> String {
     if let Reported::Samples(samples) = &run.times {
         let list: Vec<String> = samples.iter().map(|t| format!("{t:e}")).collect();
         s.push_str(&format!(" samples_s={}", list.join(",")));
+    }
+    // Lone launches leave the field out, so the lines of ports that time
+    // them read as they always did.
+    if run.runs_per_sample != 1 {
+        s.push_str(&format!(" runs={}", run.runs_per_sample));
     }
     let c = &run.check;
     s.push_str(&format!(
@@ -113,6 +122,14 @@ fn run_of(f: &BTreeMap<String, String>) -> std::result::Result<NativeRun, String
         "0" => false,
         other => return Err(format!("passed is `{other}`, not 0 or 1")),
     };
+    let runs_per_sample = match f.get("runs") {
+        None => 1,
+        Some(r) => r
+            .parse::<u32>()
+            .ok()
+            .filter(|&r| r >= 1)
+            .ok_or_else(|| format!("runs is `{r}`, not an integer from 1"))?,
+    };
     let matches = f
         .iter()
         .filter_map(|(k, v)| k.strip_prefix("match.").map(|k| (k.to_string(), v.clone())))
@@ -124,6 +141,7 @@ fn run_of(f: &BTreeMap<String, String>) -> std::result::Result<NativeRun, String
         matches,
         config: get("config")?.clone(),
         times: Reported::Samples(samples),
+        runs_per_sample,
         check: Validation {
             reference: false,
             max_error: num("max_error")?,
@@ -146,6 +164,7 @@ mod tests {
             matches: [("atoms".to_string(), "32000".to_string())].into(),
             config: "wg256".into(),
             times: Reported::Samples(vec![1.5e-3, 1.25e-3]),
+            runs_per_sample: 1,
             check: Validation {
                 reference: false,
                 max_error: 3e-7,
@@ -173,5 +192,36 @@ mod tests {
         assert!(parse_lines("nothing here\n", "x").is_err());
         let zero = format_line(&run()).replace("1.5e-3", "0");
         assert!(parse_lines(&zero, "x").is_err());
+    }
+
+    #[test]
+    fn runs_per_sample_is_written_only_when_not_one() {
+        assert!(!format_line(&run()).contains("runs="));
+        let twenty = NativeRun {
+            runs_per_sample: 20,
+            ..run()
+        };
+        let line = format_line(&twenty);
+        assert!(line.contains(" runs=20 "), "{line}");
+        assert_eq!(parse_lines(&line, "x").ok(), Some(vec![twenty]));
+    }
+
+    #[test]
+    fn runs_must_be_an_integer_from_one() {
+        let line = format_line(&run()).replace(" max_error", " runs=20 max_error");
+        let runs = parse_lines(&line, "x").unwrap_or_default();
+        assert_eq!(
+            runs.iter().map(|r| r.runs_per_sample).collect::<Vec<_>>(),
+            [20]
+        );
+        for bad in ["0", "x", "-1", "2.5"] {
+            let line = format_line(&run()).replace(" max_error", &format!(" runs={bad} max_error"));
+            let err = parse_lines(&format!("header\n{line}\n"), "out.txt").err();
+            let text = err.map(|e| e.to_string()).unwrap_or_default();
+            assert!(
+                text.contains("out.txt:2") && text.contains("runs"),
+                "{bad}: {text}"
+            );
+        }
     }
 }

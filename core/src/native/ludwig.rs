@@ -258,6 +258,8 @@ impl Log {
                 ]),
                 config: config.clone(),
                 times,
+                // Ludwig host-times each kernel call, synchronised.
+                runs_per_sample: 1,
                 check: check.clone(),
             })
             .collect())

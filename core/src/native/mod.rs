@@ -61,6 +61,11 @@ pub struct NativeRun {
     pub config: String,
     /// The times it reports.
     pub times: Reported,
+    /// Each reported time is the mean of this many back-to-back launches
+    /// timed together (no start or drain of the GPU between them); 1 for
+    /// lone launches, each ended by a host sync. Skylight's efficiency
+    /// tables compare only records timed alike.
+    pub runs_per_sample: u32,
     /// The native code's own check (or the port's, against its CPU reference).
     pub check: Validation,
 }
@@ -78,6 +83,11 @@ pub struct NativeCode {
     pub port: bool,
     /// The statistic its figure is.
     pub statistic: Statistic,
+    /// The code always times loops of back-to-back launches, so its records
+    /// are back-to-back even where an old record says `runs_per_sample` 1
+    /// (records made before [`NativeRun::runs_per_sample`] existed, which
+    /// stored reference files still hold).
+    pub times_loops: bool,
     /// Reads its output; `origin` names the file in errors.
     pub parse: fn(text: &str, origin: &str) -> Result<Vec<NativeRun>>,
 }
@@ -91,6 +101,7 @@ pub fn codes() -> Vec<NativeCode> {
             code: "UoB-HPC/BabelStream",
             port: false,
             statistic: Statistic::Min,
+            times_loops: false,
             parse: babelstream::parse,
         },
         NativeCode {
@@ -99,6 +110,7 @@ pub fn codes() -> Vec<NativeCode> {
             code: "isazi/su3_bench",
             port: false,
             statistic: Statistic::Mean,
+            times_loops: true,
             parse: su3_bench::parse,
         },
         NativeCode {
@@ -107,6 +119,7 @@ pub fn codes() -> Vec<NativeCode> {
             code: "ludwig-cf/ludwig",
             port: false,
             statistic: Statistic::Mean,
+            times_loops: false,
             parse: ludwig::parse,
         },
         NativeCode {
@@ -115,6 +128,7 @@ pub fn codes() -> Vec<NativeCode> {
             code: "FitSNAP/TestSNAP",
             port: false,
             statistic: Statistic::Mean,
+            times_loops: false,
             parse: testsnap::parse,
         },
         NativeCode {
@@ -123,6 +137,7 @@ pub fn codes() -> Vec<NativeCode> {
             code: "rgayatri23/BerkeleyGW-Kernels-CPP",
             port: false,
             statistic: Statistic::Min,
+            times_loops: false,
             parse: gpp::parse,
         },
         NativeCode {
@@ -131,6 +146,7 @@ pub fn codes() -> Vec<NativeCode> {
             code: "baselines",
             port: true,
             statistic: Statistic::Median,
+            times_loops: false,
             parse: line::parse_lines,
         },
     ]
@@ -222,7 +238,7 @@ fn to_record(
         case,
         platform,
         timing: TimingMethod::Native,
-        runs_per_sample: 1,
+        runs_per_sample: run.runs_per_sample,
         samples_s,
         gflops: model.flops / figure / 1e9,
         gbps: model.bytes / figure / 1e9,
@@ -285,5 +301,71 @@ fn bad_line(origin: &str, line: usize, reason: impl Into<String>) -> Error {
     Error::BadFile {
         path: format!("{origin}:{line}"),
         reason: reason.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::PlatformInfo;
+
+    /// Skylight's record of comd/force f32 on 32000 atoms, the native
+    /// record's twin.
+    fn twin() -> ResultRecord {
+        let platform = PlatformInfo {
+            index: Some(0),
+            name: "GPU A".into(),
+            backend: "vulkan".into(),
+            device_type: "discrete".into(),
+            driver: "d".into(),
+            driver_info: "1".into(),
+            df64: None,
+        };
+        let case = Case::new("comd", "force", "wg256", Precision::F32).param("atoms", 32000);
+        let model = Model {
+            flops: 2e9,
+            bytes: 1e9,
+        };
+        let ok = Validation {
+            reference: false,
+            max_error: 0.0,
+            tolerance: 1.0,
+            passed: true,
+            detail: String::new(),
+        };
+        let (samples, metrics) = (vec![1e-3], BTreeMap::new());
+        ResultRecord::new(
+            case,
+            platform,
+            TimingMethod::Native,
+            samples,
+            model,
+            ok,
+            metrics,
+        )
+    }
+
+    #[test]
+    fn a_record_keeps_the_runs_each_sample_spans() {
+        let port = find("port").expect("the port code");
+        let source = NativeSource {
+            model: port.model.into(),
+            code: port.code.into(),
+            commit: "c".into(),
+            port: port.port,
+            build: "nvcc".into(),
+            statistic: port.statistic,
+        };
+        let line = "skylight-native app=comd kernel=force precision=f32 config=wg256 \
+            match.atoms=32000 samples_s=1e-3 max_error=0 tolerance=1e-5 passed=1 detail=d";
+        for (runs, field) in [(1, ""), (20, " runs=20")] {
+            let text = line.replace(" max_error", &format!("{field} max_error"));
+            let parsed = parse_lines(&text, "x").expect("parses");
+            let (records, errors) = to_records(&parsed, &source, &[twin()]);
+            assert!(errors.is_empty(), "{errors:?}");
+            let got: Vec<_> = records.iter().map(|r| r.runs_per_sample).collect();
+            assert_eq!(got, [runs], "{text}");
+            assert_eq!(crate::efficiency::back_to_back(&records[0]), runs > 1);
+        }
     }
 }

@@ -3,7 +3,8 @@
 //! `su3_bench precision=f32|f64`; the run's lattice size, thread count,
 //! iterations and total time are read from su3_bench's own lines. Its figure
 //! is the mean time of the timed iterations (it times them back to back with
-//! a host clock). It checks every element against a host product and prints
+//! a host clock, one loop of `iterations` launches: so each run's
+//! [`NativeRun::runs_per_sample`] is its iteration count). It checks every element against a host product and prints
 //! `Verification Failed!` when one differs.
 
 use std::collections::BTreeMap;
@@ -103,6 +104,7 @@ fn finish(p: Partial, origin: &str) -> Result<NativeRun> {
             max: None,
             count: iterations,
         },
+        runs_per_sample: u32::try_from(iterations).unwrap_or(u32::MAX),
         check: Validation {
             reference: false,
             max_error: 0.0,
@@ -135,6 +137,8 @@ Threads per block set to 64\nTotal execution time = 0.040000 secs\nVerification 
         assert_eq!(runs[0].config, "threads128");
         assert!(runs[0].check.passed);
         assert!(!runs[1].check.passed);
+        // One loop of 100 launches timed together: a sample of 100 runs.
+        assert_eq!(runs[0].runs_per_sample, 100);
         match runs[1].times {
             Reported::Summary { mean: Some(m), .. } => assert!((m - 4e-4).abs() < 1e-12),
             ref other => panic!("{other:?}"),

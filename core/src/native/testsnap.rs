@@ -148,6 +148,8 @@ fn group(done: &[Run]) -> Vec<NativeRun> {
                 ]),
                 config: "default".into(),
                 times: Reported::Samples(runs.iter().map(|r| r.step_s).collect()),
+                // Each force call's kernels are fenced: lone launches.
+                runs_per_sample: 1,
                 check: Validation {
  reference: false,
                     max_error: if finite { worst } else { f64::MAX },
