@@ -140,8 +140,11 @@ pub struct Row {
     pub arch_eff: Option<f64>,
 }
 
-/// Key of core's efficiency rows: device, app, kernel, precision, problem.
-type Key = (String, String, String, Precision, String);
+/// Key of core's efficiency rows: device, app, kernel, precision, problem
+/// and whether the runs are back to back ([`efficiency::back_to_back`]):
+/// core gives a problem a row of lone runs and one of back-to-back runs,
+/// which must not overwrite each other.
+type Key = (String, String, String, Precision, String, bool);
 
 /// Core's efficiency rows ([`efficiency::rows`]) of every record shown,
 /// looked up per record.
@@ -163,6 +166,7 @@ impl Efficiencies {
                     r.kernel.clone(),
                     r.precision,
                     r.problem.clone(),
+                    r.back_to_back,
                 );
                 (key, r)
             })
@@ -172,7 +176,8 @@ impl Efficiencies {
 
     /// `r`'s (application, architectural) efficiency. The application one is
     /// core's ratio (native time over Skylight's, both by the native code's
-    /// statistic) taken for `r`'s own time, so every variant gets one; the
+    /// statistic) taken for `r`'s own time, so every variant gets one timed
+    /// as the native code was (lone or back-to-back runs); the
     /// architectural one is core's figure of the entry `r` is, if it is one.
     pub fn of(&self, r: &ResultRecord) -> (Option<f64>, Option<f64>) {
         let key = (
@@ -181,6 +186,7 @@ impl Efficiencies {
             r.case.kernel.clone(),
             r.case.precision,
             problem_of(r),
+            efficiency::back_to_back(r),
         );
         let Some(row) = self.rows.get(&key).filter(|_| r.validation.usable()) else {
             return (None, None);
@@ -520,5 +526,46 @@ mod tests {
         }
         let plain = [Row::example("stream", 0, Some(1.0), Some(1.0))];
         assert!(!Column::shown(&plain).contains(&Column::AppEff));
+    }
+
+    #[test]
+    fn lone_and_back_to_back_runs_of_a_problem_keep_their_own_rows() {
+        let wave2 = crate::reference::REFERENCES
+            .iter()
+            .find(|r| r.name.contains("wave 2"))
+            .expect("the wave 2 reference");
+        let mut records = wave2.load().expect("loads").records;
+        // su3's Skylight samples there are of 100 runs, and su3_bench's
+        // records (made before native runs carried their count) say 1: they
+        // pair all the same, since su3_bench only times loops.
+        let native = records
+            .iter()
+            .find(|r| r.case.app == "su3" && r.native.is_some())
+            .expect("an su3_bench record");
+        assert_eq!(native.runs_per_sample, 1);
+        let looped = records
+            .iter()
+            .find(|r| {
+                r.native.is_none()
+                    && r.runs_per_sample == 100
+                    && r.case.kernel == native.case.kernel
+                    && r.case.precision == native.case.precision
+                    && problem_of(r) == problem_of(native)
+            })
+            .cloned()
+            .expect("an su3 record of 100 runs a sample of su3_bench's problem");
+        let lone = ResultRecord {
+            runs_per_sample: 1,
+            ..looped.clone()
+        };
+        records.push(lone.clone());
+        let eff = Efficiencies::new(&records);
+        assert!(eff.of(&looped).0.is_some(), "{}", looped.case.label());
+        // No native record of lone runs: the lone copy has no application
+        // efficiency (it would take the 100-run row's if the rows shared a
+        // key), only its architectural one as its row's best variant.
+        let (app, arch) = eff.of(&lone);
+        assert_eq!(app, None);
+        assert!(arch.is_some());
     }
 }
