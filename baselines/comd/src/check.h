@@ -63,15 +63,16 @@ inline Check both(const Check& a, const Check& b) {
 }
 
 // One `skylight-native` line (core/src/native/line.rs); the detail may not
-// hold double quotes.
+// hold double quotes. Each sample is the mean of `runs` back-to-back runs.
 inline void print_line(const char* kernel, const char* precision, const std::string& config,
-                       size_t atoms, const std::vector<double>& samples, const Check& c) {
+                       size_t atoms, const std::vector<double>& samples, int runs, const Check& c) {
     std::string detail = c.detail;
     for (auto& ch : detail)
         if (ch == '"') ch = '\'';
     std::printf("skylight-native app=comd kernel=%s precision=%s config=%s match.atoms=%zu samples_s=",
                 kernel, precision, config.c_str(), atoms);
     for (size_t i = 0; i < samples.size(); ++i) std::printf("%s%.6e", i ? "," : "", samples[i]);
+    if (runs != 1) std::printf(" runs=%d", runs);
     std::printf(" max_error=%.6e tolerance=%.6e passed=%d detail=\"%s\"\n", c.max_error, c.tolerance,
                 c.passed ? 1 : 0, detail.c_str());
     std::fflush(stdout);

@@ -163,7 +163,8 @@ __global__ void spin(unsigned long long ns) {
 }
 
 // Warm-up of at least warmup_s GPU seconds (the clocks idle low until the
-// GPU has been busy a while), then one event-timed sample per run.
+// GPU has been busy a while), then event-timed samples of
+// o.runs_per_sample back-to-back runs each, their mean per run.
 std::vector<double> time_runs(const std::function<void()>& run, cudaStream_t stream, const Options& o) {
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
@@ -183,11 +184,11 @@ std::vector<double> time_runs(const std::function<void()>& run, cudaStream_t str
         spin<<<1, 1, 0, stream>>>(200000);
         CK(cudaGetLastError());
         CK(cudaEventRecord(a, stream));
-        run();
+        for (int r = 0; r < o.runs_per_sample; ++r) run();
         CK(cudaEventRecord(b, stream));
         CK(cudaEventSynchronize(b));
         CK(cudaEventElapsedTime(&ms, a, b));
-        samples.push_back(ms * 1e-3);
+        samples.push_back(ms * 1e-3 / o.runs_per_sample);
     }
     CK(cudaEventDestroy(a));
     CK(cudaEventDestroy(b));
@@ -235,7 +236,7 @@ int run_problem(const Problem& pr, const Options& o, const char* prec) {
                 // The step's later runs go on from where the last one ended.
                 const std::vector<double> samples = time_runs(run, d.stream, o);
                 CK(cudaGraphExecDestroy(graph));
-                print_line(kernel.c_str(), prec, config, d.n, samples, c);
+                print_line(kernel.c_str(), prec, config, d.n, samples, o.runs_per_sample, c);
                 failed += c.passed ? 0 : 1;
             }
         }

@@ -4,7 +4,7 @@
 //
 //   comd_port [--sizes 20,80] [--precisions f32,f64] [--kernels force,step]
 //             [--mappings atom,cell] [--wgs 64,128,256] [--samples 20]
-//             [--warmup-s 0.5] [--seed S] [--cpu-only]
+//             [--runs-per-sample 1] [--warmup-s 0.5] [--seed S] [--cpu-only]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,7 +18,7 @@ namespace {
 [[noreturn]] void usage(const char* why) {
     std::fprintf(stderr,
                  "comd_port: %s\nusage: comd_port [--sizes 20,80] [--precisions f32,f64] [--kernels force,step]\n"
-                 "  [--mappings atom,cell] [--wgs 64,128,256] [--samples N] [--warmup-s S] [--seed S] [--cpu-only]\n",
+                 "  [--mappings atom,cell] [--wgs 64,128,256] [--samples N] [--runs-per-sample R] [--warmup-s S] [--seed S] [--cpu-only]\n",
                  why);
     std::exit(2);
 }
@@ -68,6 +68,7 @@ Options parse(int argc, char** argv) {
         else if (a == "--mappings") o.mappings = words(v);
         else if (a == "--wgs") o.wgs = numbers(v);
         else if (a == "--samples") o.samples = numbers(v).at(0);
+        else if (a == "--runs-per-sample") o.runs_per_sample = numbers(v).at(0);
         else if (a == "--warmup-s") o.warmup_s = std::atof(v.c_str());
         else if (a == "--seed") o.seed = std::strtoull(v.c_str(), nullptr, 10);
         else usage(("unknown option " + a).c_str());

@@ -20,6 +20,9 @@ struct Options {
     std::vector<std::string> mappings = {"atom", "cell"};
     std::vector<int> wgs = {64, 128, 256};
     int samples = 20;
+    // Launches a sample, back to back between its events; each sample is
+    // their mean (1: lone launches, each holding its own start and drain).
+    int runs_per_sample = 1;
     double warmup_s = 0.5;  // GPU seconds of warm-up per configuration
     uint64_t seed = 0;
     bool cpu_only = false;

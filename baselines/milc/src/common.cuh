@@ -29,6 +29,9 @@ struct Options {
     std::vector<std::array<int, 4>> orders{{1, 1, 1, 1}};
     std::vector<std::string> kernels{"dslash", "cg"};
     int samples = 20;
+    /// Launches (or solves) a sample, back to back between its events; each
+    /// sample is their mean (1: lone launches, each with its own start and drain).
+    int runs_per_sample = 1;
     double warmup_s = 0.5;
     int iterations = 100;  // Skylight's recorded CG iterations
     double kappa = 0.12;
@@ -51,7 +54,7 @@ inline std::vector<std::string> split(const std::string& s) {
 [[noreturn]] inline void usage(const char* why) {
     std::fprintf(stderr,
                  "%s\nusage: milc [--L 32] [--T 64] [--precision f32,f64] [--blocks 64,128,256]\n"
-                 "            [--kernels dslash,cg] [--samples 20] [--warmup 0.5] [--iterations 100]\n"
+                 "            [--kernels dslash,cg] [--samples 20] [--runs-per-sample 1] [--warmup 0.5] [--iterations 100]\n"
                  "            [--kappa 0.12] [--seed N] [--orders storage,2x2x2x4] [--cpu-only]\n",
                  why);
     std::exit(2);
@@ -73,6 +76,7 @@ inline Options parse_options(int argc, char** argv) {
         else if (a == "--precision") o.precisions = split(v);
         else if (a == "--kernels") o.kernels = split(v);
         else if (a == "--samples") o.samples = std::atoi(v.c_str());
+        else if (a == "--runs-per-sample") o.runs_per_sample = std::atoi(v.c_str());
         else if (a == "--warmup") o.warmup_s = std::atof(v.c_str());
         else if (a == "--iterations") o.iterations = std::atoi(v.c_str());
         else if (a == "--kappa") o.kappa = std::atof(v.c_str());
@@ -101,6 +105,7 @@ inline Options parse_options(int argc, char** argv) {
         if (p != "f32" && p != "f64") usage("precisions are f32 and f64");
     for (const auto& k : o.kernels)
         if (k != "dslash" && k != "cg") usage("kernels are dslash and cg");
+    if (o.runs_per_sample < 1) usage("runs a sample must be at least 1");
     if (o.samples < 1 || o.iterations < 1 || !(o.kappa > 0 && o.kappa < 0.125)) usage("bad samples, iterations or kappa");
     return o;
 }
@@ -183,9 +188,10 @@ inline void print_line(const char* kernel, const char* precision, const std::str
     std::string d = detail;
     for (char& c : d)
         if (c == '"') c = '\'';
-    std::printf("skylight-native app=milc kernel=%s precision=%s config=%s match.L=%ld match.T=%ld%s samples_s=%s "
+    const std::string runs = o.runs_per_sample == 1 ? "" : " runs=" + std::to_string(o.runs_per_sample);
+    std::printf("skylight-native app=milc kernel=%s precision=%s config=%s match.L=%ld match.T=%ld%s samples_s=%s%s "
                 "max_error=%.6e tolerance=%.1e passed=%d detail=\"%s\"\n",
-                kernel, precision, config.c_str(), o.l, o.t, extra, list.c_str(), max_error, tolerance,
+                kernel, precision, config.c_str(), o.l, o.t, extra, list.c_str(), runs.c_str(), max_error, tolerance,
                 passed ? 1 : 0, d.c_str());
     std::fflush(stdout);
 }

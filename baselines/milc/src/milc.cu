@@ -61,9 +61,13 @@ struct Clock {
                 for (int i = 0; i < batch; i++) run();
             });
     }
-    template <class F> std::vector<double> samples(F&& run, int count) {
+    /// `count` samples, each the mean of `runs` calls timed back to back.
+    template <class F> std::vector<double> samples(F&& run, int count, int runs) {
         std::vector<double> s;
-        for (int i = 0; i < count; i++) s.push_back(time(run));
+        for (int i = 0; i < count; i++)
+            s.push_back(time([&] {
+                for (int r = 0; r < runs; r++) run();
+            }) / runs);
         return s;
     }
 };
@@ -108,7 +112,7 @@ template <class R> bool run_dslash(const Options& o, const Inputs& in, const Dev
         auto plus_run = [&] { launch_dslash<R>(psi.p, u.p, out.p, g, 1, block); };
         clock.warm_up(plus_run, o.warmup_s);
         out.poison();
-        const auto samples = clock.samples(plus_run, o.samples);
+        const auto samples = clock.samples(plus_run, o.samples, o.runs_per_sample);
         const ref::Compare plus = check(want_plus);
         const size_t reals = (size_t)n * ref::SPINOR;
         const bool passed = plus.nonfinite == 0 && minus.nonfinite == 0 && plus.max_error <= tol && minus.max_error <= tol;
@@ -149,7 +153,7 @@ template <class R> bool run_cg(const Options& o, const Inputs& in, const DevBuf<
         reset();
         clock.warm_up(solve, o.warmup_s);
         reset();
-        const auto samples = clock.samples(solve, o.samples);
+        const auto samples = clock.samples(solve, o.samples, o.runs_per_sample);
         const auto s = scalars.download();
         const auto xs = unpack_spinor<R>(x.download(), n);
         const double true_res = ref::true_residual(in.lat, in.u.data(), xs.data(), in.b.data(), o.kappa);
