@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::Precision;
-use crate::efficiency::problem_of;
+use crate::efficiency::{back_to_back, problem_of};
 use crate::native::Statistic;
 use crate::record::ResultRecord;
 use crate::roofline::Roofline;
@@ -242,6 +242,9 @@ fn efficiency(
                     && o.case.kernel == r.case.kernel
                     && o.case.precision == r.case.precision
                     && problem_of(o) == problem_of(r)
+                    // A lone run holds the start and drain that back-to-back
+                    // runs share out, so each is set only against its kind.
+                    && back_to_back(o) == back_to_back(r)
             };
             // The best known includes the native code, timed by its own
             // statistic, so Skylight's times use the same one.
@@ -358,5 +361,36 @@ mod tests {
             .find(|r| r.app == "stream")
             .map(|r| r.efficiency.clone());
         assert_eq!(arch, Some(vec![Some(1.0)]));
+    }
+
+    #[test]
+    fn runs_are_rated_only_against_runs_timed_alike() {
+        let mut native = rec("A", "cuda", "stream", "cuda/x", 1000, 0.5);
+        native.native = Some(NativeSource {
+            model: "CUDA".into(),
+            code: "c".into(),
+            commit: "0".into(),
+            port: false,
+            build: String::new(),
+            statistic: Statistic::Median,
+        });
+        let mut looped = rec("A", "vulkan", "stream", "v2", 1000, 0.4);
+        looped.runs_per_sample = 20;
+        let recs = vec![
+            rec("A", "vulkan", "stream", "v1", 1000, 1.0),
+            looped,
+            native,
+        ];
+        let t = table(&recs, Basis::Application, &[], true);
+        let eff = |v: &str| {
+            t.rows
+                .iter()
+                .find(|r| r.variant == v)
+                .map(|r| r.efficiency.clone())
+        };
+        // v1 (lone) against the lone native run; v2 (20 a sample) has no
+        // native run of its kind, so it is its own best.
+        assert_eq!(eff("v1"), Some(vec![Some(0.5)]));
+        assert_eq!(eff("v2"), Some(vec![Some(1.0)]));
     }
 }
