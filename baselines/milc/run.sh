@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the milc port on Skylight's default case (L=32, T=64: 2^21 sites; f32
-# and f64; D and CG; blocks 64, 128, 256) and writes its output to <logfile>.
+# and f64; D and CG; blocks 64, 128, 256), then D with 20 launches a sample,
+# and writes its output to <logfile>.
 # usage: run.sh <outdir> <logfile>   (outdir as given to build.sh)
 # Extra arguments after the two go to the port (e.g. --kernels dslash).
 set -euo pipefail
@@ -10,3 +11,7 @@ shift 2
 # The port exits non-zero on a CUDA error or a failed check; pipefail keeps
 # that status through tee, after the lines are in the log.
 "$out/milc" "$@" 2>&1 | tee "$log"
+# D again as 20 back-to-back launches a sample, beside the recipe's Skylight
+# cases of 20 runs a sample (a lone launch's start and drain, a Vulkan
+# pass's more than a CUDA launch's, are a few percent of D's 0.4-1 ms).
+"$out/milc" "$@" --kernels dslash --runs-per-sample 20 2>&1 | tee -a "$log"

@@ -79,6 +79,7 @@ Options parse(int argc, char** argv) {
     for (int wg : o.wgs)
         if (wg % 32 != 0 || wg > 1024) usage("block sizes must be multiples of 32 up to 1024");
     if (o.sizes.empty() || o.samples < 1) usage("nothing to run");
+    if (o.cpu_only && o.runs_per_sample != 1) usage("--runs-per-sample times GPU launches; --cpu-only has none");
     return o;
 }
 

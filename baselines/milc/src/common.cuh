@@ -106,6 +106,8 @@ inline Options parse_options(int argc, char** argv) {
     for (const auto& k : o.kernels)
         if (k != "dslash" && k != "cg") usage("kernels are dslash and cg");
     if (o.runs_per_sample < 1) usage("runs a sample must be at least 1");
+    // The host emulation times each pass once: its lines could not honour R.
+    if (o.cpu_only && o.runs_per_sample != 1) usage("--runs-per-sample times GPU launches; --cpu-only has none");
     if (o.samples < 1 || o.iterations < 1 || !(o.kappa > 0 && o.kappa < 0.125)) usage("bad samples, iterations or kappa");
     return o;
 }
