@@ -13,5 +13,5 @@ shift 2
 "$out/milc" "$@" 2>&1 | tee "$log"
 # D again as 20 back-to-back launches a sample, beside the recipe's Skylight
 # cases of 20 runs a sample (a lone launch's start and drain, a Vulkan
-# pass's more than a CUDA launch's, are a few percent of D's 0.4-1 ms).
+# pass's more than a CUDA launch's, are up to 1.5% of D's 0.4-1 ms).
 "$out/milc" "$@" --kernels dslash --runs-per-sample 20 2>&1 | tee -a "$log"

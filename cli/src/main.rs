@@ -119,7 +119,7 @@ struct CommonArgs {
     budget_s: Option<f64>,
     /// Back-to-back runs each timed GPU sample spans; the sample is their
     /// mean [default: 1]. One run a sample also times the GPU's start and
-    /// drain around it (about 8 us on an H100); more matches codes that time
+    /// drain around it (2-6 us on an H100); more matches codes that time
     /// a loop of launches, as su3_bench does. (The CPU backend and scale-out
     /// runs time one run a sample.)
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]

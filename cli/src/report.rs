@@ -70,7 +70,7 @@ fn time(s: f64) -> String {
 /// The column header of [`row`].
 pub fn header() -> String {
     format!(
-        "{:<24} {:<22} {:<5} {:>11} {:>10} {:>9} {:>7}  {:<7} {:<6} check",
+        "{:<24} {:<22} {:<5} {:>11} {:>10} {:>9} {:>7}  {:<11} {:<6} check",
         "app/kernel", "variant", "prec", "median", "GFLOP/s", "GB/s", "AI", "timing", "valid"
     )
 }
@@ -81,7 +81,7 @@ pub fn row(o: &Outcome) -> String {
     let name = format!("{}/{}", c.app, c.kernel);
     match o {
         Outcome::Done(r) => format!(
-            "{:<24} {:<22} {:<5} {:>11} {:>10.1} {:>9.1} {:>7.3}  {:<7} {:<6} {}",
+            "{:<24} {:<22} {:<5} {:>11} {:>10.1} {:>9.1} {:>7.3}  {:<11} {:<6} {}",
             name,
             c.variant,
             c.precision,

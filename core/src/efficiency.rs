@@ -143,7 +143,7 @@ fn roofs(records: &[&ResultRecord]) -> BTreeMap<String, Roofline> {
 
 /// Whether `r`'s samples are means of back-to-back runs timed together
 /// rather than lone runs. A lone run's sample holds the GPU's start and
-/// drain around the run (about 8-11 us on an H100) and a back-to-back one
+/// drain around the run (2-6 us on an H100) and a back-to-back one
 /// spreads them over its runs, so the two are never compared. A native
 /// record of a code that only times loops ([`native::NativeCode::times_loops`])
 /// is back-to-back even where it says `runs_per_sample` 1, as records made

@@ -63,14 +63,32 @@ fn run_writes(
     (begin.filter(|_| run == 0), end.filter(|_| run + 1 == runs))
 }
 
-/// How runs on `gpu` are timed: timestamps around each run in the encoder
-/// where the device has them, else at pass boundaries when the kernel
-/// records only compute passes (`pass_timed`), else the host clock.
+/// How runs on `gpu` are timed: at the start of a run's first compute
+/// pass and the end of its last when the kernel records only compute
+/// passes (`pass_timed`), else timestamps around the run in the encoder
+/// where the device has them, else the host clock.
+///
+/// Pass timestamps come first because wgpu resets an encoder timestamp's
+/// query just before writing it (it cannot defer that reset), so the end
+/// of an encoder interval also times a query-pool reset after the run's
+/// last dispatch; a pass's queries are reset before the pass begins. On
+/// an H100 through Vulkan that reset made every interval 4.5-6 us longer:
+/// a 2 us copy timed 8.9 us, 4.4 us with pass timestamps (BENCHMARKS.md,
+/// 2026-11-27 n).
 pub fn method(gpu: &Gpu, pass_timed: bool) -> TimingMethod {
-    if gpu.caps.timestamps_in_encoders {
-        TimingMethod::GpuTimestampsEncoder
-    } else if gpu.caps.timestamps && pass_timed {
+    choose(
+        gpu.caps.timestamps,
+        gpu.caps.timestamps_in_encoders,
+        pass_timed,
+    )
+}
+
+/// [`method`] from the device's timestamp features and the kernel's passes.
+fn choose(timestamps: bool, in_encoders: bool, pass_timed: bool) -> TimingMethod {
+    if timestamps && pass_timed {
         TimingMethod::GpuTimestampsPasses
+    } else if in_encoders {
+        TimingMethod::GpuTimestampsEncoder
     } else {
         TimingMethod::WallClock
     }
@@ -168,5 +186,19 @@ mod tests {
         assert_eq!(run_writes(b, e, 1, 3), (None, None));
         assert_eq!(run_writes(b, e, 2, 3), (None, e));
         assert_eq!(run_writes(None, e, 0, 1), (None, e));
+    }
+
+    /// Pass timestamps wherever the kernel is all compute passes; the
+    /// encoder's only for a kernel that is not; the host clock without
+    /// timestamps (or without pass timestamps for a kernel that needs the
+    /// encoder's).
+    #[test]
+    fn pass_timestamps_come_first() {
+        use TimingMethod::*;
+        assert_eq!(choose(true, true, true), GpuTimestampsPasses);
+        assert_eq!(choose(true, false, true), GpuTimestampsPasses);
+        assert_eq!(choose(true, true, false), GpuTimestampsEncoder);
+        assert_eq!(choose(true, false, false), WallClock);
+        assert_eq!(choose(false, false, true), WallClock);
     }
 }

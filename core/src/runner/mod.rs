@@ -41,7 +41,7 @@ pub struct RunOptions {
     pub budget_s: f64,
     /// Back-to-back runs a sample spans; the sample is their mean. 1 times
     /// each run alone, so a sample also holds the GPU's start and drain
-    /// around one run (about 8 us more on an H100 than a run among others);
+    /// around one run (2-6 us more on an H100 than a run among others);
     /// more matches codes that time a loop of launches (su3_bench).
     pub runs_per_sample: u32,
 }
