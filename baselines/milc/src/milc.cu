@@ -122,7 +122,8 @@ template <class R> bool run_dslash(const Options& o, const Inputs& in, const Dev
                                    order_how(g);
         print_line("dslash-fused", precision_name<R>(), config(block, ord), o, samples, worst, tol, passed, detail);
         print_line("dslash", precision_name<R>(), config(block, ord), o, samples, worst, tol, passed,
-                   detail + "; the port's dslash is this fused kernel (MILC's five-kernel split is not ported)");
+                   detail + "; the port's dslash is this fused kernel (MILC's five-kernel split is not ported)",
+                   " model=dslash-fused");
         all &= passed;
     }
     return all;

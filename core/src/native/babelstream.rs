@@ -86,6 +86,7 @@ fn row(c: &[&str]) -> std::result::Result<NativeRun, String> {
         },
         // BabelStream times each launch alone, ended by a device sync.
         runs_per_sample: 1,
+        model_kernel: None,
         check: Validation {
  reference: false,
             max_error: 0.0,

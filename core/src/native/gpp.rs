@@ -191,6 +191,7 @@ fn group(done: &[Run]) -> Vec<NativeRun> {
                 times: Reported::Samples(runs.iter().map(|r| r.kernel_s).collect()),
                 // One fenced kernel call per invocation.
                 runs_per_sample: 1,
+                model_kernel: None,
                 check: Validation {
  reference: false,
                     max_error: if finite { worst } else { f64::MAX },

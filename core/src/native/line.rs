@@ -12,6 +12,9 @@
 //! together, [`NativeRun::runs_per_sample`]: such samples leave out the
 //! GPU's start and drain around each launch, so they are compared only
 //! with Skylight's samples of several runs. Other lines are ignored.
+//! `model=KERNEL` (optional) names the Skylight kernel whose record gives
+//! the run its model where that is not the line's own kernel
+//! ([`NativeRun::model_kernel`]).
 
 use std::collections::BTreeMap;
 
@@ -56,6 +59,9 @@ pub fn format_line(run: &NativeRun) -> String {
     // them read as they always did.
     if run.runs_per_sample != 1 {
         s.push_str(&format!(" runs={}", run.runs_per_sample));
+    }
+    if let Some(k) = &run.model_kernel {
+        s.push_str(&format!(" model={k}"));
     }
     let c = &run.check;
     s.push_str(&format!(
@@ -130,6 +136,7 @@ fn run_of(f: &BTreeMap<String, String>) -> std::result::Result<NativeRun, String
             .filter(|&r| r >= 1)
             .ok_or_else(|| format!("runs is `{r}`, not an integer from 1"))?,
     };
+    let model_kernel = f.get("model").cloned();
     let matches = f
         .iter()
         .filter_map(|(k, v)| k.strip_prefix("match.").map(|k| (k.to_string(), v.clone())))
@@ -142,6 +149,7 @@ fn run_of(f: &BTreeMap<String, String>) -> std::result::Result<NativeRun, String
         config: get("config")?.clone(),
         times: Reported::Samples(samples),
         runs_per_sample,
+        model_kernel,
         check: Validation {
             reference: false,
             max_error: num("max_error")?,
@@ -165,6 +173,7 @@ mod tests {
             config: "wg256".into(),
             times: Reported::Samples(vec![1.5e-3, 1.25e-3]),
             runs_per_sample: 1,
+            model_kernel: None,
             check: Validation {
                 reference: false,
                 max_error: 3e-7,
@@ -204,6 +213,18 @@ mod tests {
         let line = format_line(&twenty);
         assert!(line.contains(" runs=20 "), "{line}");
         assert_eq!(parse_lines(&line, "x").ok(), Some(vec![twenty]));
+    }
+
+    #[test]
+    fn a_model_kernel_round_trips() {
+        assert!(!format_line(&run()).contains("model="));
+        let other = NativeRun {
+            model_kernel: Some("dslash-fused".into()),
+            ..run()
+        };
+        let line = format_line(&other);
+        assert!(line.contains(" model=dslash-fused "), "{line}");
+        assert_eq!(parse_lines(&line, "x").ok(), Some(vec![other]));
     }
 
     #[test]

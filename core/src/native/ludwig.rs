@@ -260,6 +260,7 @@ impl Log {
                 times,
                 // Ludwig host-times each kernel call, synchronised.
                 runs_per_sample: 1,
+                model_kernel: None,
                 check: check.clone(),
             })
             .collect())

@@ -66,6 +66,12 @@ pub struct NativeRun {
     /// lone launches, each ended by a host sync. Skylight's efficiency
     /// tables compare only records timed alike.
     pub runs_per_sample: u32,
+    /// The Skylight kernel whose record gives this run its model (work and
+    /// traffic) where that is not `kernel`'s: the milc port reports its
+    /// one-pass operator as `dslash` too, beside MILC's five-kernel split
+    /// of Skylight's `dslash`, and moves the one pass's bytes, not the
+    /// split's.
+    pub model_kernel: Option<String>,
     /// The native code's own check (or the port's, against its CPU reference).
     pub check: Validation,
 }
@@ -195,7 +201,7 @@ fn to_record(
         .find(|r| {
             r.native.is_none()
                 && r.case.app == run.app
-                && r.case.kernel == run.kernel
+                && r.case.kernel == *run.model_kernel.as_ref().unwrap_or(&run.kernel)
                 && r.case.precision == run.precision
                 && run
                     .matches
@@ -206,7 +212,7 @@ fn to_record(
             Error::bad_param("like", format!(
                 "no Skylight record of {}/{} {} with {} to take the model from: run that case in the same call and pass its file",
                 run.app,
-                run.kernel,
+                run.model_kernel.as_ref().unwrap_or(&run.kernel),
                 run.precision,
                 describe(&run.matches)
             ))
@@ -367,5 +373,33 @@ mod tests {
             assert_eq!(got, [runs], "{text}");
             assert_eq!(crate::efficiency::back_to_back(&records[0]), runs > 1);
         }
+    }
+
+    /// A run with a model kernel keeps its own kernel and takes that
+    /// kernel's record's model; a model kernel the call did not run is an
+    /// error naming it.
+    #[test]
+    fn a_model_kernel_gives_the_model() {
+        let port = find("port").expect("the port code");
+        let source = NativeSource {
+            model: port.model.into(),
+            code: port.code.into(),
+            commit: "c".into(),
+            port: port.port,
+            build: "nvcc".into(),
+            statistic: port.statistic,
+        };
+        let mut fused = twin();
+        fused.case.kernel = "fused".into();
+        fused.model.bytes = 3e8;
+        let line = "skylight-native app=comd kernel=force precision=f32 config=wg256             match.atoms=32000 samples_s=1e-3 model=fused max_error=0 tolerance=1e-5 passed=1 detail=d";
+        let parsed = parse_lines(line, "x").expect("parses");
+        let (records, errors) = to_records(&parsed, &source, &[twin(), fused]);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(records[0].case.kernel, "force");
+        assert_eq!(records[0].model.bytes, 3e8);
+        let (records, errors) = to_records(&parsed, &source, &[twin()]);
+        assert!(records.is_empty());
+        assert!(errors[0].to_string().contains("comd/fused"), "{errors:?}");
     }
 }

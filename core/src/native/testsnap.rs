@@ -150,6 +150,7 @@ fn group(done: &[Run]) -> Vec<NativeRun> {
                 times: Reported::Samples(runs.iter().map(|r| r.step_s).collect()),
                 // Each force call's kernels are fenced: lone launches.
                 runs_per_sample: 1,
+                model_kernel: None,
                 check: Validation {
  reference: false,
                     max_error: if finite { worst } else { f64::MAX },
