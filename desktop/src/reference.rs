@@ -20,7 +20,29 @@ macro_rules! run_files {
 
 /// Every built-in reference, newest first.
 pub const REFERENCES: &[Reference] = &[
-    // Wave 2 on the H100: each app's Skylight and native records come from
+    // Wave 2 on the H100 timed with pass timestamps (a047b78: no query
+    // reset inside the timed interval, so lone runs read 4.5-6 us shorter
+    // than the encoder-timed reference below). Each app's Skylight and
+    // native records come from one device call of section (n), the calls
+    // differing between apps (comd: call 3; milc: call 4; stream, peak,
+    // su3, lbm: call 5). The roofline is call 5's: only its stream and peak
+    // files are included. milc's native file was converted from the call's
+    // log with `model=dslash-fused` added to the port's dslash lines, as
+    // 44d1015's port prints them. No gpp or snap: their Kokkos builds were
+    // not made that session. The folder's README.md names each file's
+    // archive, call and build.
+    Reference {
+        name: "NVIDIA H100 (Vulkan + native CUDA), wave 2 pass-timed, 2026-11-27",
+        files: run_files!("nvidia-h100-wave2-2026-11-27-n-reference":
+            "n-call5-stream-skylight-1.json", "n-call5-stream-native.json",
+            "n-call5-peak-skylight.json", "n-call5-su3-skylight-1.json",
+            "n-call5-su3-native.json", "n-call5-lbm-skylight-1.json",
+            "n-call5-lbm-native.json", "n-call3-comd-skylight-1.json",
+            "n-call3-comd-skylight-2.json", "n-call3-comd-skylight-3.json",
+            "n-call3-comd-native.json", "n-call4-milc-skylight-1.json",
+            "n-call4-milc-skylight-2.json", "n-call4-milc-native-converted-here.json"),
+    },
+    // Wave 2 on the H100 (encoder timestamps): each app's Skylight and native records come from
     // one device call, but the calls differ between apps (stream, peak,
     // gpp, comd: section (f) call 2; su3: (f) call 7; snap: (f) call 8;
     // lbm: (j) call 5; milc: (l) call 13). The roofline is call 2's: only
@@ -85,6 +107,16 @@ impl Reference {
     }
 }
 
+/// The built-in reference called exactly `name`: tests find references by
+/// their whole name, since several share words ("wave 2", "native CUDA").
+#[cfg(test)]
+pub(crate) fn named(name: &str) -> &'static Reference {
+    REFERENCES
+        .iter()
+        .find(|r| r.name == name)
+        .unwrap_or_else(|| panic!("no reference named {name:?}"))
+}
+
 /// The roofline measured by `records`' Skylight runs. Native baseline
 /// records never define a ceiling (core's efficiency and portability tables
 /// rate everything against what portable code measured), and a file that
@@ -101,8 +133,14 @@ pub fn skylight_roofline(records: &[ResultRecord]) -> Option<Roofline> {
 
 #[cfg(test)]
 mod tests {
-    use super::{REFERENCES, Reference, skylight_roofline};
+    use super::{REFERENCES, Reference, named, skylight_roofline};
+    use skylight_core::efficiency;
     use skylight_core::record::{ResultFile, ResultRecord};
+
+    /// The encoder-timed wave-2 reference (sections f, j and l).
+    const WAVE2: &str = "NVIDIA H100 (Vulkan + native CUDA), wave 2, 2026-11-26/27";
+    /// The pass-timed wave-2 reference (section n).
+    const PASS_TIMED: &str = "NVIDIA H100 (Vulkan + native CUDA), wave 2 pass-timed, 2026-11-27";
 
     /// `r`'s records, file by file.
     fn files(r: &Reference) -> Vec<(&'static str, Vec<ResultRecord>)> {
@@ -115,11 +153,27 @@ mod tests {
             .collect()
     }
 
-    fn wave2() -> &'static Reference {
-        REFERENCES
-            .iter()
-            .find(|r| r.name.contains("wave 2"))
-            .expect("the wave-2 reference")
+    /// Asserts that `r`'s roofline is that of the files whose names start
+    /// with `call`: they are the only ones with stream or peak records, and
+    /// the merged ceilings are those of those files alone.
+    fn assert_roofline_is_only(r: &Reference, call: &str) {
+        let mut ceiling_records = Vec::new();
+        for (name, records) in files(r) {
+            let ceilings: Vec<_> = records
+                .into_iter()
+                .filter(|x| x.case.app == "stream" || x.case.app == "peak")
+                .collect();
+            if !ceilings.is_empty() {
+                assert!(name.starts_with(call), "{name}");
+                ceiling_records.extend(ceilings);
+            }
+        }
+        let own = skylight_roofline(&ceiling_records).expect(call);
+        let merged = r.load().expect(r.name).roofline.expect(r.name);
+        assert_eq!(merged.platform, own.platform);
+        assert_eq!(merged.bandwidth, own.bandwidth);
+        assert_eq!(merged.compute, own.compute);
+        assert_eq!(merged.compute.len(), 2, "f32 and f64 FMA peaks");
     }
 
     #[test]
@@ -129,6 +183,18 @@ mod tests {
             assert!(!f.records.is_empty(), "{}", r.name);
             let roof = f.roofline.expect(r.name);
             assert_eq!(roof.platform.backend, "vulkan", "{}", r.name);
+        }
+    }
+
+    /// Tests look references up by their whole name, so no two may share one.
+    #[test]
+    fn reference_names_are_unique() {
+        for (i, r) in REFERENCES.iter().enumerate() {
+            assert!(
+                REFERENCES[i + 1..].iter().all(|o| o.name != r.name),
+                "{}",
+                r.name
+            );
         }
     }
 
@@ -146,13 +212,14 @@ mod tests {
                 assert!(f.records.iter().any(|x| x.native.is_none()), "{}", r.name);
             }
         }
-        assert!(native >= 3, "{native} native references");
+        assert!(native >= 4, "{native} native references");
     }
 
     #[test]
     fn wave2_reference_pairs_every_app() {
-        let r = wave2();
-        assert!(std::ptr::eq(r, &REFERENCES[0]), "newest first");
+        let r = named(WAVE2);
+        // By name, since a const's elements need not share one address.
+        assert_eq!(REFERENCES[1].name, WAVE2, "next after the pass-timed one");
         let f = r.load().expect(r.name);
         for app in ["stream", "gpp", "comd", "su3", "snap", "lbm", "milc"] {
             let of_app = || f.records.iter().filter(move |x| x.case.app == app);
@@ -163,28 +230,68 @@ mod tests {
         assert!(f.records.iter().all(|x| x.validation.passed), "{}", r.name);
     }
 
-    /// The merged records' roofline is call 2's: its stream and peak files
-    /// are the only ones with stream or peak records, and the ceilings are
-    /// those of those two files alone.
+    /// The merged records' roofline is call 2's of section (f).
     #[test]
     fn wave2_roofline_is_call_2s() {
-        let r = wave2();
-        let mut ceiling_records = Vec::new();
-        for (name, records) in files(r) {
-            let ceilings: Vec<_> = records
-                .into_iter()
-                .filter(|x| x.case.app == "stream" || x.case.app == "peak")
-                .collect();
-            if !ceilings.is_empty() {
-                assert!(name.starts_with("f-call2-"), "{name}");
-                ceiling_records.extend(ceilings);
-            }
+        assert_roofline_is_only(named(WAVE2), "f-call2-");
+    }
+
+    /// The pass-timed reference is the newest. Every app it has rates
+    /// Skylight against its native code (an application efficiency, so
+    /// runs timed alike paired), comd both as lone runs and as back-to-back
+    /// ones; gpp and snap had no pass-timed calls.
+    #[test]
+    fn pass_timed_reference_pairs_every_app_it_has() {
+        let r = named(PASS_TIMED);
+        assert_eq!(REFERENCES[0].name, PASS_TIMED, "newest first");
+        let records = r.load().expect(r.name).records;
+        assert!(records.iter().all(|x| x.validation.passed), "{}", r.name);
+        // Made by a047b78's build; milc's native file by 44d1015's
+        // converter (the product code is a047b78's, see the README).
+        for x in &records {
+            let hash = x.git_hash.as_str();
+            assert!(hash == "a047b78ddaaf" || hash == "44d1015fe0fd", "{hash}");
         }
-        let call2 = skylight_roofline(&ceiling_records).expect("call 2's roofline");
-        let merged = r.load().expect(r.name).roofline.expect(r.name);
-        assert_eq!(merged.platform, call2.platform);
-        assert_eq!(merged.bandwidth, call2.bandwidth);
-        assert_eq!(merged.compute, call2.compute);
-        assert_eq!(merged.compute.len(), 2, "f32 and f64 FMA peaks");
+        assert!(records.iter().any(|x| x.case.app == "peak"));
+        let rows = efficiency::rows(&records);
+        let paired = |app: &str, back_to_back: bool| {
+            rows.iter().any(|row| {
+                row.app == app && row.back_to_back == back_to_back && row.application.is_some()
+            })
+        };
+        for app in ["stream", "su3", "lbm", "milc", "comd"] {
+            assert!(paired(app, false) || paired(app, true), "{app}");
+        }
+        assert!(paired("comd", false), "comd: lone runs");
+        assert!(paired("comd", true), "comd: back-to-back runs");
+        for app in ["gpp", "snap"] {
+            assert!(records.iter().all(|x| x.case.app != app), "{app}");
+        }
+    }
+
+    /// Only call 5's stream and peak files are in: the roofline is its.
+    #[test]
+    fn pass_timed_roofline_is_call_5s() {
+        assert_roofline_is_only(named(PASS_TIMED), "n-call5-");
+    }
+
+    /// The port's `dslash` rows take the one-pass kernel's model
+    /// (`model=dslash-fused` in the converted log), so their architectural
+    /// efficiency is below the roofline; with the split's model it read
+    /// about 444%.
+    #[test]
+    fn pass_timed_milc_dslash_port_is_below_the_roofline() {
+        let r = named(PASS_TIMED);
+        let records = r.load().expect(r.name).records;
+        let native: Vec<_> = efficiency::rows(&records)
+            .into_iter()
+            .filter(|row| row.app == "milc" && row.kernel == "dslash")
+            .filter_map(|row| row.native)
+            .collect();
+        assert!(!native.is_empty(), "the port's dslash rows");
+        for n in native {
+            let arch = n.architectural.expect("rated against the roofline");
+            assert!(arch > 0.0 && arch < 1.0, "{}: {arch}", n.variant);
+        }
     }
 }
