@@ -308,6 +308,19 @@ mod tests {
         )
     }
 
+    /// `r` as a native code's record (its median the figure).
+    fn native_rec(mut r: ResultRecord) -> ResultRecord {
+        r.native = Some(NativeSource {
+            model: "CUDA".into(),
+            code: "c".into(),
+            commit: "0".into(),
+            port: false,
+            build: String::new(),
+            statistic: Statistic::Median,
+        });
+        r
+    }
+
     #[test]
     fn pp_is_the_harmonic_mean_and_zero_when_a_platform_is_missing() {
         assert!((pp(&[Some(0.5), Some(1.0)]) - 2.0 / 3.0).abs() < 1e-12);
@@ -318,15 +331,7 @@ mod tests {
 
     #[test]
     fn each_platform_is_rated_against_its_own_best_and_roof() {
-        let mut native = rec("A", "cuda", "stream", "cuda/x", 1000, 0.5);
-        native.native = Some(NativeSource {
-            model: "CUDA".into(),
-            code: "c".into(),
-            commit: "0".into(),
-            port: false,
-            build: String::new(),
-            statistic: Statistic::Median,
-        });
+        let native = native_rec(rec("A", "cuda", "stream", "cuda/x", 1000, 0.5));
         let recs = vec![
             rec("A", "vulkan", "stream", "v1", 1000, 1.0),
             rec("A", "vulkan", "stream", "v2", 1000, 2.0),
@@ -365,15 +370,7 @@ mod tests {
 
     #[test]
     fn runs_are_rated_only_against_runs_timed_alike() {
-        let mut native = rec("A", "cuda", "stream", "cuda/x", 1000, 0.5);
-        native.native = Some(NativeSource {
-            model: "CUDA".into(),
-            code: "c".into(),
-            commit: "0".into(),
-            port: false,
-            build: String::new(),
-            statistic: Statistic::Median,
-        });
+        let native = native_rec(rec("A", "cuda", "stream", "cuda/x", 1000, 0.5));
         let mut looped = rec("A", "vulkan", "stream", "v2", 1000, 0.4);
         looped.runs_per_sample = 20;
         let recs = vec![

@@ -351,21 +351,32 @@ mod tests {
         )
     }
 
-    #[test]
-    fn a_record_keeps_the_runs_each_sample_spans() {
+    /// The ports' source, as `skylight native --code port` makes it.
+    fn port_source() -> NativeSource {
         let port = find("port").expect("the port code");
-        let source = NativeSource {
+        NativeSource {
             model: port.model.into(),
             code: port.code.into(),
             commit: "c".into(),
             port: port.port,
             build: "nvcc".into(),
             statistic: port.statistic,
-        };
-        let line = "skylight-native app=comd kernel=force precision=f32 config=wg256 \
-            match.atoms=32000 samples_s=1e-3 max_error=0 tolerance=1e-5 passed=1 detail=d";
+        }
+    }
+
+    /// A port's line for the twin's case, with `extra` fields before `max_error`.
+    fn port_line(extra: &str) -> String {
+        format!(
+            "skylight-native app=comd kernel=force precision=f32 config=wg256 \
+             match.atoms=32000 samples_s=1e-3{extra} max_error=0 tolerance=1e-5 passed=1 detail=d"
+        )
+    }
+
+    #[test]
+    fn a_record_keeps_the_runs_each_sample_spans() {
+        let source = port_source();
         for (runs, field) in [(1, ""), (20, " runs=20")] {
-            let text = line.replace(" max_error", &format!("{field} max_error"));
+            let text = port_line(field);
             let parsed = parse_lines(&text, "x").expect("parses");
             let (records, errors) = to_records(&parsed, &source, &[twin()]);
             assert!(errors.is_empty(), "{errors:?}");
@@ -380,20 +391,12 @@ mod tests {
     /// error naming it.
     #[test]
     fn a_model_kernel_gives_the_model() {
-        let port = find("port").expect("the port code");
-        let source = NativeSource {
-            model: port.model.into(),
-            code: port.code.into(),
-            commit: "c".into(),
-            port: port.port,
-            build: "nvcc".into(),
-            statistic: port.statistic,
-        };
+        let source = port_source();
         let mut fused = twin();
         fused.case.kernel = "fused".into();
         fused.model.bytes = 3e8;
-        let line = "skylight-native app=comd kernel=force precision=f32 config=wg256             match.atoms=32000 samples_s=1e-3 model=fused max_error=0 tolerance=1e-5 passed=1 detail=d";
-        let parsed = parse_lines(line, "x").expect("parses");
+        let line = port_line(" model=fused");
+        let parsed = parse_lines(&line, "x").expect("parses");
         let (records, errors) = to_records(&parsed, &source, &[twin(), fused]);
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(records[0].case.kernel, "force");
