@@ -216,6 +216,8 @@ impl GppGpu {
 
 impl Kernel for GppGpu {
     fn encode(&self, enc: &mut wgpu::CommandEncoder, ts: Timestamps<'_>) {
+        // Before the first pass, so pass timestamps leave it out: a few
+        // bytes of atomic slots, against a run of milliseconds.
         if let Some((slots, bytes)) = &self.slots {
             enc.clear_buffer(slots, 0, Some(*bytes));
         }
