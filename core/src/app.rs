@@ -329,7 +329,10 @@ pub trait Kernel {
             self.encode(enc, ts.run(r, runs));
         }
     }
-    /// Whether `encode` records only compute passes (so pass timestamps can time it).
+    /// Whether pass timestamps time the whole run: `encode` records only
+    /// compute passes, or nothing outside them worth timing (GPP's clear of
+    /// a few bytes of atomic slots); runs that are not are timed in the
+    /// encoder ([`crate::gpu::timer::method`]).
     fn pass_timed(&self) -> bool {
         true
     }
