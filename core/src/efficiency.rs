@@ -265,10 +265,8 @@ pub fn entry_variant(r: &ResultRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::{Case, Model, Validation};
-    use crate::device::PlatformInfo;
-    use crate::native::NativeSource;
-    use crate::timing::TimingMethod;
+    use crate::app::{Case, Model};
+    use crate::fixtures;
 
     fn record(
         app: &str,
@@ -278,52 +276,13 @@ mod tests {
         t: f64,
         native: bool,
     ) -> ResultRecord {
-        let platform = PlatformInfo {
-            index: Some(0),
-            name: "GPU A".into(),
-            backend: if native { "cuda" } else { "vulkan" }.into(),
-            device_type: "discrete".into(),
-            driver: "d".into(),
-            driver_info: "1".into(),
-            df64: None,
-        };
         let case = Case::new(app, kernel, variant, Precision::F32).param("L", l);
-        let model = if app == "stream" {
-            Model {
-                flops: 0.0,
-                bytes: 1e9,
-            }
-        } else {
-            Model {
-                flops: 2e9,
-                bytes: 1e9,
-            }
-        };
-        let ok = Validation {
-            reference: false,
-            max_error: 0.0,
-            tolerance: 1.0,
-            passed: true,
-            detail: String::new(),
-        };
-        let mut r = ResultRecord::new(
-            case,
-            platform,
-            TimingMethod::Native,
-            vec![t, t],
-            model,
-            ok,
-            BTreeMap::new(),
-        );
+        let flops = if app == "stream" { 0.0 } else { 2e9 };
+        let model = Model { flops, bytes: 1e9 };
+        let backend = if native { "cuda" } else { "vulkan" };
+        let mut r = fixtures::record(case, "GPU A", backend, model, vec![t, t]);
         if native {
-            r.native = Some(NativeSource {
-                model: "CUDA".into(),
-                code: "x/y".into(),
-                commit: "c".into(),
-                port: false,
-                build: "nvcc".into(),
-                statistic: Statistic::Median,
-            });
+            r.native = Some(fixtures::native_source("x/y", false, Statistic::Median));
         }
         r
     }

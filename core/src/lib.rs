@@ -32,6 +32,8 @@ pub mod app;
 pub mod apps;
 pub mod efficiency;
 pub mod error;
+#[cfg(test)]
+mod fixtures;
 pub mod gpu;
 pub mod memo;
 pub mod native;

@@ -268,21 +268,10 @@ fn efficiency(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::{Case, Model, Validation};
-    use crate::device::PlatformInfo;
-    use crate::native::NativeSource;
-    use crate::timing::TimingMethod;
+    use crate::app::{Case, Model};
+    use crate::fixtures;
 
     fn rec(device: &str, backend: &str, app: &str, variant: &str, n: u64, t: f64) -> ResultRecord {
-        let platform = PlatformInfo {
-            index: None,
-            name: device.into(),
-            backend: backend.into(),
-            device_type: "discrete".into(),
-            driver: String::new(),
-            driver_info: String::new(),
-            df64: None,
-        };
         let kernel = if app == "peak" { "fma" } else { "copy" };
         let case = Case::new(app, kernel, variant, Precision::F32).param("n", n);
         let flops = if app == "peak" { 1e9 } else { 0.0 };
@@ -290,34 +279,12 @@ mod tests {
             flops,
             bytes: n as f64,
         };
-        let v = Validation {
-            reference: false,
-            max_error: 0.0,
-            tolerance: 1.0,
-            passed: true,
-            detail: String::new(),
-        };
-        ResultRecord::new(
-            case,
-            platform,
-            TimingMethod::WallClock,
-            vec![t],
-            model,
-            v,
-            BTreeMap::new(),
-        )
+        fixtures::record(case, device, backend, model, vec![t])
     }
 
     /// `r` as a native code's record (its median the figure).
     fn native_rec(mut r: ResultRecord) -> ResultRecord {
-        r.native = Some(NativeSource {
-            model: "CUDA".into(),
-            code: "c".into(),
-            commit: "0".into(),
-            port: false,
-            build: String::new(),
-            statistic: Statistic::Median,
-        });
+        r.native = Some(fixtures::native_source("c", false, Statistic::Median));
         r
     }
 

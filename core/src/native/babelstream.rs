@@ -88,7 +88,7 @@ fn row(c: &[&str]) -> std::result::Result<NativeRun, String> {
         runs_per_sample: 1,
         model_kernel: None,
         check: Validation {
- reference: false,
+            reference: false,
             max_error: 0.0,
             tolerance,
             passed: true,

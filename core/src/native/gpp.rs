@@ -193,7 +193,7 @@ fn group(done: &[Run]) -> Vec<NativeRun> {
                 runs_per_sample: 1,
                 model_kernel: None,
                 check: Validation {
- reference: false,
+                    reference: false,
                     max_error: if finite { worst } else { f64::MAX },
                     tolerance: PUBLISHED_TOL,
                     passed: finite && worst <= PUBLISHED_TOL,

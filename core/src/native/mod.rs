@@ -76,6 +76,14 @@ pub struct NativeRun {
     pub check: Validation,
 }
 
+impl NativeRun {
+    /// The Skylight kernel whose record gives this run its model: its
+    /// [`NativeRun::model_kernel`], else its own kernel.
+    pub fn model_from(&self) -> &str {
+        self.model_kernel.as_deref().unwrap_or(&self.kernel)
+    }
+}
+
 /// A native code this module can read: its name on the command line, the
 /// source defaults of its records and its output parser.
 pub struct NativeCode {
@@ -201,7 +209,7 @@ fn to_record(
         .find(|r| {
             r.native.is_none()
                 && r.case.app == run.app
-                && r.case.kernel == *run.model_kernel.as_ref().unwrap_or(&run.kernel)
+                && r.case.kernel == run.model_from()
                 && r.case.precision == run.precision
                 && run
                     .matches
@@ -212,7 +220,7 @@ fn to_record(
             Error::bad_param("like", format!(
                 "no Skylight record of {}/{} {} with {} to take the model from: run that case in the same call and pass its file",
                 run.app,
-                run.model_kernel.as_ref().unwrap_or(&run.kernel),
+                run.model_from(),
                 run.precision,
                 describe(&run.matches)
             ))
@@ -313,55 +321,22 @@ fn bad_line(origin: &str, line: usize, reason: impl Into<String>) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::PlatformInfo;
 
     /// Skylight's record of comd/force f32 on 32000 atoms, the native
     /// record's twin.
     fn twin() -> ResultRecord {
-        let platform = PlatformInfo {
-            index: Some(0),
-            name: "GPU A".into(),
-            backend: "vulkan".into(),
-            device_type: "discrete".into(),
-            driver: "d".into(),
-            driver_info: "1".into(),
-            df64: None,
-        };
         let case = Case::new("comd", "force", "wg256", Precision::F32).param("atoms", 32000);
         let model = Model {
             flops: 2e9,
             bytes: 1e9,
         };
-        let ok = Validation {
-            reference: false,
-            max_error: 0.0,
-            tolerance: 1.0,
-            passed: true,
-            detail: String::new(),
-        };
-        let (samples, metrics) = (vec![1e-3], BTreeMap::new());
-        ResultRecord::new(
-            case,
-            platform,
-            TimingMethod::Native,
-            samples,
-            model,
-            ok,
-            metrics,
-        )
+        crate::fixtures::record(case, "GPU A", "vulkan", model, vec![1e-3])
     }
 
     /// The ports' source, as `skylight native --code port` makes it.
     fn port_source() -> NativeSource {
         let port = find("port").expect("the port code");
-        NativeSource {
-            model: port.model.into(),
-            code: port.code.into(),
-            commit: "c".into(),
-            port: port.port,
-            build: "nvcc".into(),
-            statistic: port.statistic,
-        }
+        crate::fixtures::native_source(port.code, port.port, port.statistic)
     }
 
     /// A port's line for the twin's case, with `extra` fields before `max_error`.

@@ -2,10 +2,11 @@
 //! precision, so the recipe precedes each run with a line
 //! `su3_bench precision=f32|f64`; the run's lattice size, thread count,
 //! iterations and total time are read from su3_bench's own lines. Its figure
-//! is the mean time of the timed iterations (it times them back to back with
-//! a host clock, one loop of `iterations` launches: so each run's
-//! [`NativeRun::runs_per_sample`] is its iteration count). It checks every element against a host product and prints
-//! `Verification Failed!` when one differs.
+//! is the mean time of the timed iterations (it times them back to back
+//! with a host clock, one loop of `iterations` launches, so each run's
+//! [`NativeRun::runs_per_sample`] is its iteration count). It checks every
+//! element against a host product and prints `Verification Failed!` when
+//! one differs.
 
 use std::collections::BTreeMap;
 
