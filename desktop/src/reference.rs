@@ -28,9 +28,10 @@ pub const REFERENCES: &[Reference] = &[
     // su3, lbm: call 5). The roofline is call 5's: only its stream and peak
     // files are included. milc's native file was converted from the call's
     // log with `model=dslash-fused` added to the port's dslash lines, as
-    // 44d1015's port prints them. No gpp or snap: their Kokkos builds were
-    // not made that session. The folder's README.md names each file's
-    // archive, call and build.
+    // 44d1015's port prints them. gpp and snap come from section (o), call
+    // 1 (c2802fc's build, whose kernels and timing are a047b78's), as
+    // section (n) made no Kokkos builds. The folder's README.md names each
+    // file's archive, call and build.
     Reference {
         name: "NVIDIA H100 (Vulkan + native CUDA), wave 2 pass-timed, 2026-11-27",
         files: run_files!("nvidia-h100-wave2-2026-11-27-n-reference":
@@ -40,7 +41,9 @@ pub const REFERENCES: &[Reference] = &[
             "n-call5-lbm-native.json", "n-call3-comd-skylight-1.json",
             "n-call3-comd-skylight-2.json", "n-call3-comd-skylight-3.json",
             "n-call3-comd-native.json", "n-call4-milc-skylight-1.json",
-            "n-call4-milc-skylight-2.json", "n-call4-milc-native-converted-here.json"),
+            "n-call4-milc-skylight-2.json", "n-call4-milc-native-converted-here.json",
+            "o-call1-gpp-skylight-1.json", "o-call1-gpp-native.json",
+            "o-call1-snap-skylight-1.json", "o-call1-snap-native.json"),
     },
     // Wave 2 on the H100 (encoder timestamps): each app's Skylight and native records come from
     // one device call, but the calls differ between apps (stream, peak,
@@ -239,7 +242,7 @@ mod tests {
     /// The pass-timed reference is the newest. Every app it has rates
     /// Skylight against its native code (an application efficiency, so
     /// runs timed alike paired), comd both as lone runs and as back-to-back
-    /// ones; gpp and snap had no pass-timed calls.
+    /// ones.
     #[test]
     fn pass_timed_reference_pairs_every_app_it_has() {
         let r = named(PASS_TIMED);
@@ -247,10 +250,15 @@ mod tests {
         let records = r.load().expect(r.name).records;
         assert!(records.iter().all(|x| x.validation.passed), "{}", r.name);
         // Made by a047b78's build; milc's native file by 44d1015's
-        // converter (the product code is a047b78's, see the README).
+        // converter, gpp and snap (section o) by c2802fc's build (the
+        // product code is a047b78's, see the README).
         for x in &records {
             let hash = x.git_hash.as_str();
-            assert!(hash == "a047b78ddaaf" || hash == "44d1015fe0fd", "{hash}");
+            if x.case.app == "gpp" || x.case.app == "snap" {
+                assert_eq!(hash, "c2802fcf6658");
+            } else {
+                assert!(hash == "a047b78ddaaf" || hash == "44d1015fe0fd", "{hash}");
+            }
         }
         assert!(records.iter().any(|x| x.case.app == "peak"));
         let rows = efficiency::rows(&records);
@@ -259,14 +267,11 @@ mod tests {
                 row.app == app && row.back_to_back == back_to_back && row.application.is_some()
             })
         };
-        for app in ["stream", "su3", "lbm", "milc", "comd"] {
+        for app in ["stream", "su3", "lbm", "milc", "comd", "gpp", "snap"] {
             assert!(paired(app, false) || paired(app, true), "{app}");
         }
         assert!(paired("comd", false), "comd: lone runs");
         assert!(paired("comd", true), "comd: back-to-back runs");
-        for app in ["gpp", "snap"] {
-            assert!(records.iter().all(|x| x.case.app != app), "{app}");
-        }
     }
 
     /// Only call 5's stream and peak files are in: the roofline is its.
