@@ -33,6 +33,9 @@ pub fn run(args: &TableArgs) -> Result<bool> {
     }
     let rows = efficiency::rows(&records);
     print!("{}", efficiency::markdown(&rows, args.native_only));
+    for gap in efficiency::roofline_gaps(&records) {
+        println!("\nNote: {gap}.");
+    }
     if let Some(path) = &args.json {
         write_atomic(path, &serde_json::to_string_pretty(&rows)?)
             .with_context(|| format!("writing {}", path.display()))?;

@@ -9,7 +9,7 @@
 //! compared only with records timed alike: lone runs with lone runs,
 //! back-to-back runs with back-to-back runs ([`back_to_back`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -139,6 +139,43 @@ fn roofs(records: &[&ResultRecord]) -> BTreeMap<String, Roofline> {
         .into_iter()
         .filter_map(|(d, recs)| Roofline::from_records(&recs).map(|roof| (d, roof)))
         .collect()
+}
+
+/// Why rows of `records` lack an architectural efficiency: one line per
+/// device whose validated Skylight records lack a ceiling of its
+/// roofline, stream's bandwidth ceiling or the `peak` FMA ceiling of a
+/// precision its FLOP-counting records use. Empty when nothing is missing.
+pub fn roofline_gaps(records: &[ResultRecord]) -> Vec<String> {
+    let ok: Vec<&ResultRecord> = records.iter().filter(|r| r.validation.usable()).collect();
+    let roofs = roofs(&ok);
+    let mut used: BTreeMap<&str, BTreeSet<Precision>> = BTreeMap::new();
+    for r in &ok {
+        let precisions = used.entry(r.platform.name.as_str()).or_default();
+        if r.model.flops > 0.0 && r.case.app != "stream" && r.case.app != "peak" {
+            precisions.insert(r.case.precision);
+        }
+    }
+    let mut gaps = Vec::new();
+    for (device, precisions) in used {
+        let Some(roof) = roofs.get(device) else {
+            gaps.push(format!(
+                "{device}: no architectural efficiency: these files hold no validated Skylight `stream` run of it (the roofline's bandwidth ceiling)"
+            ));
+            continue;
+        };
+        let missing: Vec<String> = precisions
+            .into_iter()
+            .filter(|&p| roof.compute_peak(p).is_none())
+            .map(|p| p.to_string())
+            .collect();
+        if !missing.is_empty() {
+            gaps.push(format!(
+                "{device}: no architectural efficiency in {}: these files hold no validated Skylight `peak --kernel fma` run of it (the compute ceiling)",
+                missing.join(", ")
+            ));
+        }
+    }
+    gaps
 }
 
 /// Whether `r`'s samples are means of back-to-back runs timed together
@@ -311,6 +348,34 @@ mod tests {
         assert!(arch.is_some_and(|a| a > 1.0), "{arch:?}");
         let table = markdown(&rows, true);
         assert_eq!(table.lines().count(), 3, "{table}");
+    }
+
+    #[test]
+    fn roofline_gaps_name_the_missing_ceiling() {
+        let su3 = record("su3", "mat-mul", "site", "32", 0.004, false);
+        let native = record("su3", "mat-mul", "cuda/threads128", "32", 0.003, true);
+        let stream = record("stream", "copy", "wg256", "0", 0.5, false);
+        let peak = record("peak", "fma", "chains16", "0", 0.002, false);
+        let gaps = roofline_gaps(&[su3.clone(), native.clone()]);
+        assert_eq!(gaps.len(), 1, "{gaps:?}");
+        assert!(
+            gaps[0].starts_with("GPU A: ") && gaps[0].contains("`stream`"),
+            "{gaps:?}"
+        );
+        let gaps = roofline_gaps(&[su3.clone(), native.clone(), stream.clone()]);
+        assert_eq!(gaps.len(), 1, "{gaps:?}");
+        assert!(
+            gaps[0].contains("in f32") && gaps[0].contains("`peak"),
+            "{gaps:?}"
+        );
+        let all = [su3, native, stream, peak];
+        assert!(roofline_gaps(&all).is_empty());
+        let rows = rows(&all);
+        assert!(rows.iter().all(|r| {
+            r.skylight
+                .as_ref()
+                .is_some_and(|e| e.architectural.is_some())
+        }));
     }
 
     /// An su3 L=32 record of `variant` at `t` seconds a run, of `runs`
