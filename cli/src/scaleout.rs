@@ -218,9 +218,20 @@ impl Comm for MpiComm {
     }
 }
 
+/// Writes `line` and a newline to stderr in one write. Rust's stderr is
+/// unbuffered, so `eprintln!` writes a formatted line piece by piece, and
+/// mpirun's own abort banner, on the same terminal, could land between the
+/// pieces (seen in CI: "rank " then the banner then "1: opening ...").
+fn say(line: &str) {
+    use std::io::Write as _;
+    let mut stderr = std::io::stderr();
+    let _ = stderr.write_all(format!("{line}\n").as_bytes());
+    let _ = stderr.flush();
+}
+
 /// Prints `rank r: why` and aborts every rank of the job.
 fn abort(rank: usize, why: &anyhow::Error) -> ! {
-    eprintln!("rank {rank}: {why:#}; aborting the job");
+    say(&format!("rank {rank}: {why:#}; aborting the job"));
     SimpleCommunicator::world().abort(ABORT_CODE)
 }
 
@@ -230,10 +241,8 @@ fn abort(rank: usize, why: &anyhow::Error) -> ! {
 /// reason, and mpirun would kill rank 0 mid-message.
 fn refuse(world: &SimpleCommunicator, why: &anyhow::Error) -> anyhow::Error {
     if world.rank() == 0 && !why.is::<Reported>() {
-        eprintln!("error: {why:#}");
+        say(&format!("error: {why:#}"));
     }
-    use std::io::Write as _;
-    let _ = std::io::stderr().flush();
     world.barrier();
     Reported.into()
 }
