@@ -141,6 +141,13 @@ fn roofs(records: &[&ResultRecord]) -> BTreeMap<String, Roofline> {
         .collect()
 }
 
+/// Whether `r` is rated against the roofline at its arithmetic intensity,
+/// so against a compute ceiling of its precision, rather than against the
+/// bandwidth ceiling alone (stream and kernels that count no FLOPs).
+fn rated_by_compute(r: &ResultRecord) -> bool {
+    r.model.flops > 0.0 && r.case.app != "stream"
+}
+
 /// Why rows of `records` lack an architectural efficiency: one line per
 /// device whose validated Skylight records lack a ceiling of its
 /// roofline, stream's bandwidth ceiling or the `peak` FMA ceiling of a
@@ -151,7 +158,7 @@ pub fn roofline_gaps(records: &[ResultRecord]) -> Vec<String> {
     let mut used: BTreeMap<&str, BTreeSet<Precision>> = BTreeMap::new();
     for r in &ok {
         let precisions = used.entry(r.platform.name.as_str()).or_default();
-        if r.model.flops > 0.0 && r.case.app != "stream" && r.case.app != "peak" {
+        if rated_by_compute(r) {
             precisions.insert(r.case.precision);
         }
     }
@@ -213,7 +220,7 @@ fn entry(r: &ResultRecord, statistic: Statistic, roof: Option<&Roofline>) -> Ent
     // The roof's ceilings are medians, so this uses the record's own rates
     // (the median for Skylight's runs, the native code's figure for its).
     let architectural = roof.and_then(|roof| {
-        if r.model.flops > 0.0 && r.case.app != "stream" {
+        if rated_by_compute(r) {
             roof.attainable(r.arithmetic_intensity, r.case.precision)
                 .map(|a| r.gflops / a)
         } else {
