@@ -51,7 +51,12 @@ pub fn run(args: &RunArgs) -> Result<bool> {
 /// One kernel's statistics as text: a heading, then one line per
 /// executable with its figures.
 fn lines(p: &PipelineStats) -> Vec<String> {
-    let mut out = vec![format!("{} [{}] {}", p.label, p.entry, p.precision)];
+    let mut head = format!("{} [{}] {}", p.label, p.entry, p.precision);
+    if !p.distinct.is_empty() {
+        let consts: Vec<String> = p.distinct.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        head.push_str(&format!(" ({})", consts.join(", ")));
+    }
+    let mut out = vec![head];
     for e in &p.executables {
         let figures: Vec<String> = e
             .statistics

@@ -75,7 +75,27 @@ pub enum ConstValue {
     F32(f32),
 }
 
+impl std::fmt::Display for ConstValue {
+    /// The value as a person reads it: `128`, `true`, `1.5`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConstValue::U32(v) => write!(f, "{v}"),
+            ConstValue::Bool(v) => write!(f, "{v}"),
+            ConstValue::F32(v) => write!(f, "{v}"),
+        }
+    }
+}
+
 impl ConstValue {
+    /// The value as a number, to order pipelines by (`true` is 1).
+    pub fn as_f64(&self) -> f64 {
+        match self {
+            ConstValue::U32(v) => f64::from(*v),
+            ConstValue::Bool(v) => f64::from(u8::from(*v)),
+            ConstValue::F32(v) => f64::from(*v),
+        }
+    }
+
     fn wgsl(&self) -> (&'static str, String) {
         match self {
             ConstValue::U32(v) => ("u32", format!("{v}u")),

@@ -16,6 +16,7 @@ use super::adapter::vulkan_robust_buffers;
 use super::{Bind, Gpu, PipelineSource};
 use crate::error::{Error, Result};
 use crate::precision::Precision;
+use crate::shader::ConstValue;
 
 /// One figure the driver reports for a compiled executable.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -44,6 +45,11 @@ pub struct PipelineStats {
     pub entry: String,
     /// Its precision.
     pub precision: Precision,
+    /// The injected constants whose values tell it apart from the other
+    /// pipelines of its module, entry point and precision (a sweep's
+    /// workgroup sizes, say), as (name, value) in the module's order; empty
+    /// where it is the only one.
+    pub distinct: Vec<(String, String)>,
     /// What the driver compiled it to.
     pub executables: Vec<Executable>,
 }
@@ -74,10 +80,12 @@ pub fn pipeline_stats(gpu: &Gpu) -> Result<Vec<PipelineStats>> {
     let device = StatsDevice::new(instance, phd, gpu.caps.f64, atomics, zeroing)?;
     let mode = gpu.df64.mode();
     let mut sources = gpu.compiled();
-    sources.sort_by(|a, b| (&a.spec.label, &a.entry).cmp(&(&b.spec.label, &b.entry)));
+    sort_sources(&mut sources);
+    let distinct = distinct_constants(&sources);
     let out = sources
         .iter()
-        .map(|s| {
+        .zip(distinct)
+        .map(|(s, distinct)| {
             let precise = mode.precise && s.spec.precision == Precision::Df64;
             let words = if precise {
                 crate::precise::precise_spirv(&s.spec, mode, robust)?.words
@@ -88,12 +96,67 @@ pub fn pipeline_stats(gpu: &Gpu) -> Result<Vec<PipelineStats>> {
                 label: s.spec.label.clone(),
                 entry: s.entry.clone(),
                 precision: s.spec.precision,
+                distinct,
                 executables: device.statistics(s, &words)?,
             })
         })
         .collect();
     device.destroy();
     out
+}
+
+/// Whether two pipelines compile one entry point of one module in one
+/// precision (they may differ in injected constants).
+fn same_kernel(a: &PipelineSource, b: &PipelineSource) -> bool {
+    (&a.spec.label, &a.entry, a.spec.precision) == (&b.spec.label, &b.entry, b.spec.precision)
+}
+
+/// Orders pipelines by module, entry point and precision, then by their
+/// constants' values (numerically, so a sweep's wg 64 comes before 128).
+fn sort_sources(sources: &mut [PipelineSource]) {
+    let values = |s: &PipelineSource| -> Vec<f64> {
+        s.spec.consts.iter().map(|(_, v)| v.as_f64()).collect()
+    };
+    sources.sort_by(|a, b| {
+        (&a.spec.label, &a.entry, a.spec.precision)
+            .cmp(&(&b.spec.label, &b.entry, b.spec.precision))
+            .then_with(|| {
+                let (x, y) = (values(a), values(b));
+                x.iter()
+                    .zip(&y)
+                    .map(|(p, q)| p.total_cmp(q))
+                    .find(|o| o.is_ne())
+                    .unwrap_or(x.len().cmp(&y.len()))
+            })
+    });
+}
+
+/// For each pipeline, its constants whose values are not the same in every
+/// pipeline of the same kernel ([`same_kernel`]).
+fn distinct_constants(sources: &[PipelineSource]) -> Vec<Vec<(String, String)>> {
+    sources
+        .iter()
+        .map(|s| {
+            let peers: Vec<&PipelineSource> =
+                sources.iter().filter(|o| same_kernel(o, s)).collect();
+            let varies = |name: &str, value: &ConstValue| {
+                peers.iter().any(|o| {
+                    o.spec
+                        .consts
+                        .iter()
+                        .find(|(n, _)| *n == name)
+                        .map(|(_, v)| v)
+                        != Some(value)
+                })
+            };
+            s.spec
+                .consts
+                .iter()
+                .filter(|(name, value)| varies(name, value))
+                .map(|(name, value)| (name.to_string(), value.to_string()))
+                .collect()
+        })
+        .collect()
 }
 
 /// The extension that lets a Vulkan 1.2 driver zero workgroup memory.
@@ -341,5 +404,50 @@ fn statistic(s: &vk::PipelineExecutableStatisticKHR) -> Statistic {
     Statistic {
         name: text(s.name_as_c_str()),
         value,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shader::ShaderSpec;
+
+    fn source(label: &str, entry: &str, wg: u32, stage: u32) -> PipelineSource {
+        PipelineSource {
+            spec: ShaderSpec::new(label, "", Precision::F32)
+                .with_u32("WG", wg)
+                .with_u32("STAGE", stage)
+                .with_u32("CAP", 32),
+            entry: entry.into(),
+            binds: Vec::new(),
+        }
+    }
+
+    /// A sweep's pipelines of one kernel are told apart by the constants
+    /// that vary among them, in numeric order; a lone kernel names none.
+    #[test]
+    fn pipelines_of_one_kernel_are_named_by_the_constants_that_vary() {
+        let mut sources = vec![
+            source("comd", "force_cell", 256, 256),
+            source("comd", "force_cell", 64, 256),
+            source("comd", "force_cell", 128, 256),
+            source("comd", "force_atom", 128, 256),
+        ];
+        sort_sources(&mut sources);
+        let named: Vec<(String, Vec<(String, String)>)> = sources
+            .iter()
+            .map(|s| s.entry.clone())
+            .zip(distinct_constants(&sources))
+            .collect();
+        let wg = |v: &str| vec![("WG".to_string(), v.to_string())];
+        assert_eq!(
+            named,
+            [
+                ("force_atom".into(), vec![]),
+                ("force_cell".into(), wg("64")),
+                ("force_cell".into(), wg("128")),
+                ("force_cell".into(), wg("256")),
+            ]
+        );
     }
 }
