@@ -88,7 +88,7 @@ impl std::fmt::Display for ConstValue {
 
 impl ConstValue {
     /// The value as a number, to order pipelines by (`true` is 1).
-    pub fn as_f64(&self) -> f64 {
+    pub(crate) fn as_f64(&self) -> f64 {
         match self {
             ConstValue::U32(v) => f64::from(*v),
             ConstValue::Bool(v) => f64::from(u8::from(*v)),
