@@ -87,15 +87,6 @@ impl std::fmt::Display for ConstValue {
 }
 
 impl ConstValue {
-    /// The value as a number, to order pipelines by (`true` is 1).
-    pub(crate) fn as_f64(&self) -> f64 {
-        match self {
-            ConstValue::U32(v) => f64::from(*v),
-            ConstValue::Bool(v) => f64::from(u8::from(*v)),
-            ConstValue::F32(v) => f64::from(*v),
-        }
-    }
-
     fn wgsl(&self) -> (&'static str, String) {
         match self {
             ConstValue::U32(v) => ("u32", format!("{v}u")),

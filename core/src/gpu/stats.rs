@@ -115,7 +115,7 @@ fn same_kernel(a: &PipelineSource, b: &PipelineSource) -> bool {
 /// constants' values (numerically, so a sweep's wg 64 comes before 128).
 fn sort_sources(sources: &mut [PipelineSource]) {
     let values = |s: &PipelineSource| -> Vec<f64> {
-        s.spec.consts.iter().map(|(_, v)| v.as_f64()).collect()
+        s.spec.consts.iter().map(|(_, v)| order_value(v)).collect()
     };
     sources.sort_by(|a, b| {
         (&a.spec.label, &a.entry, a.spec.precision)
@@ -129,6 +129,15 @@ fn sort_sources(sources: &mut [PipelineSource]) {
                     .unwrap_or(x.len().cmp(&y.len()))
             })
     });
+}
+
+/// A constant as a number to order pipelines by (`true` is 1).
+fn order_value(v: &ConstValue) -> f64 {
+    match v {
+        ConstValue::U32(v) => f64::from(*v),
+        ConstValue::Bool(v) => f64::from(u8::from(*v)),
+        ConstValue::F32(v) => f64::from(*v),
+    }
 }
 
 /// For each pipeline, its constants whose values are not the same in every
