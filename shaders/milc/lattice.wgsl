@@ -48,6 +48,15 @@ fn adj_mat_vec(m: Mat3, v: Vec3) -> Vec3 {
     );
 }
 
+// conj(a b - c d).
+fn c_conj_cross(a: Complex, b: Complex, c: Complex, d: Complex) -> Complex { return c_conj(c_fma(a, b, c_neg(c_mul(c, d)))); }
+// The third row of an SU(3) matrix from its first two, conj(r0 x r1): the
+// link accessors rebuild it where the links are stored as two rows
+// (`reconstruct=12`, core's milc/links.rs).
+fn su3_third_row(r0: Vec3, r1: Vec3) -> Vec3 {
+    return Vec3(c_conj_cross(r0.c1, r1.c2, r0.c2, r1.c1), c_conj_cross(r0.c2, r1.c0, r0.c0, r1.c2), c_conj_cross(r0.c0, r1.c1, r0.c1, r1.c0));
+}
+
 fn half_mat_vec(m: Mat3, h: Half) -> Half { return Half(mat_vec(m, h.h0), mat_vec(m, h.h1)); }
 fn half_adj_mat_vec(m: Mat3, h: Half) -> Half { return Half(adj_mat_vec(m, h.h0), adj_mat_vec(m, h.h1)); }
 

@@ -28,6 +28,10 @@ struct Options {
     /// block-t, tile-t); {1, 1, 1, 1} is storage order.
     std::vector<std::array<int, 4>> orders{{1, 1, 1, 1}};
     std::vector<std::string> kernels{"dslash", "cg"};
+    /// How the one-pass kernels read the links: whole (18 reals) or as
+    /// their first two rows, the third rebuilt (12), as Skylight's
+    /// `reconstruct`.
+    std::vector<int> reconstructs{18};
     int samples = 20;
     /// Launches (or solves) a sample, back to back between its events; each
     /// sample is their mean (1: lone launches, each with its own start and drain).
@@ -55,7 +59,7 @@ inline std::vector<std::string> split(const std::string& s) {
     std::fprintf(stderr,
                  "%s\nusage: milc [--L 32] [--T 64] [--precision f32,f64] [--blocks 64,128,256]\n"
                  "            [--kernels dslash,cg] [--samples 20] [--runs-per-sample 1] [--warmup 0.5] [--iterations 100]\n"
-                 "            [--kappa 0.12] [--seed N] [--orders storage,2x2x2x4] [--cpu-only]\n",
+                 "            [--kappa 0.12] [--seed N] [--orders storage,2x2x2x4] [--reconstruct 18,12] [--cpu-only]\n",
                  why);
     std::exit(2);
 }
@@ -89,6 +93,9 @@ inline Options parse_options(int argc, char** argv) {
                     usage("orders are storage or YxZxTxTILE (e.g. 2x2x2x4)");
                 o.orders.push_back(ord);
             }
+        } else if (a == "--reconstruct") {
+            o.reconstructs.clear();
+            for (const auto& r : split(v)) o.reconstructs.push_back(std::atoi(r.c_str()));
         } else if (a == "--blocks") {
             o.blocks.clear();
             for (const auto& b : split(v)) o.blocks.push_back(std::atoi(b.c_str()));
@@ -103,6 +110,8 @@ inline Options parse_options(int argc, char** argv) {
             usage("an order's y and z extents divide L, its t extent divides its tile, and the tile divides T");
     for (const auto& p : o.precisions)
         if (p != "f32" && p != "f64") usage("precisions are f32 and f64");
+    for (int r : o.reconstructs)
+        if (r != 18 && r != 12) usage("reconstruct is 18 (links whole) or 12 (two rows, the third rebuilt)");
     for (const auto& k : o.kernels)
         if (k != "dslash" && k != "cg") usage("kernels are dslash and cg");
     if (o.runs_per_sample < 1) usage("runs a sample must be at least 1");
@@ -176,9 +185,16 @@ inline std::string describe(const char* what, const ref::Compare& c, size_t n) {
 /// One `skylight-native` line (core/src/native/line.rs); `extra` adds
 /// ` match.NAME=VALUE` words beyond L and T (the solve's operator, which
 /// picks the Skylight record whose model the line takes).
+/// A line's configuration `base`, with the links' form where they are read as two rows.
+inline std::string recon_config(const std::string& base, int recon) { return recon == 12 ? base + "/r12" : base; }
+
+/// The links' form as a line's match field: it pairs the line with
+/// Skylight's records of the same `reconstruct`, whose model it takes.
+inline std::string recon_match(int recon) { return " match.reconstruct=" + std::to_string(recon); }
+
 inline void print_line(const char* kernel, const char* precision, const std::string& config, const Options& o,
                        const std::vector<double>& samples, double max_error, double tolerance, bool passed,
-                       const std::string& detail, const char* extra = "") {
+                       const std::string& detail, const std::string& extra = "") {
     std::string list;
     for (double s : samples) {
         char b[32];
@@ -193,7 +209,7 @@ inline void print_line(const char* kernel, const char* precision, const std::str
     const std::string runs = o.runs_per_sample == 1 ? "" : " runs=" + std::to_string(o.runs_per_sample);
     std::printf("skylight-native app=milc kernel=%s precision=%s config=%s match.L=%ld match.T=%ld%s samples_s=%s%s "
                 "max_error=%.6e tolerance=%.1e passed=%d detail=\"%s\"\n",
-                kernel, precision, config.c_str(), o.l, o.t, extra, list.c_str(), runs.c_str(), max_error, tolerance,
+                kernel, precision, config.c_str(), o.l, o.t, extra.c_str(), list.c_str(), runs.c_str(), max_error, tolerance,
                 passed ? 1 : 0, d.c_str());
     std::fflush(stdout);
 }

@@ -19,6 +19,7 @@ template <class R> struct HostBackend {
     Geom g;
     R kappa;
     const C<R>* u;
+    int recon;
     double s[S_COUNT];
     double sum = 0;
 
@@ -29,9 +30,13 @@ template <class R> struct HostBackend {
     }
     void apply_m(C<R>* out, const C<R>* in, int isign, DotMode mode, const C<R>* w) {
         std::vector<double> d(g.n, 0.0);
+        const bool rows = recon == 12;
 #pragma omp parallel for schedule(static)
         for (int site = 0; site < g.n; site++) {
-            const Spinor<R> o = isign > 0 ? m_site<1, R>(in, u, g, site, kappa) : m_site<-1, R>(in, u, g, site, kappa);
+            const Spinor<R> o = rows ? (isign > 0 ? m_site<1, 12, R>(in, u, g, site, kappa)
+                                                  : m_site<-1, 12, R>(in, u, g, site, kappa))
+                                     : (isign > 0 ? m_site<1, 18, R>(in, u, g, site, kappa)
+                                                  : m_site<-1, 18, R>(in, u, g, site, kappa));
             store_spinor<R>(out, g.n, site, o);
             if (mode == DOT_W) d[site] = spinor_dot<R>(load_spinor<R>(w, g.n, site), o);
             if (mode == NORM) d[site] = spinor_dot<R>(o, o);
@@ -58,7 +63,7 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 /// D and D^dagger through dslash_site on the host, against the reference; true if both pass.
-template <class R> bool emulate_dslash(const Options& o, const Inputs& in) {
+template <class R> bool emulate_dslash(const Options& o, const Inputs& in, int recon) {
     const long n = in.lat.sites();
     const Geom g = geom((int)o.l, (int)o.t, (int)n);
     const auto u = pack<R>(in.u, n, 36), psi = pack<R>(in.psi, n, 12);
@@ -69,10 +74,15 @@ template <class R> bool emulate_dslash(const Options& o, const Inputs& in) {
     std::string detail;
     for (int isign : {1, -1}) {
         const auto t0 = std::chrono::steady_clock::now();
-        for (int site = 0; site < g.n; site++)
+        for (int site = 0; site < g.n; site++) {
+            const C<R>* p = psi.data();
+            const C<R>* l = u.data();
             store_spinor<R>(out.data(), g.n, site,
-                            isign > 0 ? dslash_site<1, R>(psi.data(), u.data(), g, site)
-                                      : dslash_site<-1, R>(psi.data(), u.data(), g, site));
+                            recon == 12 ? (isign > 0 ? dslash_site<1, 12, R>(p, l, g, site)
+                                                     : dslash_site<-1, 12, R>(p, l, g, site))
+                                        : (isign > 0 ? dslash_site<1, 18, R>(p, l, g, site)
+                                                     : dslash_site<-1, 18, R>(p, l, g, site)));
+        }
         samples.push_back(seconds_since(t0));
         std::vector<double> want(psi.size() * 2);
         ref::dslash(in.lat, in.u.data(), in.psi.data(), isign, want.data());
@@ -82,18 +92,20 @@ template <class R> bool emulate_dslash(const Options& o, const Inputs& in) {
         worst = std::max(worst, c.max_error);
         detail += (detail.empty() ? "" : "; ") + describe(isign > 0 ? "D psi" : "D^dagger psi", c, got.size());
     }
-    print_line("dslash-fused", precision_name<R>(), "host-emulation", o, samples, worst, dslash_tolerance<R>(), passed,
-               "host emulation of the kernel code vs the f64 reference: " + detail);
+    print_line("dslash-fused", precision_name<R>(), recon_config("host-emulation", recon), o, samples, worst,
+               dslash_tolerance<R>(), passed, "host emulation of the kernel code vs the f64 reference: " + detail,
+               recon_match(recon));
     return passed;
 }
 
 /// A whole solve through cg_solve with the host backend; true if it passes.
-template <class R> bool emulate_cg(const Options& o, const Inputs& in) {
+template <class R> bool emulate_cg(const Options& o, const Inputs& in, int recon) {
     const long n = in.lat.sites();
     const auto u = pack<R>(in.u, n, 36), b = pack<R>(in.b, n, 12);
     const C<R> nan = mk<R>(NAN, NAN);
     std::vector<C<R>> x(b.size(), nan), r(b.size(), nan), p(b.size(), nan), mp(b.size(), nan), ap(b.size(), nan);
-    HostBackend<R> be{{(int)o.l, (int)o.t, (int)n}, (R)o.kappa, u.data()};
+    // Through `geom`, which sets the divisors the site code's coordinates use.
+    HostBackend<R> be{geom((int)o.l, (int)o.t, (int)n), (R)o.kappa, u.data(), recon};
     std::fill(be.s, be.s + S_COUNT, NAN);
     be.s[S_TOL2] = cg_tolerance<R>() * cg_tolerance<R>();
     const CgFields<R> f{u.data(), b.data(), x.data(), r.data(), p.data(), mp.data(), ap.data()};
@@ -104,8 +116,8 @@ template <class R> bool emulate_cg(const Options& o, const Inputs& in) {
     const double true_res = ref::true_residual(in.lat, in.u.data(), xs.data(), in.b.data(), o.kappa);
     const SolveCheck c = check_solve(be.s[S_ITERS], std::sqrt(be.s[S_RR] / be.s[S_RR0]), be.s[S_CONVERGED] == 1,
                                      true_res, cg_tolerance<R>(), o.iterations);
-    print_line("cg", precision_name<R>(), "host-emulation", o, {t}, c.max_error, c.tolerance, c.passed,
-               "host emulation: " + c.detail, " match.operator=fused");
+    print_line("cg", precision_name<R>(), recon_config("host-emulation", recon), o, {t}, c.max_error, c.tolerance, c.passed,
+               "host emulation: " + c.detail, " match.operator=fused" + recon_match(recon));
     return c.passed;
 }
 
@@ -123,9 +135,10 @@ inline int run_cpu_only(const Options& o) {
     for (const auto& p : o.precisions) {
         const bool f32 = p == "f32";
         const Inputs in = f32 ? make_inputs<float>(lat, o.seed) : make_inputs<double>(lat, o.seed);
+        for (int recon : o.reconstructs)
         for (const auto& k : o.kernels) {
-            if (k == "dslash") ok &= f32 ? emulate_dslash<float>(o, in) : emulate_dslash<double>(o, in);
-            if (k == "cg") ok &= f32 ? emulate_cg<float>(o, in) : emulate_cg<double>(o, in);
+            if (k == "dslash") ok &= f32 ? emulate_dslash<float>(o, in, recon) : emulate_dslash<double>(o, in, recon);
+            if (k == "cg") ok &= f32 ? emulate_cg<float>(o, in, recon) : emulate_cg<double>(o, in, recon);
         }
     }
     std::printf("cpu-only checks %s\n", ok ? "passed" : "FAILED");

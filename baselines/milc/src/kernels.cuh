@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 #include "solver.cuh"
 
@@ -89,6 +90,13 @@ template <class F> void with_order(const Geom& g, F launch) {
     else launch(RuntimeOrder{});
 }
 
+/// f(std::integral_constant<int, RECON>) for the links' form `recon` (18:
+/// whole, 12: two rows, the third rebuilt), so each kernel is compiled for it.
+template <class F> void with_recon(int recon, F f) {
+    if (recon == 12) f(std::integral_constant<int, 12>{});
+    else f(std::integral_constant<int, 18>{});
+}
+
 /// How g's order reaches the kernels, for a line's detail.
 inline const char* order_how(const Geom& g) {
     const char* how = nullptr;
@@ -97,18 +105,18 @@ inline const char* order_how(const Geom& g) {
 }
 
 /// out = D psi (ISIGN 1) or D^dagger psi (-1): the whole operator, one site per thread.
-template <class R, int ISIGN, class O>
+template <class R, int ISIGN, class O, int RECON>
 __global__ void __launch_bounds__(MAX_BLOCK)
     dslash_kernel(const C<R>* __restrict__ psi, const C<R>* __restrict__ u, C<R>* __restrict__ out, Geom g) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= g.n) return;
     const int site = O::site(i, g);
-    store_spinor<R>(out, g.n, site, dslash_site<ISIGN, R>(psi, u, g, site));
+    store_spinor<R>(out, g.n, site, dslash_site<ISIGN, RECON, R>(psi, u, g, site));
 }
 
 /// out = M psi (or M^dagger psi); with DOT, partial[block] = the block's sum of
 /// Re <w, out> (DOT_W) or |out|^2 (NORM), so CG needs no separate dot pass.
-template <class R, int ISIGN, int DOT, class O>
+template <class R, int ISIGN, int DOT, class O, int RECON>
 __global__ void __launch_bounds__(MAX_BLOCK)
     m_kernel(const C<R>* __restrict__ psi, const C<R>* __restrict__ u, C<R>* __restrict__ out, Geom g, R kappa,
              const C<R>* __restrict__ w, double* __restrict__ partial) {
@@ -116,7 +124,7 @@ __global__ void __launch_bounds__(MAX_BLOCK)
     double d = 0;
     if (i < g.n) {
         const int site = O::site(i, g);
-        const Spinor<R> o = m_site<ISIGN, R>(psi, u, g, site, kappa);
+        const Spinor<R> o = m_site<ISIGN, RECON, R>(psi, u, g, site, kappa);
         store_spinor<R>(out, g.n, site, o);
         if constexpr (DOT == DOT_W) d = spinor_dot<R>(load_spinor<R>(w, g.n, site), o);
         if constexpr (DOT == NORM) d = spinor_dot<R>(o, o);
@@ -161,13 +169,17 @@ __global__ void __launch_bounds__(FINISH) finish_kernel(const double* __restrict
     if (threadIdx.x == 0) cg_scalar_step(s, stage, buf[0]);
 }
 
-/// D or D^dagger, launched with `block` threads per block.
-template <class R> void launch_dslash(const C<R>* psi, const C<R>* u, C<R>* out, Geom g, int isign, int block) {
+/// D or D^dagger, launched with `block` threads per block, links read as `recon`.
+template <class R>
+void launch_dslash(const C<R>* psi, const C<R>* u, C<R>* out, Geom g, int isign, int block, int recon) {
     const int grid = (g.n + block - 1) / block;
-    with_order(g, [&](auto order) {
-        using O = decltype(order);
-        if (isign > 0) dslash_kernel<R, 1, O><<<grid, block>>>(psi, u, out, g);
-        else dslash_kernel<R, -1, O><<<grid, block>>>(psi, u, out, g);
+    with_recon(recon, [&](auto rc) {
+        with_order(g, [&](auto order) {
+            using O = decltype(order);
+            constexpr int RC = decltype(rc)::value;
+            if (isign > 0) dslash_kernel<R, 1, O, RC><<<grid, block>>>(psi, u, out, g);
+            else dslash_kernel<R, -1, O, RC><<<grid, block>>>(psi, u, out, g);
+        });
     });
     LAUNCHED();
 }
@@ -180,21 +192,26 @@ template <class R> struct GpuBackend {
     const C<R>* u;    // the links
     double* scalars;  // S_COUNT slots
     double* partial;  // one per block
+    int recon;        // links whole (18) or as two rows (12)
     int blocks() const { return (g.n + block - 1) / block; }
 
     void apply_m(C<R>* out, const C<R>* in, int isign, DotMode mode, const C<R>* w) {
         const dim3 grid(blocks());
-        with_order(g, [&](auto order) {
-            using O = decltype(order);
-            if (isign > 0 && mode == NO_DOT) m_kernel<R, 1, NO_DOT, O><<<grid, block>>>(in, u, out, g, kappa, w, partial);
-            else if (isign < 0 && mode == DOT_W)
-                m_kernel<R, -1, DOT_W, O><<<grid, block>>>(in, u, out, g, kappa, w, partial);
-            else if (isign < 0 && mode == NORM)
-                m_kernel<R, -1, NORM, O><<<grid, block>>>(in, u, out, g, kappa, w, partial);
-            else {
-                std::fprintf(stderr, "apply_m: no kernel for isign %d, mode %d\n", isign, (int)mode);
-                std::exit(2);
-            }
+        with_recon(recon, [&](auto rc) {
+            with_order(g, [&](auto order) {
+                using O = decltype(order);
+                constexpr int RC = decltype(rc)::value;
+                if (isign > 0 && mode == NO_DOT)
+                    m_kernel<R, 1, NO_DOT, O, RC><<<grid, block>>>(in, u, out, g, kappa, w, partial);
+                else if (isign < 0 && mode == DOT_W)
+                    m_kernel<R, -1, DOT_W, O, RC><<<grid, block>>>(in, u, out, g, kappa, w, partial);
+                else if (isign < 0 && mode == NORM)
+                    m_kernel<R, -1, NORM, O, RC><<<grid, block>>>(in, u, out, g, kappa, w, partial);
+                else {
+                    std::fprintf(stderr, "apply_m: no kernel for isign %d, mode %d\n", isign, (int)mode);
+                    std::exit(2);
+                }
+            });
         });
         LAUNCHED();
     }

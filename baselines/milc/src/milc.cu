@@ -87,7 +87,7 @@ Geom ordered(const Options& o, long n, const std::array<int, 4>& ord) {
     return geom((int)o.l, (int)o.t, (int)n, ord[0], ord[1], ord[2], ord[3] / ord[2]);
 }
 
-/// D over the block sizes: each validated (D and D^dagger) and timed (D).
+/// D over the links' forms, orders and block sizes: each validated (D and D^dagger) and timed (D).
 template <class R> bool run_dslash(const Options& o, const Inputs& in, const DevBuf<C<R>>& u, const DevBuf<C<R>>& psi) {
     const long n = in.lat.sites();
     std::vector<double> want_plus(n * ref::SPINOR), want_minus(n * ref::SPINOR);
@@ -99,6 +99,7 @@ template <class R> bool run_dslash(const Options& o, const Inputs& in, const Dev
     Clock clock;
     const double tol = dslash_tolerance<R>();
     bool all = true;
+    for (int recon : o.reconstructs)
     for (const auto& ord : o.orders)
     for (int block : o.blocks) {
         const Geom g = ordered(o, n, ord);
@@ -107,9 +108,9 @@ template <class R> bool run_dslash(const Options& o, const Inputs& in, const Dev
             return ref::compare(got.data(), want.data(), got.size(), 1.0);
         };
         out.poison();
-        launch_dslash<R>(psi.p, u.p, out.p, g, -1, block);
+        launch_dslash<R>(psi.p, u.p, out.p, g, -1, block, recon);
         const ref::Compare minus = check(want_minus);
-        auto plus_run = [&] { launch_dslash<R>(psi.p, u.p, out.p, g, 1, block); };
+        auto plus_run = [&] { launch_dslash<R>(psi.p, u.p, out.p, g, 1, block, recon); };
         clock.warm_up(plus_run, o.warmup_s);
         out.poison();
         const auto samples = clock.samples(plus_run, o.samples, o.runs_per_sample);
@@ -119,17 +120,18 @@ template <class R> bool run_dslash(const Options& o, const Inputs& in, const Dev
         const double worst = (plus.nonfinite || minus.nonfinite) ? INFINITY : std::max(plus.max_error, minus.max_error);
         const std::string detail = describe("D psi (timed)", plus, reals) + "; " + describe("D^dagger psi", minus, reals) +
                                    " (vs the f64 CPU reference, floor 1); one fused kernel, one site per thread, " +
-                                   order_how(g);
-        print_line("dslash-fused", precision_name<R>(), config(block, ord), o, samples, worst, tol, passed, detail);
-        print_line("dslash", precision_name<R>(), config(block, ord), o, samples, worst, tol, passed,
+                                   order_how(g) + (recon == 12 ? "; links read as two rows, the third rebuilt" : "");
+        const std::string cfg = recon_config(config(block, ord), recon);
+        print_line("dslash-fused", precision_name<R>(), cfg, o, samples, worst, tol, passed, detail, recon_match(recon));
+        print_line("dslash", precision_name<R>(), cfg, o, samples, worst, tol, passed,
                    detail + "; the port's dslash is this fused kernel (MILC's five-kernel split is not ported)",
-                   " model=dslash-fused");
+                   " model=dslash-fused" + recon_match(recon));
         all &= passed;
     }
     return all;
 }
 
-/// CG over the block sizes: each timed over whole solves and checked on the host.
+/// CG over the links' forms, orders and block sizes: each timed over whole solves and checked on the host.
 template <class R> bool run_cg(const Options& o, const Inputs& in, const DevBuf<C<R>>& u) {
     const long n = in.lat.sites();
     const size_t len = 12 * (size_t)n;
@@ -146,10 +148,11 @@ template <class R> bool run_cg(const Options& o, const Inputs& in, const DevBuf<
     };
     Clock clock;
     bool all = true;
+    for (int recon : o.reconstructs)
     for (const auto& ord : o.orders)
     for (int block : o.blocks) {
         const Geom g = ordered(o, n, ord);
-        GpuBackend<R> be{g, block, (R)o.kappa, u.p, scalars.p, partial.p};
+        GpuBackend<R> be{g, block, (R)o.kappa, u.p, scalars.p, partial.p, recon};
         auto solve = [&] { cg_solve<R>(be, f, o.iterations); };
         reset();
         clock.warm_up(solve, o.warmup_s);
@@ -163,10 +166,10 @@ template <class R> bool run_cg(const Options& o, const Inputs& in, const DevBuf<
         char how[200];
         std::snprintf(how, sizeof how,
                       "; kappa %g; M = 1 - kappa D in one fused kernel with <p, A p> and |r|^2 fused into the "
-                      "kernels, f64 reductions; %s",
-                      o.kappa, order_how(g));
-        print_line("cg", precision_name<R>(), config(block, ord), o, samples, c.max_error, c.tolerance, c.passed,
-                   c.detail + how, " match.operator=fused");
+                      "kernels, f64 reductions; %s%s",
+                      o.kappa, order_how(g), recon == 12 ? "; links read as two rows, the third rebuilt" : "");
+        print_line("cg", precision_name<R>(), recon_config(config(block, ord), recon), o, samples, c.max_error,
+                   c.tolerance, c.passed, c.detail + how, " match.operator=fused" + recon_match(recon));
         all &= c.passed;
     }
     return all;

@@ -158,10 +158,30 @@ template <class R> HD void store_spinor(C<R>* f, int n, int site, const Spinor<R
     for (int k = 0; k < 12; k++) f[k * n + site] = s.s[k / 3].c[k % 3];
 }
 
-template <class R> HD Mat3<R> load_link(const C<R>* u, int n, int site, int mu) {
+/// conj(a b - c d).
+template <class T> HD T conj_cross(T a, T b, T c, T d) {
+    T r;
+    r.x = (a.x * b.x - a.y * b.y) - (c.x * d.x - c.y * d.y);
+    r.y = -((a.x * b.y + a.y * b.x) - (c.x * d.y + c.y * d.x));
+    return r;
+}
+
+/// Link mu of a site: RECON 18 reads all 9 entries; 12 reads the first two
+/// rows and rebuilds the third as conj(row 0 x row 1), as an SU(3) matrix
+/// allows (the third row's storage is then never read).
+template <int RECON, class R> HD Mat3<R> load_link(const C<R>* u, int n, int site, int mu) {
+    static_assert(RECON == 18 || RECON == 12, "links are read whole (18) or as two rows (12)");
     Mat3<R> m;
+    constexpr int read = RECON == 18 ? 9 : 6;
 #pragma unroll
-    for (int k = 0; k < 9; k++) m.m[k / 3][k % 3] = ld(u + (mu * 9 + k) * n + site);
+    for (int k = 0; k < read; k++) m.m[k / 3][k % 3] = ld(u + (mu * 9 + k) * n + site);
+    if constexpr (RECON == 12) {
+#pragma unroll
+        for (int c = 0; c < 3; c++) {
+            const int i = (c + 1) % 3, j = (c + 2) % 3;
+            m.m[2][c] = conj_cross(m.m[0][i], m.m[1][j], m.m[0][j], m.m[1][i]);
+        }
+    }
     return m;
 }
 
@@ -220,43 +240,43 @@ template <int MU, int SIGMA, class R> HD void reconstruct(Spinor<R>& acc, const 
 }
 
 /// The forward and backward hops along MU into acc (ISIGN: 1 for D, -1 for D^dagger).
-template <int MU, int ISIGN, class R>
+template <int MU, int ISIGN, int RECON, class R>
 HD void hop(Spinor<R>& acc, const C<R>* psi, const C<R>* u, const Geom& g, int site, int coord, int stride) {
     const int extent = MU == 3 ? g.t : g.l;
     const int up = coord + 1 == extent ? site - coord * stride : site + stride;
     const int dn = coord == 0 ? site + (extent - 1) * stride : site - stride;
     {
         const Half<R> h = project<MU, -ISIGN>(load_spinor<R>(psi, g.n, up));
-        const Mat3<R> m = load_link<R>(u, g.n, site, MU);
+        const Mat3<R> m = load_link<RECON, R>(u, g.n, site, MU);
         const Half<R> uh = {{mat_vec(m, h.h[0]), mat_vec(m, h.h[1])}};
         reconstruct<MU, -ISIGN>(acc, uh);
     }
     {
         const Half<R> h = project<MU, ISIGN>(load_spinor<R>(psi, g.n, dn));
-        const Mat3<R> m = load_link<R>(u, g.n, dn, MU);
+        const Mat3<R> m = load_link<RECON, R>(u, g.n, dn, MU);
         const Half<R> uh = {{adj_mat_vec(m, h.h[0]), adj_mat_vec(m, h.h[1])}};
         reconstruct<MU, ISIGN>(acc, uh);
     }
 }
 
 /// (D psi)(site) (ISIGN 1) or (D^dagger psi)(site) (ISIGN -1).
-template <int ISIGN, class R> HD Spinor<R> dslash_site(const C<R>* psi, const C<R>* u, const Geom& g, int site) {
+template <int ISIGN, int RECON, class R> HD Spinor<R> dslash_site(const C<R>* psi, const C<R>* u, const Geom& g, int site) {
     Spinor<R> acc;
 #pragma unroll
     for (int k = 0; k < 12; k++) acc.s[k / 3].c[k % 3] = mk<R>(0, 0);
     int rest = site;
     const int x = digit(rest, g.dl), y = digit(rest, g.dl), z = digit(rest, g.dl), t = rest;
-    hop<0, ISIGN>(acc, psi, u, g, site, x, 1);
-    hop<1, ISIGN>(acc, psi, u, g, site, y, g.l);
-    hop<2, ISIGN>(acc, psi, u, g, site, z, g.l * g.l);
-    hop<3, ISIGN>(acc, psi, u, g, site, t, g.l * g.l * g.l);
+    hop<0, ISIGN, RECON>(acc, psi, u, g, site, x, 1);
+    hop<1, ISIGN, RECON>(acc, psi, u, g, site, y, g.l);
+    hop<2, ISIGN, RECON>(acc, psi, u, g, site, z, g.l * g.l);
+    hop<3, ISIGN, RECON>(acc, psi, u, g, site, t, g.l * g.l * g.l);
     return acc;
 }
 
 /// (M psi)(site) = psi(site) - kappa (D psi)(site), or M^dagger with ISIGN -1.
-template <int ISIGN, class R>
+template <int ISIGN, int RECON, class R>
 HD Spinor<R> m_site(const C<R>* psi, const C<R>* u, const Geom& g, int site, R kappa) {
-    Spinor<R> d = dslash_site<ISIGN, R>(psi, u, g, site);
+    Spinor<R> d = dslash_site<ISIGN, RECON, R>(psi, u, g, site);
     const Spinor<R> p = load_spinor<R>(psi, g.n, site);
 #pragma unroll
     for (int k = 0; k < 12; k++) {

@@ -6,6 +6,7 @@
 
 use std::fmt::Write;
 
+use super::links::Reconstruct;
 use super::wilson::{GAMMA, HALF, LINKS, Phase, SPINOR};
 use crate::apps::targetdp::Layout;
 use crate::gpu::Bind;
@@ -26,6 +27,9 @@ pub enum Field {
     Half,
     /// The gauge links (72 reals per site).
     Links,
+    /// The gauge links as their first two rows (48 reals per site), the
+    /// form a build with [`Reconstruct::Rows`] stores and reads `Links` in.
+    LinkRows,
     /// Plain reals (scalars, partial sums) or a uniform: no accessors.
     Plain,
 }
@@ -37,6 +41,7 @@ impl Field {
             Field::Spinor => SPINOR as u32,
             Field::Half => HALF as u32,
             Field::Links => LINKS as u32,
+            Field::LinkRows => Reconstruct::Rows.reals_per_site() as u32,
             Field::Plain => 1,
         }
     }
@@ -287,6 +292,8 @@ pub struct Build {
     pub vvl: u32,
     /// The layout (its SAL; the site count is the lattice's).
     pub layout: Layout,
+    /// How the links are stored and read (never `Auto`).
+    pub reconstruct: Reconstruct,
     /// Halo planes at each end of the t axis and of the z axis (a rank's
     /// box of a lattice split over ranks; 0 on one device): reductions
     /// leave them out, because they hold the neighbours' sites.
@@ -299,6 +306,15 @@ pub struct Build {
 }
 
 impl Build {
+    /// What a binding declared to hold `field` holds in this build: the
+    /// links as their first two rows with [`Reconstruct::Rows`].
+    pub fn stored(&self, field: Field) -> Field {
+        match (field, self.reconstruct) {
+            (Field::Links, Reconstruct::Rows) => Field::LinkRows,
+            (f, _) => f,
+        }
+    }
+
     /// Sites of the lattice.
     pub fn sites(&self) -> u32 {
         self.l * self.l * self.lz * self.t
@@ -374,7 +390,7 @@ pub fn spec(m: &Module, b: &Build, isign: i32) -> ShaderSpec {
     let width = b.layout.width;
     let mut acc = bindings(m, width);
     for &(name, field, bind) in m.binds {
-        acc.push_str(&accessors(name, field, bind == Bind::ReadWrite, width));
+        acc.push_str(&accessors(name, b.stored(field), bind == Bind::ReadWrite, width));
     }
     s.with_include(acc)
 }
@@ -515,6 +531,7 @@ pub fn accessors(name: &str, field: Field, writable: bool, width: u32) -> String
     let (ty, args, parts, stride) = match field {
         Field::Spinor => ("Spinor", "", 4, None),
         Field::Half => ("Half", ", mu: u32", 2, Some(12)),
+        Field::LinkRows => ("Mat3", ", mu: u32", 2, Some(12)),
         _ => ("Mat3", ", mu: u32", 3, Some(18)),
     };
     let fname = match field {
@@ -529,12 +546,20 @@ pub fn accessors(name: &str, field: Field, writable: bool, width: u32) -> String
     let gets: Vec<String> = (0..parts)
         .map(|i| format!("{name}_v3(site, {})", base(i)))
         .collect();
+    if field == Field::LinkRows {
+        let _ = writeln!(
+            s,
+            "fn {name}_{fname}(site: u32{args}) -> {ty} {{\n    let r0 = {};\n    let r1 = {};\n    return Mat3(r0, r1, su3_third_row(r0, r1));\n}}",
+            gets[0], gets[1]
+        );
+        return s;
+    }
     let _ = writeln!(
         s,
         "fn {name}_{fname}(site: u32{args}) -> {ty} {{\n    return {ty}({});\n}}",
         gets.join(", ")
     );
-    if writable && field != Field::Links {
+    if writable && !matches!(field, Field::Links | Field::LinkRows) {
         let members = if field == Field::Spinor {
             &["s0", "s1", "s2", "s3"][..]
         } else {
@@ -581,6 +606,11 @@ mod tests {
         assert!(a.contains("fn hb_half(site: u32, mu: u32) -> Half"));
         assert!(a.contains("hb[tdp_index(site, base + 5u, 48u)] = r_store(v.c2.im);"));
         assert!(!accessors("links", Field::Links, false, 1).contains("set"));
+        // Two rows a link, the third rebuilt.
+        let rows = accessors("links", Field::LinkRows, false, 2);
+        assert!(rows.contains("let r1 = links_v3(site, 12u * mu + 6u);"), "{rows}");
+        assert!(rows.contains("return Mat3(r0, r1, su3_third_row(r0, r1));"));
+        assert!(rows.contains("links[tdp_elem(site, base + 4u, 48u)]"));
         // Pairs: a complex a load or store, and the field bound as pairs.
         let a = accessors("hb", Field::Half, true, 2);
         assert!(a.contains("hb[tdp_elem(site, base + 4u, 48u)] = c_pack(v.c2);"));

@@ -340,6 +340,7 @@ async fn run(
     let model = case_model(
         global.kernel,
         setup.fused,
+        global.reconstruct,
         global.sites,
         global.iterations,
         p,

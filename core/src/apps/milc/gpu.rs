@@ -4,10 +4,12 @@
 //! program (see [`super::cg`]): the scalars stay on the GPU, so nothing is
 //! read back until the end.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::codegen::{Build, Field, slot};
+use super::links::{Reconstruct, link_rows};
 pub(super) use super::program::Sync;
 use super::program::{Parts, Program, Step};
 use super::reference::{Inputs, Setup, lattice};
@@ -55,6 +57,7 @@ impl Plan {
             t,
             vvl: params.vvl,
             layout,
+            reconstruct: params.reconstruct,
             halo: [0, 0],
             part: (params.ordered(Part::planes(l * l, l, t)), 0),
         };
@@ -70,6 +73,7 @@ impl Plan {
 /// a split lattice meets its neighbours, and the buffers read back.
 pub(super) struct Recorded {
     precision: Precision,
+    reconstruct: Reconstruct,
     sites: u32,
     layout: Layout,
     pipes: Vec<Pipeline>,
@@ -93,6 +97,7 @@ impl Recorded {
         let outputs = record(&mut prog, setup)?;
         Ok(Recorded {
             precision: plan.build.precision,
+            reconstruct: plan.build.reconstruct,
             sites: plan.sites,
             layout: plan.build.layout,
             pipes: prog.pipes,
@@ -174,7 +179,11 @@ fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)
             b.l, b.lz, b.t, b.precision, b.layout.sal, b.layout.width
         );
         let mut up = prog.gpu.uploads.get_or_upload(&group, &item, data, |v| {
-            Ok(vec![prog.field("milc-in", f, Some(v))?])
+            let stored = match prog.build.stored(f) {
+                Field::LinkRows => Cow::Owned(link_rows(v)),
+                _ => Cow::Borrowed(v.as_slice()),
+            };
+            Ok(vec![prog.field("milc-in", f, Some(&stored))?])
         })?;
         up.pop()
             .ok_or_else(|| Error::bad_param("kernel", "no input uploaded"))
@@ -184,7 +193,10 @@ fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)
     let input = |prog: &Program, i: usize, f: Field| {
         upload(prog, format!("{f:?}@{:p}", Arc::as_ptr(&x[i])), &x[i], f)
     };
-    let links = |prog: &Program| upload(prog, "links".into(), &setup.u, Field::Links);
+    let links = |prog: &Program| {
+        let item = format!("links-{}", prog.build.reconstruct);
+        upload(prog, item, &setup.u, Field::Links)
+    };
     Ok(match setup.kernel {
         KernelName::Extract => {
             let psi = input(prog, 0, Field::Spinor)?;
@@ -298,6 +310,7 @@ impl Kernel for MilcGpu {
         case_model(
             self.setup.kernel,
             self.setup.fused,
+            self.prog.reconstruct,
             self.prog.sites as u64,
             self.setup.iterations,
             self.prog.precision,

@@ -25,7 +25,9 @@ mod cg;
 pub mod codegen;
 pub mod dist;
 mod gpu;
+mod links;
 mod model;
+mod problem;
 mod program;
 mod reference;
 #[cfg(test)]
@@ -35,7 +37,6 @@ pub mod wilson;
 use std::collections::BTreeMap;
 
 use crate::app::{App, Case, CpuKernel, Kernel, ParamKind, ParamSpec, Request, wg_param};
-use crate::apps::common::parse_size;
 use crate::apps::targetdp::{self, Layout, LayoutName};
 use crate::choice;
 use crate::error::{Error, Result};
@@ -44,8 +45,10 @@ use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
 use crate::scale::Part;
 use crate::shader::ShaderSpec;
+pub use links::Reconstruct;
 use model::case_model;
 pub use model::per_site;
+use problem::{KAPPA, default_tol, parse_lattice, parse_number};
 use wilson::{LINKS, SPINOR};
 
 choice! {
@@ -76,6 +79,18 @@ choice! {
 }
 
 impl KernelName {
+    /// Whether the kernel reads the links (and so has a `reconstruct`).
+    pub fn reads_links(&self) -> bool {
+        matches!(
+            self,
+            KernelName::ExtractMul
+                | KernelName::InsertMul
+                | KernelName::Dslash
+                | KernelName::DslashFused
+                | KernelName::Cg
+        )
+    }
+
     /// Whether the kernel's result depends on the sign (it projects or
     /// rebuilds spinors).
     pub fn signed(self) -> bool {
@@ -132,14 +147,6 @@ choice! {
     }
 }
 
-/// Lattice sizes (L, T): the CI preset and the default for a large GPU
-/// (2^21 sites: 4.4 GB of fields for a CG solve in f32, 8.9 GB in f64).
-const SIZES: &[(&str, (u64, u64))] = &[("small", (4, 8)), ("default", (32, 64))];
-
-/// Default hopping parameter: below the free-field critical 1/8, so
-/// `M^dagger M` is well conditioned for any gauge field.
-const KAPPA: &str = "0.12";
-
 /// One milc case, typed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Params {
@@ -163,6 +170,9 @@ pub struct Params {
     pub tile: u32,
     /// How a solve applies M (split for every other kernel).
     pub operator: Operator,
+    /// How the kernels that read links hold them (resolved, never `Auto`;
+    /// `Full` for the kernels without links).
+    pub reconstruct: Reconstruct,
     /// D or D^dagger (plus for the kernels without a sign).
     pub sign: Sign,
     /// Spatial extent L.
@@ -194,6 +204,9 @@ impl Params {
         if self.operator != Operator::Split {
             variant.push_str(&format!("/{}", self.operator));
         }
+        if self.reconstruct != Reconstruct::Full {
+            variant.push_str(&format!("/r{}", self.reconstruct));
+        }
         if self.sign != Sign::Plus {
             variant.push_str(&format!("/{}", self.sign));
         }
@@ -207,6 +220,7 @@ impl Params {
             .param("block-t", self.block[2])
             .param("tile-t", self.tile)
             .param("operator", self.operator)
+            .param("reconstruct", self.reconstruct)
             .param("sign", self.sign)
             .param("L", self.l)
             .param("T", self.t)
@@ -283,6 +297,7 @@ impl TryFrom<&Case> for Params {
             ],
             tile: case.u32("tile-t")?,
             operator: case.choice()?,
+            reconstruct: case.choice()?,
             sign: case.choice()?,
             l: case.uint("L")?,
             t: case.uint("T")?,
@@ -385,6 +400,12 @@ impl App for Milc {
                 default: "split",
             },
             ParamSpec {
+                name: "reconstruct",
+                help: "how the kernels that read links hold them: 18 (whole) or 12 (the first two rows, the third rebuilt: a third less link traffic, 42 FLOPs more a link); auto is 12 in f32 and f64, 18 in df64; a comma list sweeps",
+                kind: ParamKind::Choice(Reconstruct::NAMES),
+                default: "auto",
+            },
+            ParamSpec {
                 name: "iterations",
                 help: "CG iterations recorded per solve (the solve freezes once converged; not converging within them fails)",
                 kind: ParamKind::UInt {
@@ -445,6 +466,7 @@ impl App for Milc {
             block: [1, 1, 1],
             tile: 1,
             operator: Operator::Split,
+            reconstruct: Reconstruct::Full,
             sign: Sign::Plus,
             l,
             t,
@@ -467,6 +489,9 @@ impl App for Milc {
                 |c, o| c.operator = o,
             )
             .axis_where(|c| c.kernel.signed(), &r.choices(), |c, s| c.sign = s)
+            .axis_where(|c| c.kernel.reads_links(), &r.choices(), |c, x| {
+                c.reconstruct = Reconstruct::resolved(x, c.precision)
+            })
             .axis(&r.choices(), |c, l| c.layout = l)
             .axis(&r.choices(), |c, x| c.complex = x)
             .axis(&vvls, |c, v| c.vvl = v)
@@ -476,6 +501,14 @@ impl App for Milc {
                 c.tile = tile;
             })
             .points()
+            .into_iter()
+            // `auto` beside the form it resolves to runs once.
+            .fold(Vec::new(), |mut cases: Vec<Params>, c| {
+                if !cases.contains(&c) {
+                    cases.push(c);
+                }
+                cases
+            })
             .iter()
             .map(Params::case)
             .collect())
@@ -488,12 +521,12 @@ impl App for Milc {
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
         let mut specs = Vec::new();
         let forms = [
-            (LayoutName::Aos, Parts::Split),
-            (LayoutName::Soa, Parts::Split),
-            (LayoutName::Soa, Parts::Pairs),
-            (LayoutName::Aosoa8, Parts::Pairs),
+            (LayoutName::Aos, Parts::Split, Reconstruct::Full),
+            (LayoutName::Soa, Parts::Split, Reconstruct::Rows),
+            (LayoutName::Soa, Parts::Pairs, Reconstruct::Full),
+            (LayoutName::Aosoa8, Parts::Pairs, Reconstruct::Rows),
         ];
-        for (name, parts) in forms {
+        for (name, parts, reconstruct) in forms {
             let layout = Layout::new(name, 512, LINKS as u32).with_width(parts.width());
             let b = codegen::Build {
                 precision: p,
@@ -503,6 +536,7 @@ impl App for Milc {
                 t: 8,
                 vvl: 2,
                 layout,
+                reconstruct,
                 halo: [0, 0],
                 part: (Part::all(512), 0),
             };
@@ -530,45 +564,6 @@ impl App for Milc {
     fn prepare_cpu(&self, case: &Case) -> Option<Result<Box<dyn CpuKernel>>> {
         let cpu = Params::try_from(case).map(|p| reference::MilcCpu::new(&p));
         Some(cpu.map(|k| Box::new(k) as Box<dyn CpuKernel>))
-    }
-}
-
-/// `small`, `default`, `L` (T = 2L) or `LxT`.
-fn parse_lattice(text: &str) -> Result<(u64, u64)> {
-    if let Some((_, lt)) = SIZES.iter().find(|(k, _)| *k == text) {
-        return Ok(*lt);
-    }
-    let (l, t) = match text.split_once(['x', 'X']) {
-        Some((l, t)) => (parse_size("size", l, &[])?, parse_size("size", t, &[])?),
-        None => {
-            let l = parse_size("size", text, &[])?;
-            // Saturating: a huge L is rejected as too large, later, not here.
-            (l, l.saturating_mul(2))
-        }
-    };
-    // An extent of 1 would make a site its own neighbour.
-    if l < 2 || t < 2 {
-        return Err(Error::bad_param(
-            "size",
-            format!("{l}^3 x {t}: every extent must be at least 2"),
-        ));
-    }
-    Ok((l, t))
-}
-
-fn parse_number(name: &str, text: &str) -> Result<f64> {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite())
-        .ok_or_else(|| Error::bad_param(name, format!("`{text}` is not a number")))
-}
-
-/// CG's tolerance when the user sets none.
-fn default_tol(p: Precision) -> f64 {
-    match p {
-        Precision::F32 => 1e-6,
-        Precision::F64 | Precision::Df64 => 1e-12,
     }
 }
 

@@ -2,7 +2,8 @@
 //! computes per site, and a case's totals over its dispatches.
 
 use super::KernelName;
-use super::wilson::{HALF, LINKS, SPINOR};
+use super::links::Reconstruct;
+use super::wilson::{HALF, SPINOR};
 use crate::app::Model;
 use crate::params::Choice;
 use crate::precision::Precision;
@@ -12,24 +13,27 @@ use crate::precision::Precision;
 /// direction (the gamma entries are powers of i), a half-spinor times a
 /// link 2 x 66, a reconstruction and accumulation 12 complex additions; a
 /// multiply-add is one fma (2 FLOPs) per real, and so is a norm's square.
-/// The per-workgroup partials of a norm (one real per workgroup) are left
-/// out, as is every other few-real access.
-pub fn per_site(entry: &str) -> (u64, u64) {
-    let (s, h, u) = (SPINOR as u64, HALF as u64, LINKS as u64);
+/// Links are stored and read as `r` holds them, and rebuilding a link's
+/// third row adds its FLOPs to each link read. The per-workgroup partials
+/// of a norm (one real per workgroup) are left out, as is every other
+/// few-real access.
+pub fn per_site(entry: &str, r: Reconstruct) -> (u64, u64) {
+    let (s, h, u) = (SPINOR as u64, HALF as u64, r.reals_per_site());
+    let link = r.flops_per_link();
     // D's FLOPs, split or fused: 8 hops of projection, link product, rebuild.
-    let hops = 8 * (12 + 2 * 66 + 24);
+    let hops = 8 * (12 + 2 * 66 + 24 + link);
     match entry {
         "extract" => (s + h, 4 * 12),
-        "extract_mul" => (s + u + h, 4 * (12 + 2 * 66)),
+        "extract_mul" => (s + u + h, 4 * (12 + 2 * 66 + link)),
         "shift" => (2 * h + 2 * h, 0),
-        "insert_mul" => (h + u + s, 4 * (2 * 66 + 24)),
+        "insert_mul" => (h + u + s, 4 * (2 * 66 + 24 + link)),
         "insert" => (h + 2 * s, 4 * 24),
         // The fewest bytes: every spinor and link read once, one spinor
         // out. The 8 neighbours' spinors and the backward links are other
         // sites' data, re-read from cache (counting them put the H200 at
         // 7.8 TB/s, past its HBM); the split's FLOPs.
         "dslash_fused" => (2 * s + u, hops),
-        // M = 1 - kappa D in one pass: dslash_fused's 120 reals (the
+        // M = 1 - kappa D in one pass: dslash_fused's reals (the
         // site's own spinor is one of the spinors read once), plus the
         // multiply-add; `_norm` also squares and adds the 24 reals it writes.
         "m_fused" => (2 * s + u, hops + 2 * s),
@@ -46,8 +50,8 @@ pub fn per_site(entry: &str) -> (u64, u64) {
 }
 
 /// Work and traffic of one kernel over the lattice.
-fn site_model(entry: &str, sites: u64, p: Precision) -> Model {
-    let (reals, flops) = per_site(entry);
+fn site_model(entry: &str, r: Reconstruct, sites: u64, p: Precision) -> Model {
+    let (reals, flops) = per_site(entry, r);
     Model {
         flops: (flops * sites) as f64,
         bytes: (reals * sites * p.real_bytes()) as f64,
@@ -60,19 +64,20 @@ fn site_model(entry: &str, sites: u64, p: Precision) -> Model {
 /// `m_fused_norm` (the start's `M^dagger b` and each `M p`) and `m_fused`
 /// (each `M^dagger M p`), 432 reals a site per iteration; with `split` as
 /// the five split kernels and a multiply-add (`axpy_norm` where a norm is
-/// reduced), 1632. Per iteration both add `axpy_norm` (`r'`) and
+/// reduced), 1632 (links whole; 24 and 96 fewer as two rows). Per iteration both add `axpy_norm` (`r'`) and
 /// `update_xp`, and the start a copy (`axpy`) and a zero fill. The
 /// second pass of a reduction and CG's scalar updates touch a few reals
 /// and are left out.
 pub(super) fn case_model(
     kernel: KernelName,
     fused: bool,
+    r: Reconstruct,
     sites: u64,
     iterations: u64,
     p: Precision,
 ) -> Model {
     let times = |entry: &str, n: u64| {
-        let m = site_model(entry, sites, p);
+        let m = site_model(entry, r, sites, p);
         Model {
             flops: m.flops * n as f64,
             bytes: m.bytes * n as f64,

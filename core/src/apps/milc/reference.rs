@@ -5,6 +5,7 @@
 use std::sync::{Arc, OnceLock};
 
 use super::wilson::{self, HALF, Lattice, SPINOR};
+use super::links::Reconstruct;
 use super::{KernelName, Operator, Params, Sign, case_model};
 use crate::app::{CpuKernel, Model, Validation};
 use crate::apps::common::{fresh_rng, quantize, random_reals};
@@ -308,9 +309,11 @@ impl CpuKernel for MilcCpu {
 
     fn model(&self) -> Model {
         let s = &self.setup;
+        // The reference reads every link whole.
         case_model(
             s.kernel,
             s.fused,
+            Reconstruct::Full,
             s.lat.sites() as u64,
             s.iterations,
             Precision::F64,

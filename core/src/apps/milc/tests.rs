@@ -14,6 +14,7 @@ fn params(kernel: KernelName) -> Params {
         block: [1, 1, 1],
         tile: 1,
         operator: Operator::Split,
+        reconstruct: Reconstruct::Full,
         sign: Sign::Minus,
         l: 3,
         t: 4,
@@ -51,15 +52,23 @@ fn a_wrong_or_unwritten_value_fails() {
 
 #[test]
 fn model_of_dslash_is_the_sum_of_its_split() {
-    let m = case_model(KernelName::Dslash, false, 10, 1, Precision::F32);
+    let full = Reconstruct::Full;
+    let m = case_model(KernelName::Dslash, false, full, 10, 1, Precision::F32);
     // 648 reals and 1344 FLOPs per site (MILC counts 1320); the fused kernel's
     // minimum traffic is 120 reals.
     assert_eq!(m.bytes, 648.0 * 4.0 * 10.0);
     assert_eq!(m.flops, 1344.0 * 10.0);
-    let f = case_model(KernelName::DslashFused, false, 10, 1, Precision::F32);
+    let f = case_model(KernelName::DslashFused, false, full, 10, 1, Precision::F32);
     assert_eq!((f.bytes, f.flops), (120.0 * 4.0 * 10.0, m.flops));
+    // Links as two rows: 24 reals fewer a site (48 fewer in the split,
+    // which reads them twice), 42 FLOPs more a link read (8 a site).
+    let rows = Reconstruct::Rows;
+    let r = case_model(KernelName::DslashFused, false, rows, 10, 1, Precision::F32);
+    assert_eq!((r.bytes, r.flops), (96.0 * 4.0 * 10.0, (1344.0 + 8.0 * 42.0) * 10.0));
+    let rs = case_model(KernelName::Dslash, false, rows, 10, 1, Precision::F32);
+    assert_eq!((rs.bytes, rs.flops), (600.0 * 4.0 * 10.0, r.flops));
     let cg = |fused: bool, iterations: u64| {
-        case_model(KernelName::Cg, fused, 10, iterations, Precision::F32).bytes
+        case_model(KernelName::Cg, fused, full, 10, iterations, Precision::F32).bytes
     };
     // 7 applications of M, each split (a Dslash and a multiply-add) or one
     // 120-real pass; per iteration r' (72 reals) and x, p (120); at the
@@ -108,6 +117,26 @@ fn sizes_kappa_and_layouts_are_checked() {
     for c in &cases {
         assert_eq!(&Params::try_from(c).expect("parses").case(), c);
     }
+    // Only the kernels that read links are swept over their form, and
+    // auto beside the form it resolves to runs once.
+    let forms = Request::default()
+        .set("size", "small")
+        .set("kernel", "extract,dslash-fused")
+        .set("reconstruct", "auto,18,12")
+        .precisions(&[Precision::F32, Precision::Df64]);
+    let cases = Milc.cases(&forms, &caps).expect("cases");
+    let variants: Vec<(String, String)> = cases
+        .iter()
+        .map(|c| (format!("{} {}", c.kernel, c.precision), c.variant.clone()))
+        .collect();
+    let want = |k: &str, v: &str| variants.contains(&(k.to_string(), v.to_string()));
+    assert_eq!(cases.len(), 2 * (1 + 2), "{variants:?}");
+    assert!(want("dslash-fused f32", "soa/vvl1/wg128/block2x2x2/tile4/r12"));
+    assert!(want("dslash-fused df64", "soa/vvl1/wg128/block2x2x2/tile4"));
+    assert!(want("extract f32", "soa/vvl1/wg128"));
+    let auto = Milc.cases(&forms.clone().set("reconstruct", "auto"), &caps);
+    let resolved: Vec<String> = auto.expect("cases").iter().map(|c| c.text("reconstruct").to_string()).collect();
+    assert_eq!(resolved, ["18", "12", "18", "18"]);
     assert_eq!(parse_lattice("6x12").ok(), Some((6, 12)));
     assert_eq!(parse_lattice("5").ok(), Some((5, 10)));
     for (k, v) in [
@@ -121,6 +150,7 @@ fn sizes_kappa_and_layouts_are_checked() {
         ("wg", "96"),
         ("layout", "aosoa-3"),
         ("complex", "interleaved"),
+        ("reconstruct", "8"),
     ] {
         match Milc.cases(&Request::default().set(k, v), &caps) {
             Err(crate::Error::BadParameter { name, .. }) => assert_eq!(name, k, "{k}={v}"),
