@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the milc port on Skylight's default case (L=32, T=64: 2^21 sites; f32
-# and f64; D and CG; blocks 64, 128, 256), then D with 20 launches a sample,
-# and writes its output to <logfile>.
+# and f64; D and CG; the recipe's blocks, orders and link forms), then D with
+# 20 launches a sample, and writes its output to <logfile>.
 # usage: run.sh <outdir> <logfile>   (outdir as given to build.sh)
 # Extra arguments after the two go to the port (e.g. --kernels dslash).
 set -euo pipefail

@@ -3,7 +3,8 @@
 //! AoSoA padding is exercised), every kernel in every precision and the
 //! D^dagger kernels against the f64 reference, and CG solves (split and
 //! fused operator, every precision and layout family, and on one rank of
-//! the scale-out path) checked on the host (all inside the app's validation).
+//! the scale-out path) checked on the host (all inside the app's
+//! validation), with the links whole and as two rows.
 
 use skylight_core::app::Request;
 use skylight_core::apps::milc::Milc;
@@ -114,6 +115,35 @@ fn the_adjoint_kernels_validate() {
     for r in run_all(&gpu, &req, 6 * 2) {
         assert!(r.case.variant.ends_with("/minus"), "{}", r.case.label());
     }
+}
+
+/// Links whole and as their first two rows (the third rebuilt in the
+/// kernels) give the same operators and solve, and the two-row form's
+/// model moves 24 reals a site fewer in the one-pass D.
+#[test]
+fn both_link_forms_validate() {
+    let gpu = skylight_tests::gpu();
+    let req = Request::default()
+        .set("size", "small")
+        .set("kernel", "extract-mul,insert-mul,dslash,dslash-fused,cg")
+        .set("operator", "fused")
+        .set("complex", "pairs")
+        .set("reconstruct", "18,12")
+        .precisions(&[Precision::F32, double(&gpu)]);
+    let records = run_all(&gpu, &req, 5 * 2 * 2);
+    assert_solved(&records);
+    let bytes = |rows: bool| {
+        records
+            .iter()
+            .find(|r| {
+                r.case.kernel == "dslash-fused"
+                    && r.case.precision == Precision::F32
+                    && r.case.variant.ends_with("/r12") == rows
+            })
+            .map(|r| r.model.bytes)
+            .expect("a dslash-fused record of each form")
+    };
+    assert_eq!(bytes(true) / bytes(false), 96.0 / 120.0);
 }
 
 /// The solve with either operator through the layout families and vector

@@ -353,11 +353,16 @@ pub const FINISH_WG: u32 = 256;
 
 /// The composed module `m` for `build`, with the spin functions of `isign`.
 pub fn spec(m: &Module, b: &Build, isign: i32) -> ShaderSpec {
-    let label = if m.spin {
+    let mut label = if m.spin {
         format!("milc/{}{}", m.name, if isign > 0 { "+" } else { "-" })
     } else {
         format!("milc/{}", m.name)
     };
+    // The two link forms differ in generated code, not in a constant: the
+    // label tells their pipelines apart (`skylight stats`).
+    if m.binds.iter().any(|b| b.1 == Field::Links) && b.reconstruct == Reconstruct::Rows {
+        label.push_str("/r12");
+    }
     let wg = if m.name == "cg" { FINISH_WG } else { b.wg };
     let mut s = ShaderSpec::new(label, m.source, b.precision)
         .with_u32("WG", wg)
@@ -390,7 +395,12 @@ pub fn spec(m: &Module, b: &Build, isign: i32) -> ShaderSpec {
     let width = b.layout.width;
     let mut acc = bindings(m, width);
     for &(name, field, bind) in m.binds {
-        acc.push_str(&accessors(name, b.stored(field), bind == Bind::ReadWrite, width));
+        acc.push_str(&accessors(
+            name,
+            b.stored(field),
+            bind == Bind::ReadWrite,
+            width,
+        ));
     }
     s.with_include(acc)
 }
@@ -608,7 +618,10 @@ mod tests {
         assert!(!accessors("links", Field::Links, false, 1).contains("set"));
         // Two rows a link, the third rebuilt.
         let rows = accessors("links", Field::LinkRows, false, 2);
-        assert!(rows.contains("let r1 = links_v3(site, 12u * mu + 6u);"), "{rows}");
+        assert!(
+            rows.contains("let r1 = links_v3(site, 12u * mu + 6u);"),
+            "{rows}"
+        );
         assert!(rows.contains("return Mat3(r0, r1, su3_third_row(r0, r1));"));
         assert!(rows.contains("links[tdp_elem(site, base + 4u, 48u)]"));
         // Pairs: a complex a load or store, and the field bound as pairs.

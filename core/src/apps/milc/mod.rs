@@ -489,9 +489,11 @@ impl App for Milc {
                 |c, o| c.operator = o,
             )
             .axis_where(|c| c.kernel.signed(), &r.choices(), |c, s| c.sign = s)
-            .axis_where(|c| c.kernel.reads_links(), &r.choices(), |c, x| {
-                c.reconstruct = Reconstruct::resolved(x, c.precision)
-            })
+            .axis_where(
+                |c| c.kernel.reads_links(),
+                &r.choices(),
+                |c, x| c.reconstruct = Reconstruct::resolved(x, c.precision),
+            )
             .axis(&r.choices(), |c, l| c.layout = l)
             .axis(&r.choices(), |c, x| c.complex = x)
             .axis(&vvls, |c, v| c.vvl = v)

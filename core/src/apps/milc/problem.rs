@@ -52,4 +52,3 @@ pub(super) fn default_tol(p: Precision) -> f64 {
         Precision::F64 | Precision::Df64 => 1e-12,
     }
 }
-

@@ -128,7 +128,9 @@ impl<'g> Program<'g> {
     }
 
     fn layout(&self, field: Field) -> Layout {
-        self.build.layout.with_ncomp(self.build.stored(field).ncomp())
+        self.build
+            .layout
+            .with_ncomp(self.build.stored(field).ncomp())
     }
 
     /// A field uploaded from logical order, or poisoned when `init` is `None`.

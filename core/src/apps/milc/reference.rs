@@ -4,8 +4,8 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::wilson::{self, HALF, Lattice, SPINOR};
 use super::links::Reconstruct;
+use super::wilson::{self, HALF, Lattice, SPINOR};
 use super::{KernelName, Operator, Params, Sign, case_model};
 use crate::app::{CpuKernel, Model, Validation};
 use crate::apps::common::{fresh_rng, quantize, random_reals};

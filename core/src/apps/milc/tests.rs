@@ -64,7 +64,10 @@ fn model_of_dslash_is_the_sum_of_its_split() {
     // which reads them twice), 42 FLOPs more a link read (8 a site).
     let rows = Reconstruct::Rows;
     let r = case_model(KernelName::DslashFused, false, rows, 10, 1, Precision::F32);
-    assert_eq!((r.bytes, r.flops), (96.0 * 4.0 * 10.0, (1344.0 + 8.0 * 42.0) * 10.0));
+    assert_eq!(
+        (r.bytes, r.flops),
+        (96.0 * 4.0 * 10.0, (1344.0 + 8.0 * 42.0) * 10.0)
+    );
     let rs = case_model(KernelName::Dslash, false, rows, 10, 1, Precision::F32);
     assert_eq!((rs.bytes, rs.flops), (600.0 * 4.0 * 10.0, r.flops));
     let cg = |fused: bool, iterations: u64| {
@@ -131,11 +134,18 @@ fn sizes_kappa_and_layouts_are_checked() {
         .collect();
     let want = |k: &str, v: &str| variants.contains(&(k.to_string(), v.to_string()));
     assert_eq!(cases.len(), 2 * (1 + 2), "{variants:?}");
-    assert!(want("dslash-fused f32", "soa/vvl1/wg128/block2x2x2/tile4/r12"));
+    assert!(want(
+        "dslash-fused f32",
+        "soa/vvl1/wg128/block2x2x2/tile4/r12"
+    ));
     assert!(want("dslash-fused df64", "soa/vvl1/wg128/block2x2x2/tile4"));
     assert!(want("extract f32", "soa/vvl1/wg128"));
     let auto = Milc.cases(&forms.clone().set("reconstruct", "auto"), &caps);
-    let resolved: Vec<String> = auto.expect("cases").iter().map(|c| c.text("reconstruct").to_string()).collect();
+    let resolved: Vec<String> = auto
+        .expect("cases")
+        .iter()
+        .map(|c| c.text("reconstruct").to_string())
+        .collect();
     assert_eq!(resolved, ["18", "12", "18", "18"]);
     assert_eq!(parse_lattice("6x12").ok(), Some((6, 12)));
     assert_eq!(parse_lattice("5").ok(), Some((5, 10)));
