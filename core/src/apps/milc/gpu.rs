@@ -42,8 +42,6 @@ impl Plan {
         let (l, t) = (params.l as u32, params.t as u32);
         let layout = Layout::new(params.layout, sites, Field::Links.ncomp())
             .with_width(params.complex.width());
-        // Before drawing the inputs: the links are the largest field.
-        check_size(caps, layout.reals() * params.precision.real_bytes())?;
         let dispatch = dispatch_shape(
             u64::from(sites.div_ceil(params.vvl)),
             params.wg,
@@ -61,6 +59,10 @@ impl Plan {
             halo: [0, 0],
             part: (params.ordered(Part::planes(l * l, l, t)), 0),
         };
+        // Before drawing the inputs: the links as stored (whole or as two
+        // rows: as large as a half-spinor field then) are the largest field.
+        let largest = layout.with_ncomp(build.stored(Field::Links).ncomp());
+        check_size(caps, largest.reals() * params.precision.real_bytes())?;
         Ok(Plan {
             build,
             sites,

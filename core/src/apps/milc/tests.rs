@@ -202,4 +202,18 @@ fn plans_dispatch_every_site_and_check_the_links() {
         }
         other => panic!("{other:?}"),
     }
+    // Whole links over the limit, two rows within it: the plan checks the
+    // form the case stores.
+    let mid = Params {
+        l: 6,
+        t: 12,
+        sites: 6 * 6 * 6 * 12,
+        ..p
+    };
+    assert!(gpu::Plan::new(&mid, &caps).is_err());
+    let rows = Params {
+        reconstruct: Reconstruct::Rows,
+        ..mid
+    };
+    assert!(gpu::Plan::new(&rows, &caps).is_ok());
 }
