@@ -20,6 +20,18 @@ macro_rules! run_files {
 
 /// Every built-in reference, newest first.
 pub const REFERENCES: &[Reference] = &[
+    // milc alone on the H100, from one device call of section (q)
+    // (2eb2579's build and port): Skylight and the CUDA port with the links
+    // whole and as two rows, the roofline the call's own. The folder's
+    // README.md says what each file holds.
+    Reference {
+        name: "NVIDIA H100 (Vulkan + native CUDA port), milc links whole and as two rows, 2026-11-28",
+        files: run_files!("nvidia-h100-wave2-2026-11-28-q-reference":
+            "q-call5-peak-skylight.json", "q-call5-bandwidth-skylight.json",
+            "q-call5-milc-skylight-1.json", "q-call5-milc-skylight-2.json",
+            "q-call5-milc-skylight-3.json", "q-call5-milc-skylight-4.json",
+            "q-call5-milc-native.json"),
+    },
     // Wave 2 on the H100 timed with pass timestamps (a047b78: no query
     // reset inside the timed interval, so lone runs read 4.5-6 us shorter
     // than the encoder-timed reference below). Each app's Skylight and
@@ -137,6 +149,7 @@ pub fn skylight_roofline(records: &[ResultRecord]) -> Option<Roofline> {
 #[cfg(test)]
 mod tests {
     use super::{REFERENCES, Reference, named, skylight_roofline};
+    use skylight_core::Precision;
     use skylight_core::efficiency;
     use skylight_core::record::{ResultFile, ResultRecord};
 
@@ -144,6 +157,9 @@ mod tests {
     const WAVE2: &str = "NVIDIA H100 (Vulkan + native CUDA), wave 2, 2026-11-26/27";
     /// The pass-timed wave-2 reference (section n).
     const PASS_TIMED: &str = "NVIDIA H100 (Vulkan + native CUDA), wave 2 pass-timed, 2026-11-27";
+    /// milc with both link forms beside the port (section q).
+    const LINK_FORMS: &str =
+        "NVIDIA H100 (Vulkan + native CUDA port), milc links whole and as two rows, 2026-11-28";
 
     /// `r`'s records, file by file.
     fn files(r: &Reference) -> Vec<(&'static str, Vec<ResultRecord>)> {
@@ -222,7 +238,7 @@ mod tests {
     fn wave2_reference_pairs_every_app() {
         let r = named(WAVE2);
         // By name, since a const's elements need not share one address.
-        assert_eq!(REFERENCES[1].name, WAVE2, "next after the pass-timed one");
+        assert_eq!(REFERENCES[2].name, WAVE2, "next after the pass-timed one");
         let f = r.load().expect(r.name);
         for app in ["stream", "gpp", "comd", "su3", "snap", "lbm", "milc"] {
             let of_app = || f.records.iter().filter(move |x| x.case.app == app);
@@ -246,7 +262,7 @@ mod tests {
     #[test]
     fn pass_timed_reference_pairs_every_app_it_has() {
         let r = named(PASS_TIMED);
-        assert_eq!(REFERENCES[0].name, PASS_TIMED, "newest first");
+        assert_eq!(REFERENCES[1].name, PASS_TIMED, "next after the link forms");
         let records = r.load().expect(r.name).records;
         assert!(records.iter().all(|x| x.validation.passed), "{}", r.name);
         // Made by a047b78's build; milc's native file by 44d1015's
@@ -272,6 +288,35 @@ mod tests {
         }
         assert!(paired("comd", false), "comd: lone runs");
         assert!(paired("comd", true), "comd: back-to-back runs");
+    }
+
+    /// The newest reference holds milc in both link forms on both sides,
+    /// each port record modelled by Skylight's record of its own form (the
+    /// one-pass D moves 96 reals a site with two rows, 120 whole), with the
+    /// call's own roofline.
+    #[test]
+    fn link_forms_reference_models_each_form_as_its_own() {
+        let r = named(LINK_FORMS);
+        assert_eq!(REFERENCES[0].name, LINK_FORMS, "newest first");
+        let records = r.load().expect(r.name).records;
+        assert!(records.iter().all(|x| x.validation.passed), "{}", r.name);
+        assert!(records.iter().all(|x| x.git_hash == "2eb2579f9185"));
+        let sites = 32.0f64.powi(3) * 64.0;
+        for (form, reals) in [("18", 120.0), ("12", 96.0)] {
+            for native in [false, true] {
+                let d = records
+                    .iter()
+                    .find(|x| {
+                        x.case.kernel == "dslash-fused"
+                            && x.case.precision == Precision::F32
+                            && x.native.is_some() == native
+                            && x.case.params.get("reconstruct").map(String::as_str) == Some(form)
+                    })
+                    .unwrap_or_else(|| panic!("{form}, native {native}"));
+                assert_eq!(d.model.bytes, reals * 4.0 * sites, "{form}, native {native}");
+            }
+        }
+        assert_roofline_is_only(r, "q-call5-");
     }
 
     /// Only call 5's stream and peak files are in: the roofline is its.
