@@ -313,7 +313,11 @@ mod tests {
                             && x.case.params.get("reconstruct").map(String::as_str) == Some(form)
                     })
                     .unwrap_or_else(|| panic!("{form}, native {native}"));
-                assert_eq!(d.model.bytes, reals * 4.0 * sites, "{form}, native {native}");
+                assert_eq!(
+                    d.model.bytes,
+                    reals * 4.0 * sites,
+                    "{form}, native {native}"
+                );
             }
         }
         assert_roofline_is_only(r, "q-call5-");

@@ -30,6 +30,7 @@ mod model;
 mod problem;
 mod program;
 mod reference;
+mod spin;
 #[cfg(test)]
 mod tests;
 pub mod wilson;
