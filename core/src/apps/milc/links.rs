@@ -91,22 +91,16 @@ mod tests {
 
     #[test]
     fn auto_takes_two_rows_except_in_df64() {
-        assert_eq!(
-            Reconstruct::Auto.resolved(Precision::F32),
-            Reconstruct::Rows
-        );
-        assert_eq!(
-            Reconstruct::Auto.resolved(Precision::F64),
-            Reconstruct::Rows
-        );
-        assert_eq!(
-            Reconstruct::Auto.resolved(Precision::Df64),
-            Reconstruct::Full
-        );
-        assert_eq!(
-            Reconstruct::Full.resolved(Precision::F32),
-            Reconstruct::Full
-        );
-        assert_eq!(Reconstruct::Rows.reals_per_site(), 48);
+        use Reconstruct::{Auto, Full, Rows};
+        for (asked, p, runs) in [
+            (Auto, Precision::F32, Rows),
+            (Auto, Precision::F64, Rows),
+            (Auto, Precision::Df64, Full),
+            (Full, Precision::F32, Full),
+            (Rows, Precision::Df64, Rows),
+        ] {
+            assert_eq!(asked.resolved(p), runs, "{asked} in {p}");
+        }
+        assert_eq!(Rows.reals_per_site(), 48);
     }
 }
