@@ -92,9 +92,7 @@ fn every_kernel_validates_in_every_precision() {
         .set("complex", "split,pairs")
         .precisions(&ps);
     let records = run_all(&gpu, &req, 11 * 2 * ps.len());
-    let fused = records
-        .iter()
-        .filter(|r| r.case.variant.contains("/fused"));
+    let fused = records.iter().filter(|r| r.case.variant.contains("/fused"));
     assert_eq!(fused.count(), 2 * ps.len());
     assert_solved(&records);
 }
