@@ -274,9 +274,32 @@ impl<P: Clone> Grid<P> {
         Grid { points }
     }
 
+    /// Every point changed by `f` (an `auto` value resolved once the
+    /// point's other values are known, say).
+    pub fn each(self, f: impl Fn(&mut P)) -> Grid<P> {
+        let mut points = self.points;
+        points.iter_mut().for_each(f);
+        Grid { points }
+    }
+
     /// The points, in order.
     pub fn points(self) -> Vec<P> {
         self.points
+    }
+
+    /// The points in order, each once: where `auto` and the value it
+    /// resolves to were both asked for, the case runs once.
+    pub fn distinct_points(self) -> Vec<P>
+    where
+        P: PartialEq,
+    {
+        let mut out: Vec<P> = Vec::with_capacity(self.points.len());
+        for p in self.points {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
     }
 }
 
@@ -322,5 +345,11 @@ mod tests {
             .axis_where(|p| p.0 == 2, &[5, 6], |p, v| p.1 = v)
             .points();
         assert_eq!(g, [(1, 0), (2, 5), (2, 6)]);
+        // Resolved points that coincide are kept once, in order.
+        let once = Grid::new((0, 0))
+            .axis(&[3, 1, 2], |p, v| p.0 = v)
+            .each(|p| p.0 = p.0.min(2))
+            .distinct_points();
+        assert_eq!(once, [(2, 0), (1, 0)]);
     }
 }

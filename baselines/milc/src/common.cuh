@@ -182,9 +182,6 @@ inline std::string describe(const char* what, const ref::Compare& c, size_t n) {
     return s;
 }
 
-/// One `skylight-native` line (core/src/native/line.rs); `extra` adds
-/// ` match.NAME=VALUE` words beyond L and T (the solve's operator, which
-/// picks the Skylight record whose model the line takes).
 /// A line's configuration `base`, with the links' form where they are read as two rows.
 inline std::string recon_config(const std::string& base, int recon) { return recon == 12 ? base + "/r12" : base; }
 
@@ -192,6 +189,9 @@ inline std::string recon_config(const std::string& base, int recon) { return rec
 /// Skylight's records of the same `reconstruct`, whose model it takes.
 inline std::string recon_match(int recon) { return " match.reconstruct=" + std::to_string(recon); }
 
+/// One `skylight-native` line (core/src/native/line.rs); `extra` adds
+/// ` match.NAME=VALUE` words beyond L and T (the solve's operator and the
+/// links' form, which pick the Skylight record whose model the line takes).
 inline void print_line(const char* kernel, const char* precision, const std::string& config, const Options& o,
                        const std::vector<double>& samples, double max_error, double tolerance, bool passed,
                        const std::string& detail, const std::string& extra = "") {

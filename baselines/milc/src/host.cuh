@@ -30,17 +30,17 @@ template <class R> struct HostBackend {
     }
     void apply_m(C<R>* out, const C<R>* in, int isign, DotMode mode, const C<R>* w) {
         std::vector<double> d(g.n, 0.0);
-        const bool rows = recon == 12;
+        with_recon(recon, [&](auto rc) {
+            constexpr int RC = decltype(rc)::value;
 #pragma omp parallel for schedule(static)
-        for (int site = 0; site < g.n; site++) {
-            const Spinor<R> o = rows ? (isign > 0 ? m_site<1, 12, R>(in, u, g, site, kappa)
-                                                  : m_site<-1, 12, R>(in, u, g, site, kappa))
-                                     : (isign > 0 ? m_site<1, 18, R>(in, u, g, site, kappa)
-                                                  : m_site<-1, 18, R>(in, u, g, site, kappa));
-            store_spinor<R>(out, g.n, site, o);
-            if (mode == DOT_W) d[site] = spinor_dot<R>(load_spinor<R>(w, g.n, site), o);
-            if (mode == NORM) d[site] = spinor_dot<R>(o, o);
-        }
+            for (int site = 0; site < g.n; site++) {
+                const Spinor<R> o =
+                    isign > 0 ? m_site<1, RC, R>(in, u, g, site, kappa) : m_site<-1, RC, R>(in, u, g, site, kappa);
+                store_spinor<R>(out, g.n, site, o);
+                if (mode == DOT_W) d[site] = spinor_dot<R>(load_spinor<R>(w, g.n, site), o);
+                if (mode == NORM) d[site] = spinor_dot<R>(o, o);
+            }
+        });
         sum = sum_of(d);
     }
     void finish(Stage stage) { cg_scalar_step(s, stage, sum); }
@@ -74,15 +74,13 @@ template <class R> bool emulate_dslash(const Options& o, const Inputs& in, int r
     std::string detail;
     for (int isign : {1, -1}) {
         const auto t0 = std::chrono::steady_clock::now();
-        for (int site = 0; site < g.n; site++) {
-            const C<R>* p = psi.data();
-            const C<R>* l = u.data();
-            store_spinor<R>(out.data(), g.n, site,
-                            recon == 12 ? (isign > 0 ? dslash_site<1, 12, R>(p, l, g, site)
-                                                     : dslash_site<-1, 12, R>(p, l, g, site))
-                                        : (isign > 0 ? dslash_site<1, 18, R>(p, l, g, site)
-                                                     : dslash_site<-1, 18, R>(p, l, g, site)));
-        }
+        with_recon(recon, [&](auto rc) {
+            constexpr int RC = decltype(rc)::value;
+            for (int site = 0; site < g.n; site++)
+                store_spinor<R>(out.data(), g.n, site,
+                                isign > 0 ? dslash_site<1, RC, R>(psi.data(), u.data(), g, site)
+                                          : dslash_site<-1, RC, R>(psi.data(), u.data(), g, site));
+        });
         samples.push_back(seconds_since(t0));
         std::vector<double> want(psi.size() * 2);
         ref::dslash(in.lat, in.u.data(), in.psi.data(), isign, want.data());

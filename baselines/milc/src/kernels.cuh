@@ -6,7 +6,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <type_traits>
 
 #include "solver.cuh"
 
@@ -88,13 +87,6 @@ template <class F> void with_order(const Geom& g, F launch) {
     else if (FixedOrder<32, 2, 2, 2, 4>::fits(g)) launch(FixedOrder<32, 2, 2, 2, 4>{});
     else if (FixedOrder<32, 2, 2, 2, 8>::fits(g)) launch(FixedOrder<32, 2, 2, 2, 8>{});
     else launch(RuntimeOrder{});
-}
-
-/// f(std::integral_constant<int, RECON>) for the links' form `recon` (18:
-/// whole, 12: two rows, the third rebuilt), so each kernel is compiled for it.
-template <class F> void with_recon(int recon, F f) {
-    if (recon == 12) f(std::integral_constant<int, 12>{});
-    else f(std::integral_constant<int, 18>{});
 }
 
 /// How g's order reaches the kernels, for a line's detail.

@@ -16,6 +16,8 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #define HD __host__ __device__ __forceinline__
 
 namespace port {
@@ -164,6 +166,14 @@ template <class T> HD T conj_cross(T a, T b, T c, T d) {
     r.x = (a.x * b.x - a.y * b.y) - (c.x * d.x - c.y * d.y);
     r.y = -((a.x * b.y + a.y * b.x) - (c.x * d.y + c.y * d.x));
     return r;
+}
+
+/// f(std::integral_constant<int, RECON>) for the links' form `recon` (18:
+/// whole, 12: two rows, the third rebuilt), so the site code is compiled
+/// for each (the CUDA kernels and the host emulation alike).
+template <class F> void with_recon(int recon, F f) {
+    if (recon == 12) f(std::integral_constant<int, 12>{});
+    else f(std::integral_constant<int, 18>{});
 }
 
 /// Link mu of a site: RECON 18 reads all 9 entries; 12 reads the first two

@@ -229,7 +229,7 @@ impl App for Lbm {
             steps: r.uint("steps"),
             init: r.choice(),
         };
-        let points = Grid::new(base)
+        let cases = Grid::new(base)
             .axis(&r.precisions, |c, p| c.precision = p)
             .axis(&r.choices(), |c, k| c.kernel = k)
             .axis(&r.choices(), |c, l| c.layout = l)
@@ -240,15 +240,9 @@ impl App for Lbm {
                 |c, pull| c.pull = pull,
             )
             .axis(&r.wgs(caps)?, |c, wg| c.wg = wg)
-            .points();
-        // `auto` resolved, and the forms it duplicates (auto,rows) once.
-        let mut cases: Vec<Params> = Vec::new();
-        for mut c in points {
-            c.pull = c.pull.resolved(&c, caps);
-            if !cases.contains(&c) {
-                cases.push(c);
-            }
-        }
+            // `auto` resolved, and the forms it duplicates (auto,rows) once.
+            .each(|c| c.pull = c.pull.resolved(c, caps))
+            .distinct_points();
         Ok(cases.iter().map(Params::case).collect())
     }
 

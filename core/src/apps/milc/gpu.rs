@@ -168,28 +168,31 @@ impl MilcGpu {
     }
 }
 
+/// Input `item` (host `data`, holding `f`) as the program's build stores
+/// it: no kernel writes its inputs, so each is uploaded once per lattice,
+/// precision and layout and bound by every kernel that reads it (links as
+/// two rows are cut from the whole ones here, before any timing).
+fn upload(prog: &Program, item: String, data: &Arc<Vec<f64>>, f: Field) -> Result<wgpu::Buffer> {
+    let b = &prog.build;
+    let group = format!(
+        "milc/{}x{}x{}/{}/sal{}/w{}",
+        b.l, b.lz, b.t, b.precision, b.layout.sal, b.layout.width
+    );
+    let mut up = prog.gpu.uploads.get_or_upload(&group, &item, data, |v| {
+        let stored = match b.stored(f) {
+            Field::LinkRows => Cow::Owned(link_rows(v)),
+            _ => Cow::Borrowed(v.as_slice()),
+        };
+        Ok(vec![prog.field("milc-in", f, Some(&stored))?])
+    })?;
+    up.pop()
+        .ok_or_else(|| Error::bad_param("kernel", "no input uploaded"))
+}
+
 /// Records the program of the setup's kernel; returns the buffers read
 /// back, with what they hold.
 fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)>> {
     let isign = setup.isign as i32;
-    // No kernel writes its inputs: each is uploaded once per lattice,
-    // precision and layout, and bound by every kernel that reads it.
-    let upload = |prog: &Program, item: String, data: &Arc<Vec<f64>>, f: Field| {
-        let b = &prog.build;
-        let group = format!(
-            "milc/{}x{}x{}/{}/sal{}/w{}",
-            b.l, b.lz, b.t, b.precision, b.layout.sal, b.layout.width
-        );
-        let mut up = prog.gpu.uploads.get_or_upload(&group, &item, data, |v| {
-            let stored = match prog.build.stored(f) {
-                Field::LinkRows => Cow::Owned(link_rows(v)),
-                _ => Cow::Borrowed(v.as_slice()),
-            };
-            Ok(vec![prog.field("milc-in", f, Some(&stored))?])
-        })?;
-        up.pop()
-            .ok_or_else(|| Error::bad_param("kernel", "no input uploaded"))
-    };
     let x = &setup.inputs;
     // Named by the host field (the inputs are the request's shared fields).
     let input = |prog: &Program, i: usize, f: Field| {

@@ -81,7 +81,7 @@ choice! {
 
 impl KernelName {
     /// Whether the kernel reads the links (and so has a `reconstruct`).
-    pub fn reads_links(&self) -> bool {
+    pub fn reads_links(self) -> bool {
         matches!(
             self,
             KernelName::ExtractMul
@@ -503,15 +503,7 @@ impl App for Milc {
                 c.block = block;
                 c.tile = tile;
             })
-            .points()
-            .into_iter()
-            // `auto` beside the form it resolves to runs once.
-            .fold(Vec::new(), |mut cases: Vec<Params>, c| {
-                if !cases.contains(&c) {
-                    cases.push(c);
-                }
-                cases
-            })
+            .distinct_points()
             .iter()
             .map(Params::case)
             .collect())

@@ -129,16 +129,16 @@ impl Setup {
 
     /// The case of `params` on the shared `inputs` (of its lattice).
     pub(super) fn with(params: &Params, inputs: &Inputs) -> Setup {
-        let (needs_links, fields): (bool, &[usize]) = match params.kernel {
-            KernelName::Extract => (false, &[SPINOR_A]),
-            KernelName::ExtractMul
+        let fields: &[usize] = match params.kernel {
+            KernelName::Extract
+            | KernelName::ExtractMul
             | KernelName::Dslash
             | KernelName::DslashFused
-            | KernelName::Cg => (true, &[SPINOR_A]),
-            KernelName::Shift => (false, &[HALF_A, HALF_B]),
-            KernelName::InsertMul => (true, &[HALF_A]),
-            KernelName::Insert => (false, &[HALF_A, SPINOR_A]),
-            KernelName::Axpy | KernelName::Dot => (false, &[SPINOR_A, SPINOR_B]),
+            | KernelName::Cg => &[SPINOR_A],
+            KernelName::Shift => &[HALF_A, HALF_B],
+            KernelName::InsertMul => &[HALF_A],
+            KernelName::Insert => &[HALF_A, SPINOR_A],
+            KernelName::Axpy | KernelName::Dot => &[SPINOR_A, SPINOR_B],
         };
         Setup {
             kernel: params.kernel,
@@ -151,7 +151,7 @@ impl Setup {
             kappa: params.kappa,
             tol: params.tol,
             iterations: params.iterations,
-            u: if needs_links {
+            u: if params.kernel.reads_links() {
                 inputs.links()
             } else {
                 Arc::default()
