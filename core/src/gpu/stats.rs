@@ -47,8 +47,9 @@ pub struct PipelineStats {
     pub precision: Precision,
     /// The injected constants whose values tell it apart from the other
     /// pipelines of its module, entry point and precision (a sweep's
-    /// workgroup sizes, say), as (name, value) in the module's order; empty
-    /// where it is the only one.
+    /// workgroup sizes, say), as (name, value) in the module's order, then
+    /// `source` where only its generated source tells it apart; empty where
+    /// it is the only one.
     pub distinct: Vec<(String, String)>,
     /// What the driver compiled it to.
     pub executables: Vec<Executable>,
@@ -141,7 +142,10 @@ fn order_value(v: &ConstValue) -> f64 {
 }
 
 /// For each pipeline, its constants whose values are not the same in every
-/// pipeline of the same kernel ([`same_kernel`]).
+/// pipeline of the same kernel ([`same_kernel`]), and, where the peers'
+/// generated sources differ (a form a module writes out rather than
+/// injects as a constant), `source` = `#n`, the ordinal of its source among
+/// the peers' distinct ones in their sorted order.
 fn distinct_constants(sources: &[PipelineSource]) -> Vec<Vec<(String, String)>> {
     sources
         .iter()
@@ -158,14 +162,31 @@ fn distinct_constants(sources: &[PipelineSource]) -> Vec<Vec<(String, String)>> 
                         != Some(value)
                 })
             };
-            s.spec
+            let mut named: Vec<(String, String)> = s
+                .spec
                 .consts
                 .iter()
                 .filter(|(name, value)| varies(name, value))
                 .map(|(name, value)| (name.to_string(), value.to_string()))
-                .collect()
+                .collect();
+            let mut texts: Vec<(&str, &[std::borrow::Cow<'static, str>], bool)> = Vec::new();
+            for o in &peers {
+                if !texts.contains(&source_text(o)) {
+                    texts.push(source_text(o));
+                }
+            }
+            if texts.len() > 1 {
+                let n = texts.iter().position(|t| *t == source_text(s)).unwrap_or(0);
+                named.push(("source".to_string(), format!("#{}", n + 1)));
+            }
+            named
         })
         .collect()
+}
+
+/// What a pipeline's composed source is made of besides its constants.
+fn source_text(s: &PipelineSource) -> (&str, &[std::borrow::Cow<'static, str>], bool) {
+    (s.spec.source, &s.spec.includes, s.spec.subgroups)
 }
 
 /// The extension that lets a Vulkan 1.2 driver zero workgroup memory.
@@ -458,5 +479,37 @@ mod tests {
                 ("force_cell".into(), wg("256")),
             ]
         );
+    }
+
+    /// Pipelines of one kernel whose generated sources differ, with the
+    /// same constants, are told apart by their source's ordinal.
+    #[test]
+    fn generated_forms_of_one_kernel_are_numbered() {
+        let form = |include: &'static str, wg: u32| {
+            let mut s = source("milc", "dslash_fused", wg, 1);
+            s.spec = s.spec.with_include(include);
+            s
+        };
+        let mut sources = vec![
+            form("fn a() {}", 128),
+            form("fn b() {}", 128),
+            form("fn a() {}", 256),
+        ];
+        sort_sources(&mut sources);
+        let named: Vec<String> = distinct_constants(&sources)
+            .iter()
+            .map(|d| {
+                d.iter()
+                    .map(|(n, v)| format!("{n}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        assert_eq!(
+            named,
+            ["WG=128 source=#1", "WG=128 source=#2", "WG=256 source=#1"]
+        );
+        let lone = vec![source("su3", "main", 128, 1)];
+        assert_eq!(distinct_constants(&lone), [Vec::<(String, String)>::new()]);
     }
 }
