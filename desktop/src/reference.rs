@@ -20,17 +20,18 @@ macro_rules! run_files {
 
 /// Every built-in reference, newest first.
 pub const REFERENCES: &[Reference] = &[
-    // milc alone on the H100, from one device call of section (q)
-    // (2eb2579's build and port): Skylight and the CUDA port with the links
-    // whole and as two rows, the roofline the call's own. The folder's
-    // README.md says what each file holds.
+    // milc alone on the H100, from one device call of section (r)
+    // (5c8cc5a's build, 4e2e1fa's recipe and port): Skylight and the CUDA
+    // port in its fastest orders, the links whole and as two rows, the
+    // roofline the call's own. The folder's README.md says what each file
+    // holds.
     Reference {
         name: "NVIDIA H100 (Vulkan + native CUDA port), milc links whole and as two rows, 2026-11-28",
-        files: run_files!("nvidia-h100-wave2-2026-11-28-q-reference":
-            "q-call5-peak-skylight.json", "q-call5-bandwidth-skylight.json",
-            "q-call5-milc-skylight-1.json", "q-call5-milc-skylight-2.json",
-            "q-call5-milc-skylight-3.json", "q-call5-milc-skylight-4.json",
-            "q-call5-milc-native.json"),
+        files: run_files!("nvidia-h100-wave2-2026-11-28-r-reference":
+            "r-call3-peak-skylight.json", "r-call3-bandwidth-skylight.json",
+            "r-call3-milc-skylight-1.json", "r-call3-milc-skylight-2.json",
+            "r-call3-milc-skylight-3.json", "r-call3-milc-skylight-4.json",
+            "r-call3-milc-native.json"),
     },
     // Wave 2 on the H100 timed with pass timestamps (a047b78: no query
     // reset inside the timed interval, so lone runs read 4.5-6 us shorter
@@ -157,7 +158,7 @@ mod tests {
     const WAVE2: &str = "NVIDIA H100 (Vulkan + native CUDA), wave 2, 2026-11-26/27";
     /// The pass-timed wave-2 reference (section n).
     const PASS_TIMED: &str = "NVIDIA H100 (Vulkan + native CUDA), wave 2 pass-timed, 2026-11-27";
-    /// milc with both link forms beside the port (section q).
+    /// milc with both link forms beside the port (section r).
     const LINK_FORMS: &str =
         "NVIDIA H100 (Vulkan + native CUDA port), milc links whole and as two rows, 2026-11-28";
 
@@ -300,7 +301,7 @@ mod tests {
         assert_eq!(REFERENCES[0].name, LINK_FORMS, "newest first");
         let records = r.load().expect(r.name).records;
         assert!(records.iter().all(|x| x.validation.passed), "{}", r.name);
-        assert!(records.iter().all(|x| x.git_hash == "2eb2579f9185"));
+        assert!(records.iter().all(|x| x.git_hash == "5c8cc5a7f891"));
         let sites = 32.0f64.powi(3) * 64.0;
         for (form, reals) in [("18", 120.0), ("12", 96.0)] {
             for native in [false, true] {
@@ -320,7 +321,7 @@ mod tests {
                 );
             }
         }
-        assert_roofline_is_only(r, "q-call5-");
+        assert_roofline_is_only(r, "r-call3-");
     }
 
     /// Only call 5's stream and peak files are in: the roofline is its.
