@@ -64,7 +64,8 @@ fn site_model(entry: &str, r: Reconstruct, sites: u64, p: Precision) -> Model {
 /// `m_fused_norm` (the start's `M^dagger b` and each `M p`) and `m_fused`
 /// (each `M^dagger M p`), 432 reals a site per iteration; with `split` as
 /// the five split kernels and a multiply-add (`axpy_norm` where a norm is
-/// reduced), 1632 (links whole; 24 and 96 fewer as two rows). Per iteration both add `axpy_norm` (`r'`) and
+/// reduced), 1632 (links whole; as two rows 48 and 96 fewer, 24 for each
+/// kernel that reads links). Per iteration both add `axpy_norm` (`r'`) and
 /// `update_xp`, and the start a copy (`axpy`) and a zero fill. The
 /// second pass of a reduction and CG's scalar updates touch a few reals
 /// and are left out.

@@ -86,6 +86,16 @@ fn model_of_dslash_is_the_sum_of_its_split() {
     // and 1752.
     assert_eq!(cg(true, 4) - cg(true, 3), 432.0 * 40.0);
     assert_eq!(cg(false, 4) - cg(false, 3), 1632.0 * 40.0);
+    // As two rows, 24 reals fewer for each kernel a step that reads links:
+    // two one-pass M, or four link products of the split.
+    let cg_rows = |fused: bool, iterations: u64| {
+        case_model(KernelName::Cg, fused, rows, 10, iterations, Precision::F32).bytes
+    };
+    assert_eq!(cg_rows(true, 4) - cg_rows(true, 3), (432.0 - 48.0) * 40.0);
+    assert_eq!(
+        cg_rows(false, 4) - cg_rows(false, 3),
+        (1632.0 - 96.0) * 40.0
+    );
 }
 
 #[test]
