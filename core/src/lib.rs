@@ -12,7 +12,9 @@
 //! 3. The device: [`gpu`] finds adapters, opens a [`gpu::Gpu`], builds
 //!    pipelines, reads buffers back and times runs.
 //! 4. What an app is: [`app`] (parameters, requests, cases, the kernel
-//!    traits) and [`params`] (typed parameters, the case grid).
+//!    traits), [`params`] (typed parameters, the case grid) and [`layout`]
+//!    (targetDP's lattice field layouts, and fields split by component
+//!    group over several bindings).
 //! 5. The apps: [`apps`], one module each, listed in [`registry`].
 //! 6. Running: [`runner`] plans a request into cases and validates, warms
 //!    up and times each one; [`scale`] splits a lattice app over ranks
@@ -35,6 +37,7 @@ pub mod error;
 #[cfg(test)]
 mod fixtures;
 pub mod gpu;
+pub mod layout;
 pub mod memo;
 pub mod native;
 pub mod parallel;

@@ -21,9 +21,10 @@
 // the components no value lands in read as zero. The host injects WG,
 // NCOMP (reals per site), PLANE, INNER, EXTENT, PLANES, HALO, NSEND,
 // SEND0, SEND1, MIX0, MIX1, SIGN0, SIGN1, ZERO_REST and SAL (with
-// tdp_index).
-@group(0) @binding(0) var<storage, read_write> field: array<RealStore>;
-@group(0) @binding(1) var<storage, read_write> halo: array<RealStore>;
+// tdp_index), and the bindings: the field's buffers (one per group of
+// components where the field is larger than a binding), read and written
+// through field_get(site, comp) and field_set(site, comp, value), then
+// `halo`, the packed planes.
 
 const SIDE: u32 = HALO * PLANE * NSEND;
 
@@ -59,29 +60,26 @@ fn halo_element_site(e: u32, lo: u32, hi: u32) -> u32 {
     return halo_planes_site(select(lo, hi, e / SIDE == 1u), (e % SIDE) / NSEND);
 }
 
-// The field slot of halo element `e` when side 0 starts at plane `lo` and
-// side 1 at plane `hi`, and side 0 carries list `list0`.
-fn halo_slot(e: u32, lo: u32, hi: u32, list0: u32) -> u32 {
-    let side = e / SIDE;
-    let site = halo_element_site(e, lo, hi);
-    return tdp_index(site, halo_component(side ^ list0, (e % SIDE) % NSEND), NCOMP);
+// The component of halo element `e` when side 0 carries list `list0`.
+fn halo_slot_component(e: u32, list0: u32) -> u32 {
+    return halo_component((e / SIDE) ^ list0, (e % SIDE) % NSEND);
 }
 
 @compute @workgroup_size(WG)
 fn pack(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let e = linear_id(gid, nwg);
     if (e >= 2u * SIDE) { return; }
-    let slot = halo_slot(e, HALO, PLANES, 0u);
+    let site = halo_element_site(e, HALO, PLANES);
+    let comp = halo_slot_component(e, 0u);
     let side = e / SIDE;
     let m = halo_mix(side, (e % SIDE) % NSEND);
     if (m.y == 0u) {
-        halo[e] = field[slot];
+        halo[e] = field_get(site, comp);
         return;
     }
-    // The same site's other component: the slot of component m.x.
-    let site = halo_element_site(e, HALO, PLANES);
-    let other = r_load(field[tdp_index(site, m.x, NCOMP)]);
-    let mine = r_load(field[slot]);
+    // The same site's other component, m.x.
+    let other = r_load(field_get(site, m.x));
+    let mine = r_load(field_get(site, comp));
     if (m.y == 2u) {
         halo[e] = r_store(r_add(mine, other));
     } else {
@@ -96,11 +94,13 @@ fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     if (ZERO_REST == 0u || e >= 2u * per_side) { return; }
     let side = e / per_side;
     let site = halo_planes_site(select(0u, PLANES + HALO, side == 1u), (e % per_side) / NCOMP);
-    field[tdp_index(site, e % NCOMP, NCOMP)] = r_store(r_zero());
+    field_set(site, e % NCOMP, r_store(r_zero()));
 }
 
 @compute @workgroup_size(WG)
 fn unpack(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let e = linear_id(gid, nwg);
-    if (e < 2u * SIDE) { field[halo_slot(e, 0u, PLANES + HALO, 1u)] = halo[e]; }
+    if (e < 2u * SIDE) {
+        field_set(halo_element_site(e, 0u, PLANES + HALO), halo_slot_component(e, 1u), halo[e]);
+    }
 }

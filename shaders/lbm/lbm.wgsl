@@ -5,16 +5,15 @@
 //   SAL                     targetDP layout (tdp_index, included)
 //   VVL                     virtual vector length: consecutive sites per invocation
 //   PART_COUNT, part_site   the sites of the dispatch (scale::Part)
-// and appends the per-site functions generated from the velocity set
-// (lbm_collide_at, lbm_propagate_at, lbm_fused_at).
-const NVEL: u32 = 19u;
+// and the fields' bindings, and appends the per-site functions generated
+// from the velocity set (lbm_collide_at, lbm_propagate_at, lbm_fused_at).
 
-// Every kernel reads one field and writes the other; the host ping-pongs.
-@group(0) @binding(0) var<storage, read> src: array<RealStore>;
-@group(0) @binding(1) var<storage, read_write> dst: array<RealStore>;
-// 1/tau, tau, body force (x, y, z), the weights 1/3, 1/18, 1/36, in the
-// kernel's precision so that f64 and df64 see exact constants.
-@group(0) @binding(2) var<storage, read> coef: array<RealStore>;
+// Every kernel reads one field (src_0, src_1, ...: one buffer per group of
+// velocities, as many as the binding limit needs) and writes the other
+// (dst_0, ...); the host ping-pongs. After them, `coef`: 1/tau, tau, body
+// force (x, y, z), the weights 1/3, 1/18, 1/36, in the kernel's precision
+// so that f64 and df64 see exact constants. The host generates these
+// bindings (codegen::bindings).
 
 // targetDP's __targetILP__ loop: invocation t owns sites t*VVL .. t*VVL + VVL - 1
 // of the dispatch's part (the whole box on one device).

@@ -4,8 +4,8 @@
 
 use skylight_core::app::Request;
 use skylight_core::apps::lbm::Lbm;
-use skylight_core::apps::targetdp;
 use skylight_core::gpu::Gpu;
+use skylight_core::layout as targetdp;
 use skylight_core::runner::Outcome;
 use skylight_core::{Error, Precision};
 use skylight_tests::{double, precisions, run_validated};
@@ -108,22 +108,49 @@ fn shear_wave_decays_at_the_viscous_rate() {
     assert!(matches!(&out[0], Outcome::Done(r) if !r.validation.passed));
 }
 
+/// A field larger than one storage binding (lavapipe's is 128 MiB: L = 128
+/// is 152 MiB in f32, 304 MiB in df64) is split over buffers by groups of
+/// velocities and validates whole; the sampled check runs the same
+/// kernels; a box no split fits is refused before any work, naming the
+/// largest that does.
 #[test]
-fn a_box_over_the_binding_limit_is_a_clean_error() {
+fn a_field_over_the_binding_is_split_and_validates() {
     let gpu = skylight_tests::gpu();
-    let l = ((gpu.caps.max_storage_binding / (19 * 8)) as f64).cbrt() as u64 + 2;
+    // The smallest box whose f32 field (19 reals a site) is over a binding.
+    let l = ((gpu.caps.max_storage_binding / 76) as f64).cbrt() as u64 + 1;
     let req = Request::default()
         .set("size", l.to_string())
         .set("kernel", "fused")
-        .precisions(&[Precision::Df64]);
-    let out = skylight_tests::try_run(&gpu, &Lbm, &req);
-    match out {
-        Err(Error::BadParameter { name, .. }) => assert_eq!(name, "size"),
-        Err(e) => panic!("{e}"),
-        Ok(o) => assert!(
-            matches!(&o[0], Outcome::Failed { error: Error::OverLimit { limit, .. }, .. } if limit.starts_with("max_")),
-            "{o:?}"
-        ),
+        .precisions(&[Precision::F32, Precision::Df64]);
+    for r in run_validated(&gpu, &Lbm, &req, 2) {
+        let buffers = r.metrics["field_buffers"];
+        assert!(buffers >= 2.0, "{}: {buffers} buffers", r.case.label());
+    }
+    let sampled = Request::default()
+        .set("size", "16")
+        .set("kernel", "step,fused")
+        .set("check", "sample")
+        .precisions(&[Precision::F32]);
+    for r in run_validated(&gpu, &Lbm, &sampled, 2) {
+        assert!(
+            r.validation.detail.contains("a sample of"),
+            "{}",
+            r.validation.detail
+        );
+    }
+    let huge = Request::default()
+        .set("size", "1600")
+        .set("kernel", "fused")
+        .precisions(&[Precision::F32]);
+    match skylight_tests::try_run(&gpu, &Lbm, &huge) {
+        Err(Error::BadParameter { name, reason }) => {
+            assert_eq!(name, "size");
+            assert!(
+                reason.contains("the largest box that fits is L = "),
+                "{reason}"
+            );
+        }
+        other => panic!("{other:?}"),
     }
 }
 

@@ -8,8 +8,8 @@
 
 use skylight_core::app::Request;
 use skylight_core::apps::milc::Milc;
-use skylight_core::apps::targetdp;
 use skylight_core::gpu::Gpu;
+use skylight_core::layout as targetdp;
 use skylight_core::record::ResultRecord;
 use skylight_core::runner::Outcome;
 use skylight_core::{Error, Precision};

@@ -10,4 +10,3 @@ pub mod peak;
 pub mod snap;
 pub mod stream;
 pub mod su3;
-pub mod targetdp;

@@ -62,6 +62,11 @@ pub struct Capabilities {
     pub max_workgroups_per_dim: u32,
     /// `max_storage_buffers_per_shader_stage`.
     pub max_storage_buffers: u32,
+    /// Bytes of the device's largest device-local memory heap, where the
+    /// backend says (Vulkan); sizes are checked against it before anything
+    /// is allocated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_memory: Option<u64>,
 }
 
 impl Capabilities {
@@ -86,7 +91,14 @@ impl Capabilities {
             max_workgroup_invocations: limits.max_compute_invocations_per_workgroup,
             max_workgroups_per_dim: limits.max_compute_workgroups_per_dimension,
             max_storage_buffers: limits.max_storage_buffers_per_shader_stage,
+            device_memory: None,
         }
+    }
+
+    /// What a case may allocate of the device's memory: nine tenths of it
+    /// (the driver and the runner's own buffers take some), where known.
+    pub fn memory_budget(&self) -> Option<u64> {
+        self.device_memory.map(|m| m / 10 * 9)
     }
 
     /// Feature names as wgpu spells them, for listings.

@@ -115,7 +115,8 @@ impl Gpu {
         // escapes them is logged instead of wgpu's default panic.
         device.on_uncaptured_error(Arc::new(|e| log::error!("uncaptured wgpu error: {e}")));
         let limits = device.limits();
-        let caps = Capabilities::from_adapter(device.features(), &limits, &adapter.get_info());
+        let mut caps = Capabilities::from_adapter(device.features(), &limits, &adapter.get_info());
+        caps.device_memory = super::memory::device_local_bytes(adapter);
         let compiler = Compiler::new(adapter, &device, &caps);
         let df64 = df64::self_test(&device, &queue, &compiler).await?;
         info.df64 = Some(df64.describe());

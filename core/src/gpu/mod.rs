@@ -1,5 +1,6 @@
 //! The device layer, one job per file, bottom-up: [`adapter`] finds adapters
-//! and says what each can do; [`resources`] makes buffers and bind groups and
+//! and says what each can do, [`memory`] how much memory it has;
+//! [`resources`] makes buffers and bind groups and
 //! maps buffers; [`readback`] reads buffers back through one kept staging
 //! buffer; [`poison`] fills outputs with a pattern on the device;
 //! [`uploads`] keeps read-only inputs on the device for a problem's cases;
@@ -14,6 +15,7 @@ pub mod adapter;
 pub mod device;
 pub mod df64;
 pub mod heater;
+pub mod memory;
 pub mod pipeline;
 pub mod poison;
 pub mod readback;

@@ -15,9 +15,9 @@ use std::cell::RefCell;
 use web_time::Instant;
 
 use super::{Comm, Decomposition};
-use crate::apps::targetdp::Layout;
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
+use crate::layout::Groups;
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 
@@ -91,12 +91,13 @@ fn const_list(name: &str, v: &[u32]) -> String {
     )
 }
 
-/// The halo module for a field of `layout` split as `d` describes, across
-/// split axis `axis` (0: the slowest, 1: the second), each side carrying
-/// the components `send` lists (checked by [`HaloPlanes::sending`]).
+/// The halo module for a field of `groups` (its layout, split over buffers
+/// by component group) split over ranks as `d` describes, across split axis
+/// `axis` (0: the slowest, 1: the second), each side carrying the
+/// components `send` lists (checked by [`HaloPlanes::sending`]).
 pub fn spec(
     p: Precision,
-    layout: &Layout,
+    groups: &Groups,
     d: &Decomposition,
     axis: usize,
     send: &Send,
@@ -114,6 +115,12 @@ pub fn spec(
     };
     let (mix0, sign0) = mix(0, &send.down);
     let (mix1, sign1) = mix(1, &send.up);
+    let layout = &groups.layout;
+    let bindings = groups.declare("field", "read_write", 0)
+        + &format!(
+            "@group(0) @binding({}) var<storage, read_write> halo: array<RealStore>;\n",
+            groups.count()
+        );
     let spec = ShaderSpec::new("halo", sources::HALO, p)
         .with_u32("WG", WG)
         .with_u32("NCOMP", layout.ncomp)
@@ -127,7 +134,8 @@ pub fn spec(
         .with_include(const_list("SEND0", &send.down) + &const_list("SEND1", &send.up))
         .with_include(const_list("MIX0", &mix0) + &const_list("MIX1", &mix1))
         .with_include(const_list("SIGN0", &sign0) + &const_list("SIGN1", &sign1))
-        .with_include(sources::GRID);
+        .with_include(sources::GRID)
+        .with_include(bindings + &groups.accessors("field"));
     layout.apply(spec)
 }
 
@@ -140,7 +148,8 @@ pub struct HaloPlanes {
     unpack: Pipeline,
     /// Zeroes the halo planes before an unpack (`Send::zero_rest`).
     clear: Option<Pipeline>,
-    /// One group per field buffer: (field i, send) and (field i, recv).
+    /// One bind group per field: (field i's buffers, send) and (field i's
+    /// buffers, recv).
     pack_groups: Vec<wgpu::BindGroup>,
     unpack_groups: Vec<wgpu::BindGroup>,
     send: wgpu::Buffer,
@@ -160,18 +169,20 @@ pub struct HaloPlanes {
 }
 
 impl HaloPlanes {
-    /// Builds the pipelines for `fields` (buffers of `layout`, any of which
-    /// a step may leave the current field in) across split axis `axis`
-    /// (0: the slowest, 1: the second), each side carrying only the
-    /// components `send` lists (the others' halo values stay as they were).
+    /// Builds the pipelines for `fields` (each the buffers of one field as
+    /// `groups` splits it; a step may leave the current field in any of
+    /// them) across split axis `axis` (0: the slowest, 1: the second), each
+    /// side carrying only the components `send` lists (the others' halo
+    /// values stay as they were).
     pub fn sending(
         gpu: &Gpu,
         p: Precision,
-        layout: &Layout,
+        groups: &Groups,
         (d, axis): (&Decomposition, usize),
-        fields: &[&wgpu::Buffer],
+        fields: &[&[wgpu::Buffer]],
         send: &Send,
     ) -> Result<HaloPlanes> {
+        let layout = &groups.layout;
         if layout.sites as usize != d.padded_sites() || axis >= d.split_axes() {
             return Err(Error::Device(format!(
                 "halo: a field of {} sites is not the padded box of {:?}, or it has no split axis {axis}",
@@ -180,11 +191,11 @@ impl HaloPlanes {
             )));
         }
         send.per_side(layout.ncomp)?;
-        let module = spec(p, layout, d, axis, send);
+        let module = spec(p, groups, d, axis, send);
         let plane = d.along(axis).plane;
         let reals = 2 * d.halo * plane * send.down.len();
         let bytes = reals as u64 * p.real_bytes();
-        let binds = [Bind::ReadWrite, Bind::ReadWrite];
+        let binds = vec![Bind::ReadWrite; groups.count() as usize + 1];
         let pack = gpu.pipeline(&module, "pack", &binds)?;
         let unpack = gpu.pipeline(&module, "unpack", &binds)?;
         let clear = match send.zero_rest {
@@ -206,8 +217,14 @@ impl HaloPlanes {
             usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let pack_groups = fields.iter().map(|f| gpu.bind(&pack, &[f, &send]));
-        let unpack_groups = fields.iter().map(|f| gpu.bind(&unpack, &[f, &recv]));
+        let with = |field: &[wgpu::Buffer], planes: &wgpu::Buffer| -> Vec<wgpu::Buffer> {
+            field.iter().chain([planes]).cloned().collect()
+        };
+        let bind = |pipe: &Pipeline, buffers: Vec<wgpu::Buffer>| {
+            gpu.bind(pipe, &buffers.iter().collect::<Vec<_>>())
+        };
+        let pack_groups = fields.iter().map(|f| bind(&pack, with(f, &send)));
+        let unpack_groups = fields.iter().map(|f| bind(&unpack, with(f, &recv)));
         Ok(HaloPlanes {
             axis,
             pack_groups: pack_groups.collect(),

@@ -2,12 +2,14 @@
 //! straight-line code: the 19 distributions are named values (`f0`..`f18`),
 //! never an indexed private array, which GPU compilers may leave in local
 //! memory when they do not unroll (seen for su3 on NVIDIA). The generated
-//! functions are included after `shaders/lbm/lbm.wgsl`'s bindings and
-//! `tdp_index`.
+//! functions are included with `shaders/lbm/lbm.wgsl` and `tdp_index`.
+//! Every field access names its component statically, so a field split by
+//! component group ([`Groups`]) reads each from the buffer that holds it.
 
 use std::fmt::Write;
 
 use super::d3q19::{C, NVEL, weight_class};
+use crate::layout::Groups;
 
 /// FLOPs of one site's collision as the generated code performs them (and
 /// as the host reference formulates them): density 18 adds, momentum 27
@@ -66,9 +68,23 @@ fn momentum(d: usize) -> String {
     expr
 }
 
+/// The two fields' buffers (`src_g` read, `dst_g` written, as `g`
+/// splits them) and the coefficients after them.
+pub fn bindings(g: &Groups) -> String {
+    let n = g.count();
+    let mut s = g.declare("src", "read", 0);
+    s.push_str(&g.declare("dst", "read_write", n));
+    let _ = writeln!(
+        s,
+        "@group(0) @binding({}) var<storage, read> coef: array<RealStore>;",
+        2 * n
+    );
+    s
+}
+
 /// `lbm_relax(site, f0..f18)`: BGK collision of one site's distributions
 /// (already fetched) written to `dst` at `site`.
-fn relax() -> String {
+fn relax(g: &Groups) -> String {
     let mut s = String::new();
     let params: Vec<String> = (0..NVEL).map(|q| format!("f{q}: Real")).collect();
     let _ = writeln!(s, "fn lbm_relax(site: u32, {}) {{", params.join(", "));
@@ -106,7 +122,8 @@ fn relax() -> String {
         };
         let _ = writeln!(
             s,
-            "    dst[tdp_index(site, {q}u, NVEL)] = r_store(r_fma(omega, r_sub({feq}, f{q}), f{q}));"
+            "    {} = r_store(r_fma(omega, r_sub({feq}, f{q}), f{q}));",
+            g.at("dst", "site", q as u32)
         );
     }
     s.push_str("}\n");
@@ -153,17 +170,18 @@ fn upwind_yz(q: usize) -> String {
 
 /// The per-site functions every entry point of `lbm.wgsl` calls:
 /// `lbm_collide_at`, `lbm_propagate_at` and `lbm_fused_at`.
-pub fn site_functions() -> String {
-    let mut s = relax();
+pub fn site_functions(g: &Groups) -> String {
+    let mut s = relax(g);
     s.push_str("fn lbm_collide_at(site: u32) {\n");
     for q in 0..NVEL {
         let _ = writeln!(
             s,
-            "    let f{q} = r_load(src[tdp_index(site, {q}u, NVEL)]);"
+            "    let f{q} = r_load({});",
+            g.at("src", "site", q as u32)
         );
     }
     let _ = writeln!(s, "    lbm_relax(site, {});\n}}", relax_args());
-    s.push_str(&propagating("", "site: u32", pull_load));
+    s.push_str(&propagating(g, "", "site: u32", pull_load));
     s
 }
 
@@ -179,32 +197,37 @@ fn relax_args() -> String {
 /// Every load comes before the first store: the compiler cannot tell that
 /// dst and src are different buffers, so a load after a store would wait
 /// for it, and each copy would go one at a time.
-fn propagating(suffix: &str, params: &str, pull: fn(&str) -> String) -> String {
+fn propagating(
+    g: &Groups,
+    suffix: &str,
+    params: &str,
+    pull: fn(&Groups, &str) -> String,
+) -> String {
     let mut s = format!("fn lbm_propagate{suffix}_at({params}) {{\n");
-    s.push_str(&pull(""));
+    s.push_str(&pull(g, ""));
     for q in 0..NVEL {
-        let _ = writeln!(s, "    dst[tdp_index(site, {q}u, NVEL)] = f{q};");
+        let _ = writeln!(s, "    {} = f{q};", g.at("dst", "site", q as u32));
     }
     s.push_str("}\n");
     let _ = writeln!(s, "fn lbm_fused{suffix}_at({params}) {{");
-    s.push_str(&pull("r_load"));
+    s.push_str(&pull(g, "r_load"));
     let _ = writeln!(s, "    lbm_relax(site, {});\n}}", relax_args());
     s
 }
 
 /// `let f{q} = load(...)` of velocity `q` from its upwind site.
-fn load_upwind(q: usize, load: &str) -> String {
+fn load_upwind(g: &Groups, q: usize, load: &str) -> String {
     format!(
-        "    let f{q} = {load}(src[tdp_index({}, {q}u, NVEL)]);\n",
-        upwind(q)
+        "    let f{q} = {load}({});\n",
+        g.at("src", &upwind(q), q as u32)
     )
 }
 
 /// The load form: `f0`..`f18` of `site`, each from its upwind site.
-fn pull_load(load: &str) -> String {
+fn pull_load(g: &Groups, load: &str) -> String {
     let mut s = neighbours().to_string();
     for q in 0..NVEL {
-        s.push_str(&load_upwind(q, load));
+        s.push_str(&load_upwind(g, q, load));
     }
     s
 }
@@ -231,7 +254,7 @@ fn upwind_row(q: usize) -> String {
 /// are loaded after the barrier: on the H100 that was up to 1.5% faster in
 /// soa than loading them before it, and the same in aosoa-32
 /// (BENCHMARKS.md, 2026-11-27 j). Called by the whole workgroup (barrier).
-fn pull_rows(load: &str) -> String {
+fn pull_rows(g: &Groups, load: &str) -> String {
     let mut s = neighbours().to_string();
     s.push_str(
         "    let lm = select(lid - 1u, lid + (NX - 1u), x == 0u);
@@ -241,13 +264,13 @@ fn pull_rows(load: &str) -> String {
     for (j, q) in x_moving().enumerate() {
         let _ = writeln!(
             s,
-            "    lbm_row[{j}][lid] = src[tdp_index({}, {q}u, NVEL)];",
-            upwind_row(q)
+            "    lbm_row[{j}][lid] = {};",
+            g.at("src", &upwind_row(q), q as u32)
         );
     }
     s.push_str("    workgroupBarrier();\n");
     for q in (0..NVEL).filter(|&q| C[q][0] == 0) {
-        s.push_str(&load_upwind(q, load));
+        s.push_str(&load_upwind(g, q, load));
     }
     for (j, q) in x_moving().enumerate() {
         let from = if C[q][0] == 1 { "lm" } else { "lp" };
@@ -265,18 +288,24 @@ pub fn rows_workgroup_reals(wg: u32) -> u64 {
 /// The rows form of the propagating kernels (see [`pull_rows`]):
 /// `lbm_propagate_rows_at(site, lid)` and `lbm_fused_rows_at(site, lid)`,
 /// with their workgroup rows. Needs `lbm_relax` from [`site_functions`].
-pub fn rows_functions() -> String {
+pub fn rows_functions(g: &Groups) -> String {
     let mut s = format!(
         "var<workgroup> lbm_row: array<array<RealStore, WG>, {}>;\n",
         x_moving().count()
     );
-    s.push_str(&propagating("_rows", "site: u32, lid: u32", pull_rows));
+    s.push_str(&propagating(g, "_rows", "site: u32, lid: u32", pull_rows));
     s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::{Layout, LayoutName};
+
+    /// One buffer a field: the generated code names `src_0` and `dst_0`.
+    fn whole() -> Groups {
+        Groups::whole(Layout::new(LayoutName::Soa, 512, NVEL as u32))
+    }
 
     #[test]
     fn flop_count_matches_the_formulation() {
@@ -286,9 +315,11 @@ mod tests {
 
     #[test]
     fn generated_code_names_every_velocity_once_per_use() {
-        let s = site_functions();
+        let s = site_functions(&whole());
         for q in 0..NVEL {
-            assert!(s.contains(&format!("let f{q} = r_load(src[tdp_index(site, {q}u")));
+            assert!(s.contains(&format!(
+                "let f{q} = r_load(src_0[tdp_index(site, {q}u, 19u)]"
+            )));
         }
         assert_eq!(projection(8), "r_neg(r_add(ux, uy))");
         assert_eq!(projection(9), "r_sub(ux, uy)");
@@ -297,14 +328,29 @@ mod tests {
 
     #[test]
     fn the_rows_form_loads_in_place_and_shifts_through_the_workgroup() {
-        let s = rows_functions();
+        let s = rows_functions(&whole());
         assert_eq!(s.matches("workgroupBarrier()").count(), 2);
         // Velocity 1 moves +x: its upwind row is this site's, read from x - 1.
-        assert!(s.contains("lbm_row[0][lid] = src[tdp_index(x + NX * (y + NY * z), 1u, NVEL)];"));
+        assert!(s.contains("lbm_row[0][lid] = src_0[tdp_index(x + NX * (y + NY * z), 1u, 19u)];"));
         assert!(s.contains("let f1 = (lbm_row[0][lm]);"));
         assert!(s.contains("let f1 = r_load(lbm_row[0][lm]);"));
         // Velocity 3 moves +y only: loaded from its upwind site as before.
-        assert!(s.contains("let f3 = (src[tdp_index(x + NX * (ym + NY * z), 3u, NVEL)]);"));
+        assert!(s.contains("let f3 = (src_0[tdp_index(x + NX * (ym + NY * z), 3u, 19u)]);"));
         assert_eq!(rows_workgroup_reals(128), 10 * 128);
+    }
+
+    #[test]
+    fn a_split_field_reads_and_writes_each_velocity_in_its_group() {
+        let g = Groups {
+            layout: Layout::new(LayoutName::Aosoa8, 512, NVEL as u32),
+            per: 4,
+        };
+        let s = site_functions(&g);
+        // Velocity 13 is velocity 1 of group 3 (of 4 velocities).
+        assert!(s.contains("let f13 = r_load(src_3[tdp_index(site, 1u, 4u)]);"));
+        assert!(s.contains("dst_4[tdp_index(site, 2u, 3u)] = r_store("));
+        let b = bindings(&g);
+        assert!(b.contains("@binding(9) var<storage, read_write> dst_4"));
+        assert!(b.contains("@binding(10) var<storage, read> coef"));
     }
 }

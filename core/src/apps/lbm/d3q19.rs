@@ -141,18 +141,26 @@ const TOTALS_BLOCK: usize = 4096;
 /// default size is 40 million reals, and the check takes the totals of
 /// the start and the result.)
 pub fn totals(f: &[f64]) -> (f64, [f64; 3]) {
-    let block = TOTALS_BLOCK * NVEL;
-    let parts = crate::parallel::collect(f.len().div_ceil(block), |k| {
+    totals_by(f.len() / NVEL, |site, q| f[site * NVEL + q])
+}
+
+/// [`totals`] of a field of `sites` sites whose velocity `q` at `site` is
+/// `value(site, q)` (a field read straight from the GPU's buffers, in the
+/// same order of additions).
+pub fn totals_by(
+    sites: usize,
+    value: impl Fn(usize, usize) -> f64 + Sync + Send,
+) -> (f64, [f64; 3]) {
+    let parts = crate::parallel::collect(sites.div_ceil(TOTALS_BLOCK), |k| {
         let mut sums = [CompensatedSum::default(); 4];
-        for (i, &v) in f[k * block..((k + 1) * block).min(f.len())]
-            .iter()
-            .enumerate()
-        {
-            let q = i % NVEL;
-            sums[0].add(v);
-            for d in 0..3 {
-                if C[q][d] != 0 {
-                    sums[d + 1].add(C[q][d] as f64 * v);
+        for site in k * TOTALS_BLOCK..((k + 1) * TOTALS_BLOCK).min(sites) {
+            for (q, c) in C.iter().enumerate() {
+                let v = value(site, q);
+                sums[0].add(v);
+                for d in 0..3 {
+                    if c[d] != 0 {
+                        sums[d + 1].add(c[d] as f64 * v);
+                    }
                 }
             }
         }

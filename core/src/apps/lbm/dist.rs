@@ -19,7 +19,7 @@ use rand::SeedableRng;
 
 use super::d3q19::{self, Box3, NVEL};
 use super::gpu::Lattice;
-use super::{KernelName, Params, Setup, model};
+use super::{KernelName, Params, Setup, fields, model};
 use crate::app::{Case, Validation};
 use crate::error::Result;
 use crate::gpu::Gpu;
@@ -206,7 +206,7 @@ impl<'a> Rank<'a> {
         };
         let f0 = d.scatter(&setup.start.f0, comm.rank(), NVEL, false);
         let p = params.precision;
-        let f0 = Lattice::layout(params, padded.sites()).encode(p, &f0, 0.0);
+        let f0 = fields(params, padded.sites() as u64, &gpu.caps)?.encode(p, &f0, 0.0);
         // Sets 1 and 2 (`Sites`): a thin box has no interior, and then
         // nothing to overlap.
         let interior = d.interior().filter(|_| overlap);
@@ -217,11 +217,11 @@ impl<'a> Rank<'a> {
         let (lattice, halos) = gpu
             .scoped(|| {
                 let lattice = Lattice::new(gpu, params, &padded, &f0, &parts)?;
-                let fields = [&lattice.buffers[0], &lattice.buffers[1]];
+                let fields = [&lattice.buffers[0][..], &lattice.buffers[1][..]];
                 let halos = (0..axes)
                     .map(|axis| {
                         let send = halo_send(axis);
-                        HaloPlanes::sending(gpu, p, &lattice.layout, (d, axis), &fields, &send)
+                        HaloPlanes::sending(gpu, p, &lattice.groups, (d, axis), &fields, &send)
                     })
                     .collect::<Result<Vec<_>>>()?;
                 Ok((lattice, halos))
@@ -256,11 +256,10 @@ impl Slab for Rank<'_> {
 
     /// The planes this rank owns, logical order, as little-endian f64s.
     async fn owned(&self) -> Result<Vec<u8>> {
-        let raw = self
-            .gpu
-            .read_buffers(&[&self.lattice.0.buffers[self.current]])
-            .await?;
-        let field = self.lattice.0.layout.decode(self.precision, &raw[0]);
+        let buffers: Vec<&wgpu::Buffer> = self.lattice.0.buffers[self.current].iter().collect();
+        let raw = self.gpu.read_buffers(&buffers).await?;
+        let raw: Vec<&[u8]> = raw.iter().map(Vec::as_slice).collect();
+        let field = self.lattice.0.groups.decode(self.precision, &raw);
         Ok(to_bytes(&self.d.owned(&field, NVEL)))
     }
 }

@@ -1,34 +1,37 @@
 //! lbm on a GPU: the field in the case's layout, ping-ponged between two
-//! buffers, every step in one compute pass.
+//! fields (each one buffer, or one per group of velocities where a field is
+//! larger than a binding), every step in one compute pass.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use super::d3q19::{self, Box3, NVEL};
-use super::{KernelName, Params, Pull, Setup, Start, model, pull, spec};
+use super::check::{self, Sample};
+use super::d3q19::{self, Box3};
+use super::{Check, KernelName, Params, Pull, Setup, Start, fields, model, pull, spec};
 use crate::app::{Kernel, Model, Timestamps, Validation, one_pass_runs};
 use crate::apps::common::fresh_rng;
-use crate::apps::targetdp::Layout;
 use crate::error::Result;
 use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
+use crate::layout::Groups;
 use crate::params::Choice;
 use crate::precision::Precision;
 use crate::scale::Part;
 
-/// A lattice's field on a GPU: two buffers ping-ponged by the pipelines of
-/// one kernel (`step` has collide then propagate). A scale-out rank holds
+/// A lattice's field on a GPU: two fields ping-ponged by the pipelines of
+/// one kernel (`step` has collide then propagate), each split over buffers
+/// as `groups` says. A scale-out rank holds
 /// its slab with halo planes as such a lattice, with the same kernels built
 /// for its interior and boundary planes too.
 pub(super) struct Lattice {
-    pub(super) layout: Layout,
-    pub(super) buffers: [wgpu::Buffer; 2],
+    pub(super) groups: Groups,
+    pub(super) buffers: [Vec<wgpu::Buffer>; 2],
     /// The kernel's entry points, in the order a step runs them.
     pub(super) entries: Vec<&'static str>,
     /// The kernel over each set of boxes of the lattice it was built for
     /// (the first: every site).
     parts: Vec<Vec<Parted>>,
     /// Bind groups reading field 0 into 1, and 1 into 0.
-    groups: [wgpu::BindGroup; 2],
+    bind_groups: [wgpu::BindGroup; 2],
 }
 
 /// A kernel's pipelines over one box of the lattice.
@@ -38,26 +41,19 @@ struct Parted {
 }
 
 impl Lattice {
-    /// The field layout of `params` over `sites` sites.
-    pub(super) fn layout(params: &Params, sites: usize) -> Layout {
-        Layout::new(params.layout, sites as u32, NVEL as u32)
-    }
-
-    /// Uploads `f0` (a field of box `b3` in [`Lattice::layout`], encoded)
-    /// and builds the pipelines of `params`' kernel for that box: over
+    /// Uploads `f0` (a field of box `b3` as [`fields`] splits it on this
+    /// adapter, encoded a group a buffer) and builds the pipelines of `params`' kernel for that box: over
     /// every site, and over each set of boxes in `parts` (see
     /// [`Lattice::record_part`]).
     pub(super) fn new(
         gpu: &Gpu,
         params: &Params,
         b3: &Box3,
-        f0: &[u8],
+        f0: &[Vec<u8>],
         parts: &[Vec<Part>],
     ) -> Result<Lattice> {
         let p = params.precision;
-        let layout = Lattice::layout(params, b3.sites());
-        let bytes = layout.reals() * p.real_bytes();
-        gpu.check_size(bytes)?;
+        let groups = fields(params, b3.sites() as u64, &gpu.caps)?;
         let whole = Part::all(b3.sites() as u32);
         if params.pull == Pull::Rows {
             let boxes: Vec<Part> = parts.iter().flatten().copied().collect();
@@ -77,11 +73,17 @@ impl Lattice {
                 p,
                 params.wg,
                 b3.n.map(|v| v as u32),
-                &layout,
+                &groups,
                 params.vvl,
                 params.pull,
             ));
-            let binds = [Bind::Read, Bind::ReadWrite, Bind::Read];
+            let n = groups.count() as usize;
+            let binds = [
+                vec![Bind::Read; n],
+                vec![Bind::ReadWrite; n],
+                vec![Bind::Read],
+            ]
+            .concat();
             Ok(Parted {
                 pipes: entries
                     .iter()
@@ -98,8 +100,15 @@ impl Lattice {
             .chain(parts.iter().cloned())
             .map(|set| set.iter().map(parted).collect::<Result<Vec<_>>>())
             .collect::<Result<Vec<_>>>()?;
-        let a = gpu.storage_init("lbm-f0", f0)?;
-        let b = gpu.storage_poisoned("lbm-f1", bytes, &p.poison_pattern())?;
+        let a = f0
+            .iter()
+            .map(|bytes| gpu.storage_init("lbm-f0", bytes))
+            .collect::<Result<Vec<_>>>()?;
+        let b = groups
+            .bytes(p)
+            .into_iter()
+            .map(|bytes| gpu.storage_poisoned("lbm-f1", bytes, &p.poison_pattern()))
+            .collect::<Result<Vec<_>>>()?;
         let coef = [
             1.0 / b3.tau,
             b3.tau,
@@ -111,18 +120,20 @@ impl Lattice {
             d3q19::WEIGHTS[2],
         ];
         let coef = gpu.storage_init("lbm-coef", &p.encode(&coef))?;
-        // Every pipeline has the same bindings, so one pair of groups serves all.
+        // Every pipeline has the same bindings, so one pair of bind groups
+        // serves all.
         let first = &parts[0][0].pipes[0];
-        let groups = [
-            gpu.bind(first, &[&a, &b, &coef]),
-            gpu.bind(first, &[&b, &a, &coef]),
-        ];
+        let bind = |from: &[wgpu::Buffer], to: &[wgpu::Buffer]| {
+            let all: Vec<&wgpu::Buffer> = from.iter().chain(to).chain([&coef]).collect();
+            gpu.bind(first, &all)
+        };
+        let bind_groups = [bind(&a, &b), bind(&b, &a)];
         Ok(Lattice {
-            layout,
+            groups,
             buffers: [a, b],
             entries,
             parts,
-            groups,
+            bind_groups,
         })
     }
 
@@ -143,7 +154,7 @@ impl Lattice {
         from: usize,
     ) {
         for b in &self.parts[part] {
-            b.pipes[k].set(pass, &self.groups[from]);
+            b.pipes[k].set(pass, &self.bind_groups[from]);
             pass.dispatch_workgroups(b.dispatch.0, b.dispatch.1, 1);
         }
     }
@@ -153,24 +164,26 @@ impl Lattice {
 pub(super) struct LbmGpu {
     shared: Arc<Shared>,
     precision: Precision,
+    check: Check,
     lattice: Lattice,
 }
 
 /// A case's start and f64 reference, shared by every layout, vector length
 /// and workgroup size of a request (a fresh random start per request; the
-/// start itself is shared by every kernel too).
+/// start itself is shared by every kernel too): the whole field's, or a
+/// sample's where the field is too large for that ([`check`]).
 struct Shared {
     setup: Setup,
     want: OnceLock<Arc<Vec<f64>>>,
+    sample: OnceLock<Sample>,
 }
 
 impl LbmGpu {
     /// Uploads the start of `params` and builds its pipelines.
     pub(super) fn new(gpu: &Gpu, params: &Params) -> Result<LbmGpu> {
         let p = params.precision;
-        let layout = Lattice::layout(params, params.sites as usize);
-        // Before drawing: the field must fit one binding.
-        gpu.check_size(layout.reals() * p.real_bytes())?;
+        // Before drawing: the fields must fit the adapter.
+        let groups = fields(params, params.sites, &gpu.caps)?;
         let problem = format!("lbm/{}/{:?}/{p}", params.l, params.init);
         let draw = || {
             let n = [params.l as usize; 3];
@@ -181,24 +194,26 @@ impl LbmGpu {
         let shared = gpu.memo.get_or_make(&key, || Shared {
             setup: Setup::from_start(params, draw()),
             want: OnceLock::new(),
+            sample: OnceLock::new(),
         });
         // Encoded once per draw and layout: the kernels, vector lengths and
         // workgroup sizes of a sweep upload the same bytes.
         let start = &shared.setup.start;
         let encoded = gpu
             .memo
-            .get_or_make(&format!("{problem}/{}/{layout:?}", start.id), || {
-                layout.encode(p, &start.f0, 0.0)
+            .get_or_make(&format!("{problem}/{}/{groups:?}", start.id), || {
+                groups.encode(p, &start.f0, 0.0)
             });
         let lattice = Lattice::new(gpu, params, &start.lattice, &encoded, &[])?;
         Ok(LbmGpu {
             shared,
             precision: params.precision,
+            check: params.check,
             lattice,
         })
     }
 
-    /// Which buffer holds the result after one run.
+    /// Which field holds the result after one run.
     fn result_index(&self) -> usize {
         if self.lattice.entries.len() == 2 {
             0
@@ -227,7 +242,7 @@ impl Kernel for LbmGpu {
     }
 
     fn outputs(&self) -> Vec<&wgpu::Buffer> {
-        vec![&self.lattice.buffers[self.result_index()]]
+        self.lattice.buffers[self.result_index()].iter().collect()
     }
 
     fn validate(&self, outputs: &[&[u8]]) -> Validation {
@@ -237,7 +252,7 @@ impl Kernel for LbmGpu {
     fn model(&self) -> Model {
         model(
             self.shared.setup.kernel,
-            self.lattice.layout.sites as u64,
+            self.lattice.groups.layout.sites as u64,
             self.shared.setup.steps,
             self.precision,
         )
@@ -248,33 +263,53 @@ impl Kernel for LbmGpu {
     }
 
     /// Decodes the field once (40 million reals at the default size), in
-    /// logical order, for both the check and the figures.
+    /// logical order, for both the check and the figures; a field too large
+    /// for that is checked on a sample of its sites.
     fn check(&self, outputs: &[&[u8]]) -> (Validation, BTreeMap<String, f64>) {
-        let (p, layout) = (self.precision, &self.lattice.layout);
-        let read = outputs[0].len() as u64;
-        if read != layout.reals() * p.real_bytes() {
+        let (p, groups) = (self.precision, &self.lattice.groups);
+        let read: Vec<u64> = outputs.iter().map(|o| o.len() as u64).collect();
+        if read != groups.bytes(p) {
             let v = Validation::fail(format!(
-                "{read} bytes read back, {} reals expected",
-                layout.reals()
+                "{read:?} bytes read back, {:?} expected",
+                groups.bytes(p)
             ));
             return (v, BTreeMap::new());
         }
-        let got = layout.decode(p, outputs[0]);
         let setup = &self.shared.setup;
+        let sites = groups.layout.sites as usize;
+        if self.check == Check::Sample {
+            let sample = self
+                .shared
+                .sample
+                .get_or_init(|| Sample::new(&setup.start, setup.kernel));
+            let got = sample.read(groups, p, outputs);
+            let totals = check::totals(groups, p, outputs);
+            let scope = Some(sample.describe(sites));
+            let v = setup.check_totals((&got, &sample.want), p, totals, scope);
+            return (v, self.figures(None, totals.0));
+        }
+        let got = groups.decode(p, outputs);
         let want = self.shared.want.get_or_init(|| setup.expected());
         let totals = d3q19::totals(&got);
-        let v = setup.check_totals(&got, want, p, totals);
-        (v, self.figures(&got, totals.0))
+        let v = setup.check_totals((&got, want), p, totals, None);
+        (v, self.figures(Some(&got), totals.0))
     }
 }
 
 impl LbmGpu {
-    /// The record's figures of a field read back (logical order) of mass `m1`.
-    fn figures(&self, got: &[f64], m1: f64) -> BTreeMap<String, f64> {
+    /// The record's figures of a field of mass `m1` (the shear wave's
+    /// amplitude too where the field was read whole, logical order).
+    fn figures(&self, got: Option<&[f64]>, m1: f64) -> BTreeMap<String, f64> {
         let start = &self.shared.setup.start;
         let (m0, _) = start.f0_totals;
-        let mut m = BTreeMap::from([("mass_relative_change".to_string(), (m1 - m0) / m0)]);
-        if start.shear {
+        let mut m = BTreeMap::from([
+            ("mass_relative_change".to_string(), (m1 - m0) / m0),
+            (
+                "field_buffers".to_string(),
+                f64::from(self.lattice.groups.count()),
+            ),
+        ]);
+        if let (true, Some(got)) = (start.shear, got) {
             let b = &start.lattice;
             let a = d3q19::shear_amplitude(b, got) / d3q19::shear_amplitude(b, &start.f0);
             m.insert("shear_amplitude_ratio".into(), a);

@@ -5,6 +5,7 @@
 //! goes through targetDP's index function, so one generated kernel serves
 //! AoS, SoA and AoSoA layouts and every virtual vector length.
 
+mod check;
 pub mod codegen;
 mod cpu;
 pub mod d3q19;
@@ -22,10 +23,10 @@ use crate::app::{
     App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Validation, wg_param,
 };
 use crate::apps::common::{fresh_rng, parse_size, quantize, random_reals};
-use crate::apps::targetdp::{self, Layout, LayoutName};
 use crate::choice;
 use crate::error::{Error, Result};
 use crate::gpu::{Capabilities, Gpu};
+use crate::layout::{self, Groups, Layout, LayoutName};
 use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
 use crate::scale::Part;
@@ -48,6 +49,19 @@ choice! {
         Fused = "fused",
         /// Collide then propagate, as Ludwig runs them.
         Step = "step",
+    }
+}
+
+choice! {
+    /// How a run's field is checked against the f64 reference (`auto`
+    /// resolves per size: whole up to [`check::WHOLE_REALS`] reals).
+    pub enum Check("check") {
+        /// Whole where the field is small enough, else a sample.
+        Auto = "auto",
+        /// Every site.
+        Whole = "whole",
+        /// A random sample of sites and the whole field's mass and momentum.
+        Sample = "sample",
     }
 }
 
@@ -85,6 +99,8 @@ pub struct Params {
     pub steps: u64,
     /// Initial condition.
     pub init: Init,
+    /// How the field is checked (resolved: never `auto` in a case).
+    pub check: Check,
 }
 
 impl Params {
@@ -104,6 +120,7 @@ impl Params {
             .param("sites", self.sites)
             .param("steps", self.steps)
             .param("init", self.init)
+            .param("check", self.check)
     }
 }
 
@@ -122,6 +139,8 @@ impl TryFrom<&Case> for Params {
             sites: case.uint("sites")?,
             steps: case.uint("steps")?,
             init: case.choice()?,
+            // Files from before the check was a parameter checked whole.
+            check: case.choice().unwrap_or(Check::Whole),
         })
     }
 }
@@ -171,8 +190,8 @@ impl App for Lbm {
                 kind: ParamKind::Choice(KernelName::NAMES),
                 default: "collide,propagate,fused,step",
             },
-            targetdp::layout_param("soa"),
-            targetdp::vvl_param(),
+            layout::layout_param("soa"),
+            layout::vvl_param(),
             ParamSpec {
                 name: "pull",
                 help: "how propagate, fused and step's propagate get the values that move along x: load (each from its upwind site), rows (a workgroup's whole x rows loaded in place and shifted through workgroup memory; wg a multiple of L, vvl 1), or auto (rows where wg = L and vvl = 1, else load)",
@@ -201,21 +220,42 @@ impl App for Lbm {
                 kind: ParamKind::Choice(Init::NAMES),
                 default: "random",
             },
+            ParamSpec {
+                name: "check",
+                help: "how the field is checked: whole (every site against the f64 reference), sample (65,536 random sites and the corners, after one step, with the whole field's mass and momentum), or auto (whole up to 2^28 reals, L <= 241)",
+                kind: ParamKind::Choice(Check::NAMES),
+                default: "auto",
+            },
         ]
     }
 
     fn sweep_defaults(&self) -> Vec<(&'static str, &'static str)> {
-        targetdp::sweep_defaults()
+        layout::sweep_defaults()
     }
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
         let r = Resolved::new(self, req)?;
         let l = parse_size("size", r.text("size"), SIZES)?;
-        // Indices are u32 in the shader: every (site, velocity) slot must fit.
+        // Sites are u32 in the shader (each buffer's index too: `fields`).
         let sites = l
             .checked_pow(3)
-            .filter(|s| s * NVEL as u64 <= u32::MAX as u64)
+            .filter(|s| *s <= u32::MAX as u64)
             .ok_or_else(|| Error::bad_param("size", format!("L = {l} is too large")))?;
+        let steps = r.uint("steps");
+        let check = match r.choice::<Check>() {
+            Check::Auto if check::sampled(sites) => Check::Sample,
+            Check::Auto => Check::Whole,
+            c => c,
+        };
+        if check == Check::Sample && steps > 1 {
+            return Err(Error::bad_param(
+                "steps",
+                format!(
+                    "L = {l} is checked on a sample of sites after one step; {steps} steps a run need the whole reference (`--set check=whole`; auto checks fields of at most {} reals, L <= 241, whole)",
+                    check::WHOLE_REALS
+                ),
+            ));
+        }
         let vvls: Vec<u32> = r.uints("vvl").into_iter().map(|v| v as u32).collect();
         let base = Params {
             precision: Precision::F32,
@@ -226,9 +266,19 @@ impl App for Lbm {
             wg: 1,
             l,
             sites,
-            steps: r.uint("steps"),
+            steps,
             init: r.choice(),
+            check,
         };
+        for p in &r.precisions {
+            fits(
+                &Params {
+                    precision: *p,
+                    ..base
+                },
+                caps,
+            )?;
+        }
         let cases = Grid::new(base)
             .axis(&r.precisions, |c, p| c.precision = p)
             .axis(&r.choices(), |c, k| c.kernel = k)
@@ -255,24 +305,32 @@ impl App for Lbm {
         let mut specs: Vec<ShaderSpec> = layouts
             .into_iter()
             .map(|name| {
-                let layout = Layout::new(name, 512, NVEL as u32);
+                let layout = Groups::whole(Layout::new(name, 512, NVEL as u32));
                 Part::all(512).apply(spec(p, 64, [8, 8, 8], &layout, 2, Pull::Load))
             })
             .collect();
         let soa = Layout::new(LayoutName::Soa, 512, NVEL as u32);
-        specs.push(Part::all(512).apply(spec(p, 64, [8, 8, 8], &soa, 1, Pull::Rows)));
+        let split = Groups {
+            layout: soa,
+            per: 5,
+        };
+        specs.push(Part::all(512).apply(spec(p, 64, [8, 8, 8], &split, 1, Pull::Rows)));
         // The scale-out halo swap of an 8^3 box over a 2 x 2 grid of ranks
         // (8 x 6 x 6 padded boxes), across either axis, and the boundary and
         // interior boxes of a rank's kernels.
         if let Ok(d) = crate::scale::Decomposition::plan_grid(["y", "z"], &[8, 8, 8], 4, 1) {
-            for name in layouts {
-                let layout = Layout::new(name, 288, NVEL as u32);
+            // The aosoa field split in four groups, as a large box is.
+            for (name, per) in layouts.into_iter().zip([19, 19, 5]) {
+                let groups = Groups {
+                    layout: Layout::new(name, 288, NVEL as u32),
+                    per,
+                };
                 for axis in [0, 1] {
                     let send = dist::halo_send(axis);
-                    specs.push(crate::scale::halo::spec(p, &layout, &d, axis, &send));
+                    specs.push(crate::scale::halo::spec(p, &groups, &d, axis, &send));
                 }
             }
-            let layout = Layout::new(LayoutName::Soa, 288, NVEL as u32);
+            let layout = Groups::whole(Layout::new(LayoutName::Soa, 288, NVEL as u32));
             let parts = d.boundary().into_iter().chain(d.interior());
             specs.extend(parts.map(|b| b.apply(spec(p, 64, [8, 6, 6], &layout, 2, Pull::Load))));
         }
@@ -285,9 +343,65 @@ impl App for Lbm {
     }
 }
 
-/// The module for one box, layout, vector length and pull form; every
-/// kernel is an entry point (the rows form's propagating ones as well).
-fn spec(p: Precision, wg: u32, n: [u32; 3], layout: &Layout, vvl: u32, pull: Pull) -> ShaderSpec {
+/// How a field of `sites` sites of `params` splits over buffers on an
+/// adapter of `caps`: one buffer where one binding holds it, else one a
+/// group of velocities, as few as the binding limit allows. Errs naming
+/// the limit when none fits: one velocity over a binding, more bindings
+/// than a kernel may have, or both fields over the device's memory.
+fn fields(params: &Params, sites: u64, caps: &Capabilities) -> Result<Groups> {
+    let p = params.precision;
+    let layout = Layout::new(params.layout, sites as u32, NVEL as u32);
+    let binding = caps.max_storage_binding.min(caps.max_buffer);
+    let groups = Groups::fitting(layout, p.real_bytes(), binding).ok_or(Error::OverLimit {
+        limit: "max_storage_buffer_binding_size",
+        needed: layout.with_ncomp(1).reals() * p.real_bytes(),
+        max: binding,
+    })?;
+    // Both fields' buffers and the coefficients.
+    let bindings = 2 * groups.count() + 1;
+    if bindings > caps.max_storage_buffers {
+        return Err(Error::OverLimit {
+            limit: "max_storage_buffers_per_shader_stage",
+            needed: u64::from(bindings),
+            max: u64::from(caps.max_storage_buffers),
+        });
+    }
+    let needed = 2 * layout.reals() * p.real_bytes();
+    match caps.memory_budget() {
+        Some(max) if needed > max => Err(Error::OverLimit {
+            limit: "device memory",
+            needed,
+            max,
+        }),
+        _ => Ok(groups),
+    }
+}
+
+/// Checks before any work that `params`' lattice fits the adapter; the
+/// error names the largest box that does.
+fn fits(params: &Params, caps: &Capabilities) -> Result<()> {
+    let Err(e) = fields(params, params.sites, caps) else {
+        return Ok(());
+    };
+    let fit = |l: u64| fields(params, l.pow(3), caps).is_ok();
+    let (mut lo, mut hi) = (0, params.l);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if fit(mid) { lo = mid } else { hi = mid }
+    }
+    Err(Error::bad_param(
+        "size",
+        format!(
+            "L = {} in {} does not fit this adapter ({e}); the largest box that fits is L = {lo}",
+            params.l, params.precision
+        ),
+    ))
+}
+
+/// The module for one box, field layout (split as `groups` says), vector
+/// length and pull form; every kernel is an entry point (the rows form's
+/// propagating ones as well).
+fn spec(p: Precision, wg: u32, n: [u32; 3], groups: &Groups, vvl: u32, pull: Pull) -> ShaderSpec {
     let mut spec = ShaderSpec::new("lbm", SOURCE, p)
         .with_u32("WG", wg)
         .with_u32("NX", n[0])
@@ -296,14 +410,15 @@ fn spec(p: Precision, wg: u32, n: [u32; 3], layout: &Layout, vvl: u32, pull: Pul
         .with_u32("SITES", n[0] * n[1] * n[2])
         .with_u32("VVL", vvl)
         .with_include(sources::GRID)
-        .with_include(codegen::site_functions());
+        .with_include(codegen::bindings(groups))
+        .with_include(codegen::site_functions(groups));
     // Only the rows form declares the rows' workgroup memory.
     if pull == Pull::Rows {
         spec = spec
-            .with_include(codegen::rows_functions())
+            .with_include(codegen::rows_functions(groups))
             .with_include(ROWS_SOURCE);
     }
-    layout.apply(spec)
+    groups.layout.apply(spec)
 }
 
 /// A box and its initial field: what every kernel of a request on the same
@@ -433,25 +548,27 @@ impl Setup {
     /// against the conservation laws, and a long enough shear wave against
     /// its viscous decay.
     fn check(&self, got: &[f64], want: &[f64], p: Precision) -> Validation {
-        self.check_totals(got, want, p, d3q19::totals(got))
+        self.check_totals((got, want), p, d3q19::totals(got), None)
     }
 
-    /// [`Setup::check`] given `got`'s mass and momentum (a caller that
-    /// needs them too computes them once).
+    /// [`Setup::check`] given the whole field's mass and momentum (a
+    /// caller that needs them too computes them once), with `got` and
+    /// `want` the whole field or, as `sample` describes, a sample of it.
     fn check_totals(
         &self,
-        got: &[f64],
-        want: &[f64],
+        (got, want): (&[f64], &[f64]),
         p: Precision,
         totals: (f64, [f64; 3]),
+        sample: Option<String>,
     ) -> Validation {
         let b = &self.start.lattice;
+        let on = sample.map(|s| format!(" on {s}")).unwrap_or_default();
         let mut v = Validation::compare(
             got,
             want,
             self.tolerance(p),
             0.01,
-            &format!("{} x {} vs f64 reference", self.steps, self.kernel),
+            &format!("{} x {} vs f64 reference{on}", self.steps, self.kernel),
         );
         if !v.passed {
             return v;

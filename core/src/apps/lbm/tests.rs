@@ -2,7 +2,7 @@
 
 use super::*;
 
-fn params(kernel: KernelName, l: u64, steps: u64, init: Init) -> Params {
+pub(super) fn params(kernel: KernelName, l: u64, steps: u64, init: Init) -> Params {
     Params {
         precision: Precision::F64,
         kernel,
@@ -14,6 +14,7 @@ fn params(kernel: KernelName, l: u64, steps: u64, init: Init) -> Params {
         sites: l.pow(3),
         steps,
         init,
+        check: Check::Whole,
     }
 }
 
@@ -57,12 +58,23 @@ fn model_counts_each_pass_over_the_field() {
     );
 }
 
+/// Limits as lavapipe reports them (a 128 MiB binding, 8 storage buffers
+/// a kernel), with 1 GiB of device memory.
+fn lavapipe_like() -> Capabilities {
+    Capabilities {
+        max_workgroup_invocations: 256,
+        max_workgroup_storage: 16384,
+        max_storage_binding: 128 << 20,
+        max_buffer: 1 << 30,
+        max_storage_buffers: 8,
+        device_memory: Some(1 << 30),
+        ..Default::default()
+    }
+}
+
 #[test]
 fn sizes_and_layouts_are_checked() {
-    let caps = Capabilities {
-        max_workgroup_invocations: 256,
-        ..Default::default()
-    };
+    let caps = lavapipe_like();
     let ok = Request::default()
         .set("size", "small")
         .set("layout", "aos,aosoa-4");
@@ -79,6 +91,74 @@ fn sizes_and_layouts_are_checked() {
         Lbm.cases(&Request::default().set("layout", "aosoa-3"), &caps)
             .is_err()
     );
+}
+
+/// A field over a binding is split by groups of velocities, as few as fit;
+/// one that no split fits is refused before any work, naming the largest
+/// box that fits and why.
+#[test]
+fn large_fields_split_over_bindings_up_to_the_device_memory() {
+    let caps = lavapipe_like();
+    let groups = |l: u64, precision: Precision| {
+        let p = Params {
+            precision,
+            ..params(KernelName::Fused, l, 1, Init::Random)
+        };
+        fields(&p, p.sites, &caps).map(|g| (g.count(), g.per))
+    };
+    // 8 MiB a velocity at L = 128 in f32: 16 fit a binding, 19 need two.
+    assert_eq!(groups(128, Precision::F32).expect("f32"), (2, 10));
+    assert_eq!(groups(128, Precision::Df64).expect("df64"), (3, 7));
+    assert_eq!(groups(64, Precision::F64).expect("one"), (1, 19));
+    // Bindings: 2 x 4 + 1 = 9 over 8 at L = 160 in f64 (15.6 MiB a velocity).
+    assert!(matches!(
+        groups(160, Precision::F64),
+        Err(Error::OverLimit {
+            limit: "max_storage_buffers_per_shader_stage",
+            ..
+        })
+    ));
+    let refused = |caps: &Capabilities, size: &str, precision: Precision| {
+        let req = Request::default()
+            .set("size", size)
+            .precisions(&[precision]);
+        Lbm.cases(&req, caps).map(|_| ()).expect_err("refused").to_string()
+    };
+    let e = refused(&caps, "256", Precision::F32);
+    assert!(
+        e.contains("L = 256 in f32")
+            && e.contains("max_storage_buffers_per_shader_stage")
+            && e.contains("the largest box that fits is L = 168"),
+        "{e}"
+    );
+    let roomy = Capabilities {
+        max_storage_buffers: 64,
+        ..caps.clone()
+    };
+    let e = refused(&roomy, "256", Precision::F32);
+    assert!(e.contains("device memory") && e.contains("L = 185"), "{e}");
+    let e = refused(&roomy, "512", Precision::Df64);
+    assert!(
+        e.contains("max_storage_buffer_binding_size") && e.contains("L = 147"),
+        "{e}"
+    );
+    let req = Request::default()
+        .set("size", "185")
+        .precisions(&[Precision::F32]);
+    assert!(Lbm.cases(&req, &roomy).is_ok());
+    // Past a whole reference, the check is a sample after one step.
+    let big = Capabilities {
+        device_memory: Some(8 << 30),
+        ..roomy
+    };
+    let req = Request::default().set("size", "242");
+    assert!(Lbm.cases(&req, &big).is_ok());
+    let e = Lbm
+        .cases(&req.set("steps", "2"), &big)
+        .map(|_| ())
+        .expect_err("refused")
+        .to_string();
+    assert!(e.contains("sample"), "{e}");
 }
 
 /// Kernels sharing a start share its first collision and propagation, and
@@ -148,11 +228,7 @@ fn the_rows_form_needs_workgroups_of_whole_rows() {
 /// load form elsewhere; asked beside the form it resolves to, it runs once.
 #[test]
 fn auto_takes_rows_where_a_workgroup_is_one_row() {
-    let caps = Capabilities {
-        max_workgroup_invocations: 256,
-        max_workgroup_storage: 16384,
-        ..Default::default()
-    };
+    let caps = lavapipe_like();
     let pulls = |req: Request| -> Vec<(String, u32, Pull)> {
         Lbm.cases(&req.set("kernel", "propagate"), &caps)
             .expect("cases")

@@ -26,6 +26,7 @@ use super::{KernelName, Params, case_model, solve_metrics};
 use crate::app::{Case, Validation};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
+use crate::layout::Groups;
 use crate::precision::Precision;
 use crate::record::ResultRecord;
 use crate::runner::RunOptions;
@@ -257,8 +258,8 @@ impl<'a> Rank<'a> {
         });
         let recorded = Recorded::new(gpu, plan, &setup, parts)?;
         let (prog, ops, fields) = segments(recorded, p, d.split_axes());
-        let layout = plan.build.layout.with_ncomp(Field::Spinor.ncomp());
-        let refs: Vec<&wgpu::Buffer> = fields.iter().collect();
+        let layout = Groups::whole(plan.build.layout.with_ncomp(Field::Spinor.ncomp()));
+        let refs: Vec<&[wgpu::Buffer]> = fields.iter().map(std::slice::from_ref).collect();
         // Halo 2 axis serves D, 2 axis + 1 D^dagger (see `segments`).
         let halos = (0..d.split_axes())
             .flat_map(|axis| [(axis, 1), (axis, -1)])

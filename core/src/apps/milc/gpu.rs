@@ -15,10 +15,10 @@ use super::program::{Parts, Program, Step};
 use super::reference::{Inputs, Setup, lattice};
 use super::{KernelName, Params, case_model, solve_metrics};
 use crate::app::{Kernel, Model, Timestamps, Validation, one_pass_runs};
-use crate::apps::targetdp::Layout;
 use crate::error::{Error, Result};
 use crate::gpu::resources::check_size;
 use crate::gpu::{Capabilities, Gpu, Pipeline, dispatch_shape};
+use crate::layout::Layout;
 use crate::precision::Precision;
 use crate::scale::Part;
 

@@ -38,10 +38,10 @@ pub mod wilson;
 use std::collections::BTreeMap;
 
 use crate::app::{App, Case, CpuKernel, Kernel, ParamKind, ParamSpec, Request, wg_param};
-use crate::apps::targetdp::{self, Layout, LayoutName};
 use crate::choice;
 use crate::error::{Error, Result};
 use crate::gpu::{Capabilities, Gpu};
+use crate::layout::{self, Layout, LayoutName};
 use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
 use crate::scale::Part;
@@ -341,14 +341,14 @@ impl App for Milc {
                 kind: ParamKind::Choice(KernelName::NAMES),
                 default: "extract,extract-mul,shift,insert-mul,insert,axpy,dot,dslash,dslash-fused,cg",
             },
-            targetdp::layout_param("soa"),
+            layout::layout_param("soa"),
             ParamSpec {
                 name: "complex",
                 help: "how fields hold a complex: split (re and im as separate reals of the layout, as targetDP) or pairs (adjacent, one vector load: the CUDA port's layout); a comma list sweeps",
                 kind: ParamKind::Choice(Parts::NAMES),
                 default: "split",
             },
-            targetdp::vvl_param(),
+            layout::vvl_param(),
             wg_param("128"),
             order_param(
                 "block-y",
@@ -419,7 +419,7 @@ impl App for Milc {
     }
 
     fn sweep_defaults(&self) -> Vec<(&'static str, &'static str)> {
-        targetdp::sweep_defaults()
+        layout::sweep_defaults()
     }
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
@@ -547,6 +547,7 @@ impl App for Milc {
             let grid = crate::scale::Decomposition::plan_grid(["z", "t"], &[4, 4, 4, 8], 4, 1);
             if let Ok(d) = grid {
                 let spinor = Layout::new(name, 384, SPINOR as u32).with_width(parts.width());
+                let spinor = crate::layout::Groups::whole(spinor);
                 for (axis, mu) in [(0, 3), (1, 2)] {
                     let send = dist::halo_send(mu, 1);
                     specs.push(crate::scale::halo::spec(p, &spinor, &d, axis, &send));

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use super::codegen::{self, Build, Field, slot};
 use super::gpu::Plan;
 use super::reference::Setup;
-use crate::apps::targetdp::Layout;
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
+use crate::layout::Layout;
 use crate::scale::Part;
 
 /// Where a rank of a lattice split over ranks must leave the recorded

@@ -10,6 +10,9 @@ use crate::params::Choice;
 use crate::precision::Precision;
 use crate::shader::ShaderSpec;
 
+mod groups;
+pub use groups::Groups;
+
 /// Every layout as one comma list: the layout sweep.
 pub const ALL_LAYOUTS: &str = "aos,soa,aosoa-2,aosoa-4,aosoa-8,aosoa-16,aosoa-32";
 
