@@ -35,14 +35,34 @@ pub fn run(args: &ScalingArgs) -> Result<bool> {
     if curves.is_empty() {
         bail!("no scale-out records in these files (run them under mpirun)");
     }
+    print_table(&curves);
+    if let Some(path) = &args.plot {
+        draw(&curves, path)?;
+        eprintln!("scaling chart written to {}", path.display());
+    }
+    Ok(true)
+}
+
+/// The table: per curve and rank count the time of a run, the speed-up
+/// and efficiency over the best single-GPU run of the problem without MPI
+/// (where the files hold one; its kernel and time follow each curve),
+/// the efficiency against the curve's own fewest ranks (an MPI run, which
+/// pays the host-staged swap itself), and the exchange's and the whole
+/// decomposition's shares of a run.
+fn print_table(curves: &Curves) {
     println!(
-        "{:<7} {:<44} {:>5} {:>12} {:>11} {:>9} {:>10}",
-        "scaling", "case", "ranks", "run", "efficiency", "exchange", "comm."
+        "{:<7} {:<44} {:>5} {:>12} {:>8} {:>8} {:>9} {:>9} {:>6}",
+        "scaling", "case", "ranks", "run", "vs 1 GPU", "eff.", "eff. MPI", "exchange", "comm."
     );
-    for ((mode, case), points) in &curves {
+    let mut unbased = Vec::new();
+    for ((mode, case), points) in curves {
         for p in points {
+            let speedup = p.speedup(*mode).map_or("-".into(), |s| format!("{s:.2}x"));
+            let eff = p
+                .base_efficiency(*mode)
+                .map_or("-".into(), |e| format!("{:.0}%", 100.0 * e));
             println!(
-                "{:<7} {:<44} {:>5} {:>9.3} ms {:>10.0}% {:>8.0}% {:>9.0}%",
+                "{:<7} {:<44} {:>5} {:>9.3} ms {speedup:>8} {eff:>8} {:>8.0}% {:>8.0}% {:>5.0}%",
                 mode.name(),
                 case,
                 p.ranks,
@@ -52,12 +72,23 @@ pub fn run(args: &ScalingArgs) -> Result<bool> {
                 100.0 * p.comm_share()
             );
         }
+        match points.first().and_then(|p| p.base.as_ref()) {
+            Some(b) => println!(
+                "{:<7} {:<44} base: {} at {:.3} ms on one GPU without MPI",
+                "",
+                "",
+                b.label,
+                b.run_s * 1e3
+            ),
+            None => unbased.push(case.as_str()),
+        }
     }
-    if let Some(path) = &args.plot {
-        draw(&curves, path)?;
-        eprintln!("scaling chart written to {}", path.display());
+    if !unbased.is_empty() {
+        println!(
+            "note: no single-GPU run without MPI of {} among the files: \"eff. MPI\" is against the curve's fewest ranks; add a plain `skylight run` of the problem for the speed-up over one GPU",
+            unbased.join(", ")
+        );
     }
-    Ok(true)
 }
 
 /// One panel per scaling mode: time per run (solid) and its communication

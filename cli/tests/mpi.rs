@@ -195,6 +195,27 @@ fn one_two_and_four_ranks_agree_bit_for_bit() {
         assert_eq!(r["validation"]["passed"], true, "weak: {}", r["validation"]);
         assert_eq!(r["params"]["lattice"], "8x8x16");
     }
+    // The check of a field too large to gather (one step, on a sample each
+    // rank reads from its own slab): the same sample, the same bits, on 2
+    // slabs and a 2 x 2 grid.
+    let sampled = |np: usize, axes: &str| {
+        let mut args = vec!["--size", "8", "--kernel", "propagate,fused,step"];
+        args.extend(["--set", "check=sample", "--axes", axes]);
+        run(np, &dir, "lbm", &args)
+    };
+    let (slabs, grid) = (sampled(2, "1"), sampled(4, "2"));
+    for (a, b) in slabs.iter().zip(&grid) {
+        for r in [a, b] {
+            let detail = r["validation"]["detail"].as_str().expect("detail");
+            assert_eq!(r["validation"]["passed"], true, "{detail}");
+            assert!(detail.contains("a sample of"), "{detail}");
+        }
+        assert_eq!(
+            a["metrics"]["field_hash"], b["metrics"]["field_hash"],
+            "{}",
+            a["kernel"]
+        );
+    }
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -1,8 +1,13 @@
 //! Scaling curves: the scale-out records of one case (one record per rank
 //! count, as `mpirun -np N skylight run ... --json` writes them) put in
-//! order of ranks, with their parallel efficiency. `skylight scaling`
-//! prints and draws them; the desktop's Scaling view plots them. Pure data
-//! (no files, no threads), so the browser build has it too.
+//! order of ranks, with their parallel efficiency, and beside it the
+//! speed-up over the best single-GPU run of the same problem without MPI
+//! (its fastest kernel that does the same work: lbm's fused kernel for its
+//! two-pass step), where such a record is among the files: a curve's own
+//! first point pays the host-staged halo swap on one rank, so efficiency
+//! against it flatters the scale-out. `skylight scaling` prints and draws
+//! them; the desktop's Scaling view plots them. Pure data (no files, no
+//! threads), so the browser build has it too.
 
 use std::collections::BTreeMap;
 
@@ -20,15 +25,43 @@ pub struct Point {
     pub comm_s: f64,
     /// Of which the exchange between ranks alone, seconds.
     pub exchange_s: f64,
-    /// Parallel efficiency against the fewest ranks of the curve: T1 N1 /
-    /// (TN N) for strong scaling, T1 / TN for weak.
+    /// Parallel efficiency against the fewest ranks of the curve (an MPI
+    /// run): T1 N1 / (TN N) for strong scaling, T1 / TN for weak.
     pub efficiency: f64,
+    /// The best single-GPU run of the problem without MPI (for weak
+    /// scaling: of one rank's share), where the files hold one.
+    pub base: Option<Base>,
     /// Where the time of one run went (means, the slowest rank's), as
     /// the record has it.
     pub split: PhaseTimes,
 }
 
+/// A curve's single-GPU base: the fastest record without MPI of the same
+/// app, precision and problem whose kernel does the same work.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Base {
+    /// Its kernel and variant, e.g. `fused soa/vvl1/wg128`.
+    pub label: String,
+    /// Its median time of one run, seconds.
+    pub run_s: f64,
+}
+
 impl Point {
+    /// Speed-up over the single-GPU base (for weak scaling, the base's
+    /// time per rank's share over this point's): `None` without a base.
+    pub fn speedup(&self, mode: Scaling) -> Option<f64> {
+        let base = self.base.as_ref()?.run_s;
+        Some(match mode {
+            Scaling::Strong => base / self.run_s,
+            Scaling::Weak => base * self.ranks as f64 / self.run_s,
+        })
+    }
+
+    /// Efficiency against the single-GPU base: speed-up over ranks.
+    pub fn base_efficiency(&self, mode: Scaling) -> Option<f64> {
+        Some(self.speedup(mode)? / self.ranks as f64)
+    }
+
     /// The decomposition's share of the run (pack, transfer and the
     /// exchange, less the compute that hid them).
     pub fn comm_share(&self) -> f64 {
@@ -70,9 +103,54 @@ pub fn case_key(r: &ResultRecord, s: &ScaleOut) -> String {
     )
 }
 
-/// Groups scale-out records into curves, sorted by ranks; single-device
-/// records are left out.
-pub fn curves<'a>(records: impl IntoIterator<Item = &'a ResultRecord>) -> Curves {
+/// The problem a record solves, as its single-GPU base must: app, work
+/// (the kernel, or the class of kernels doing the same work), precision
+/// and the case's size parameters (for weak scaling, one rank's share).
+fn problem(r: &ResultRecord) -> String {
+    let c = &r.case;
+    let work = match (c.app.as_str(), c.kernel.as_str()) {
+        // One lattice Boltzmann step either way: collide then propagate.
+        ("lbm", "step" | "fused") => "step",
+        // M's Dslash, in MILC's five kernels or one pass.
+        ("milc", "dslash" | "dslash-fused") => "dslash",
+        (_, k) => k,
+    };
+    let t = match (c.uint("T"), &r.scale) {
+        (Ok(t), Some(s)) if s.scaling == Scaling::Weak => t / s.ranks.max(1) as u64,
+        (t, _) => t.unwrap_or(0),
+    };
+    let size = ["steps", "iterations"].map(|k| c.text(k));
+    format!(
+        "{}/{work} {} L={} T={t} {size:?}",
+        c.app,
+        c.precision,
+        c.text("L")
+    )
+}
+
+/// The fastest validated single-device record of each problem.
+fn bases<'a>(records: impl IntoIterator<Item = &'a ResultRecord>) -> BTreeMap<String, Base> {
+    let mut out: BTreeMap<String, Base> = BTreeMap::new();
+    for r in records {
+        if r.scale.is_some() || !r.validation.passed {
+            continue;
+        }
+        let b = Base {
+            label: format!("{} {}", r.case.kernel, r.case.variant),
+            run_s: r.stats.median,
+        };
+        let slot = out.entry(problem(r)).or_insert_with(|| b.clone());
+        if b.run_s < slot.run_s {
+            *slot = b;
+        }
+    }
+    out
+}
+
+/// Groups scale-out records into curves, sorted by ranks, each point with
+/// the single-GPU base of its problem where `records` hold one.
+pub fn curves<'a>(records: impl IntoIterator<Item = &'a ResultRecord> + Clone) -> Curves {
+    let bases = bases(records.clone());
     let mut out: Curves = BTreeMap::new();
     for r in records {
         let Some(s) = &r.scale else { continue };
@@ -84,6 +162,7 @@ pub fn curves<'a>(records: impl IntoIterator<Item = &'a ResultRecord>) -> Curves
                 comm_s: s.split.communication(),
                 exchange_s: s.split.exchange_s,
                 efficiency: 0.0,
+                base: bases.get(&problem(r)).cloned(),
                 split: s.split,
             });
     }
@@ -110,16 +189,27 @@ mod tests {
     use crate::timing::TimingMethod;
 
     fn record(scaling: Scaling, ranks: usize, run_s: f64) -> ResultRecord {
-        let case = Case::new("lbm", "step", "soa", Precision::F32).param("L", 8);
+        single("step", run_s, scaling, ranks)
+    }
+
+    /// A record of lbm's `kernel` at L = 8; over `ranks` ranks unless 0.
+    fn single(kernel: &str, run_s: f64, scaling: Scaling, ranks: usize) -> ResultRecord {
+        let case = Case::new("lbm", kernel, "soa", Precision::F32).param("L", 8);
         let mut r = ResultRecord::new(
             case,
             cpu_platform(),
             TimingMethod::WallClock,
             vec![run_s],
             Model::default(),
-            Validation::fail(String::new()),
+            Validation {
+                passed: true,
+                ..Validation::fail(String::new())
+            },
             BTreeMap::new(),
         );
+        if ranks == 0 {
+            return r;
+        }
         let global = scaling.global([8, 8, 8], ranks);
         r.scale = Some(ScaleOut {
             ranks,
@@ -187,5 +277,33 @@ mod tests {
             ]
         );
         assert!(c.values().all(|v| v.len() == 1 && v[0].efficiency == 1.0));
+    }
+
+    #[test]
+    fn the_base_is_the_best_single_gpu_run_of_the_same_work() {
+        let mut failed = single("fused", 0.1, Scaling::Strong, 0);
+        failed.validation.passed = false;
+        let records = [
+            record(Scaling::Strong, 1, 4.0),
+            record(Scaling::Strong, 2, 2.5),
+            record(Scaling::Weak, 2, 1.25),
+            single("step", 3.0, Scaling::Strong, 0),
+            single("fused", 2.0, Scaling::Strong, 0),
+            single("collide", 1.0, Scaling::Strong, 0),
+            failed,
+        ];
+        let c = curves(&records);
+        let strong = &c[&(Scaling::Strong, "lbm/step soa f32 L=8".to_string())];
+        let base = strong[1].base.as_ref().expect("a base");
+        assert_eq!((base.label.as_str(), base.run_s), ("fused soa", 2.0));
+        assert_eq!(strong[1].speedup(Scaling::Strong), Some(0.8));
+        assert_eq!(strong[1].base_efficiency(Scaling::Strong), Some(0.4));
+        assert_eq!(strong[1].efficiency, 0.8);
+        // Weak: each rank's share is the base's problem.
+        let weak = &c[&(Scaling::Weak, "lbm/step soa f32 L=8".to_string())];
+        assert_eq!(weak[0].speedup(Scaling::Weak), Some(2.0 * 2.0 / 1.25));
+        // No single-GPU record of a problem: no base.
+        let alone = curves(&records[..3]);
+        assert!(alone.values().flatten().all(|p| p.base.is_none()));
     }
 }

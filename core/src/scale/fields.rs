@@ -23,6 +23,32 @@ impl Decomposition {
         out
     }
 
+    /// Where global site `site` lives: the rank that owns it, and its site
+    /// in that rank's padded field.
+    pub fn locate(&self, site: usize) -> (usize, usize) {
+        let [inner, g2, _] = self.global3();
+        let [_, p2, _] = self.padded3();
+        let (i, j, k) = (site % inner, (site / inner) % g2, site / (inner * g2));
+        let (c2, j) = match &self.second {
+            Some(s) => (j / s.local, j % s.local + self.halo),
+            None => (0, j),
+        };
+        let rank = k / self.local * self.grid()[1] + c2;
+        (rank, ((k % self.local + self.halo) * p2 + j) * inner + i)
+    }
+
+    /// The site in a rank's padded field of its `o`-th owned site, in the
+    /// order of [`Self::owned`].
+    pub fn owned_site(&self, o: usize) -> usize {
+        let [inner, p2, _] = self.padded3();
+        let (lo2, n2) = match &self.second {
+            Some(s) => (self.halo, s.local),
+            None => (0, p2),
+        };
+        let (i, j, k) = (o % inner, (o / inner) % n2, o / (inner * n2));
+        ((k + self.halo) * p2 + lo2 + j) * inner + i
+    }
+
     /// The global field (logical order) from every rank's [`Self::owned`]
     /// values concatenated in rank order.
     pub fn assemble(&self, gathered: &[f64], reals: usize) -> Vec<f64> {
@@ -100,6 +126,21 @@ mod tests {
                 gathered.extend(owned);
             }
             assert_eq!(d.assemble(&gathered, 2), global, "{}", d.label());
+            // Every global site is found where its rank's field holds it,
+            // and the owned sites in the order `owned` gives them.
+            for rank in 0..d.ranks {
+                let padded = d.scatter(&global, rank, 2, false);
+                for site in 0..global.len() / 2 {
+                    let (owner, at) = d.locate(site);
+                    if owner == rank {
+                        assert_eq!(padded[2 * at + 1], global[2 * site + 1], "{}", d.label());
+                    }
+                }
+                let owned = d.owned(&padded, 2);
+                for o in 0..d.owned_sites() {
+                    assert_eq!(padded[2 * d.owned_site(o)], owned[2 * o], "{}", d.label());
+                }
+            }
         }
         // With halos: the site below rank 0's first owned plane wraps to
         // the last global plane; along y too on a grid.

@@ -39,9 +39,14 @@ impl Sample {
     /// [`SAMPLE_SITES`] random sites) and its reference after one step of
     /// `kernel`.
     pub fn new(start: &Start, kernel: KernelName) -> Sample {
+        Sample::drawn(start, kernel, &mut fresh_rng())
+    }
+
+    /// [`Sample::new`] with its sites drawn from `rng` (the ranks of a
+    /// scale-out run draw the same ones).
+    pub fn drawn(start: &Start, kernel: KernelName, rng: &mut rand_pcg::Pcg64) -> Sample {
         let b = &start.lattice;
         let [nx, ny, nz] = b.n;
-        let mut rng = fresh_rng();
         let corners = (0..8).map(|c| {
             let pick = |bit: usize, n: usize| if c >> bit & 1 == 1 { n - 1 } else { 0 };
             pick(0, nx) + nx * (pick(1, ny) + ny * pick(2, nz))
@@ -73,7 +78,7 @@ impl Sample {
 }
 
 /// Velocity `q` of `site` in the field's buffers (NaN past a short buffer).
-fn value(groups: &Groups, p: Precision, parts: &[&[u8]], site: usize, q: usize) -> f64 {
+pub(super) fn value(groups: &Groups, p: Precision, parts: &[&[u8]], site: usize, q: usize) -> f64 {
     let (g, c) = groups.locate(q as u32);
     let width = p.real_bytes() as usize;
     let at = groups.group(g).index(site as u32, c) * width;

@@ -17,9 +17,10 @@ use std::collections::BTreeMap;
 
 use rand::SeedableRng;
 
+use super::check::{self, Sample};
 use super::d3q19::{self, Box3, NVEL};
 use super::gpu::Lattice;
-use super::{KernelName, Params, Setup, fields, model};
+use super::{Check, KernelName, Params, Setup, fields, model};
 use crate::app::{Case, Validation};
 use crate::error::Result;
 use crate::gpu::Gpu;
@@ -106,6 +107,9 @@ struct Rank<'a> {
     current: usize,
     /// Kernels a run applies (each writes the other buffer).
     kernels: usize,
+    /// The global sites checked, where the field is checked on a sample:
+    /// each rank reports those it owns and its share of the totals.
+    sample: Option<Vec<usize>>,
 }
 
 /// The parts of a slab the lattice's kernels are built for besides the
@@ -197,7 +201,7 @@ impl<'a> Rank<'a> {
         d: &'a Decomposition,
         params: &Params,
         setup: &Setup,
-        overlap: bool,
+        (overlap, sample): (bool, Option<Vec<usize>>),
     ) -> Result<Rank<'a>> {
         let padded = d.padded();
         let padded = Box3 {
@@ -240,6 +244,7 @@ impl<'a> Rank<'a> {
             lattice,
             ops,
             current: 0,
+            sample,
         })
     }
 }
@@ -254,13 +259,40 @@ impl Slab for Rank<'_> {
         Ok(())
     }
 
-    /// The planes this rank owns, logical order, as little-endian f64s.
+    /// The planes this rank owns, logical order, as little-endian f64s;
+    /// where the field is checked on a sample, this rank's share of it
+    /// instead ([`Rank::share`]).
     async fn owned(&self) -> Result<Vec<u8>> {
         let buffers: Vec<&wgpu::Buffer> = self.lattice.0.buffers[self.current].iter().collect();
         let raw = self.gpu.read_buffers(&buffers).await?;
         let raw: Vec<&[u8]> = raw.iter().map(Vec::as_slice).collect();
+        if let Some(sites) = &self.sample {
+            return Ok(to_bytes(&self.share(sites, &raw)));
+        }
         let field = self.lattice.0.groups.decode(self.precision, &raw);
         Ok(to_bytes(&self.d.owned(&field, NVEL)))
+    }
+}
+
+impl Rank<'_> {
+    /// This rank's part of a sampled check, of a length every rank agrees
+    /// on, so that rank 0 sums the parts: the mass and momentum of the sites
+    /// it owns, then the distributions of each sampled site, zero where
+    /// another rank owns it (each site has one owner, so the sum is its
+    /// value, and an unwritten NaN stays NaN).
+    fn share(&self, sites: &[usize], raw: &[&[u8]]) -> Vec<f64> {
+        let (groups, p, me) = (&self.lattice.0.groups, self.precision, self.comm.rank());
+        let at = |site, q| check::value(groups, p, raw, site, q);
+        let (m, j) = d3q19::totals_by(self.d.owned_sites(), |o, q| at(self.d.owned_site(o), q));
+        let mut out = vec![m, j[0], j[1], j[2]];
+        out.extend(crate::parallel::par_map(sites.len() * NVEL, |i| match self
+            .d
+            .locate(sites[i / NVEL])
+        {
+            (rank, local) if rank == me => at(local, i % NVEL),
+            _ => 0.0,
+        }));
+        out
     }
 }
 
@@ -281,13 +313,18 @@ async fn run(
     let n = [d.global[0], d.global[1], d.global[2]];
     let mut rng = rand_pcg::Pcg64::seed_from_u64(SEED);
     let setup = Setup::on(n, &params, params.precision, &mut rng);
-    let mut rank = Rank::new(gpu, comm, d, &params, &setup, mode.overlap).await?;
+    let sample = (params.check == Check::Sample)
+        .then(|| Sample::drawn(&setup.start, params.kernel, &mut rng));
+    let sites = sample.as_ref().map(|s| s.sites.clone());
+    let mut rank = Rank::new(gpu, comm, d, &params, &setup, (mode.overlap, sites)).await?;
     let measured = measure(&mut rank, comm, opts).await?;
     let Some(bytes) = &measured.gathered else {
         return Ok(None);
     };
-    let got = d.assemble(&from_bytes(bytes), NVEL);
-    let (validation, metrics) = check(&setup, &params, &got);
+    let (validation, metrics) = match &sample {
+        Some(sample) => check_sample(&setup, &params, sample, &from_bytes(bytes)),
+        None => check(&setup, &params, &d.assemble(&from_bytes(bytes), NVEL)),
+    };
     let sites = setup.start.lattice.sites() as u64;
     let case = params
         .case()
@@ -314,7 +351,48 @@ async fn run(
 /// on different rank counts can be compared exactly.
 fn check(setup: &Setup, params: &Params, got: &[f64]) -> (Validation, BTreeMap<String, f64>) {
     let want = setup.expected();
-    let mut v = setup.check(got, &want, params.precision);
+    let v = setup.check(got, &want, params.precision);
+    let v = same_bits(v, params, got, &want);
+    let (m0, _) = setup.start.f0_totals;
+    let (m1, _) = d3q19::totals(got);
+    let metrics = BTreeMap::from([
+        ("mass_relative_change".to_string(), (m1 - m0) / m0),
+        ("field_hash".to_string(), field_hash(got)),
+    ]);
+    (v, metrics)
+}
+
+/// [`check`] of a field checked on a sample: `parts`, every rank's
+/// [`Rank::share`] in rank order, summed into the whole field's totals and
+/// the sampled sites' distributions. The hash is of the sample's bits.
+fn check_sample(
+    setup: &Setup,
+    params: &Params,
+    sample: &Sample,
+    parts: &[f64],
+) -> (Validation, BTreeMap<String, f64>) {
+    let len = 4 + sample.want.len();
+    let mut sum = vec![0.0; len];
+    for part in parts.chunks_exact(len) {
+        for (s, v) in sum.iter_mut().zip(part) {
+            *s += v;
+        }
+    }
+    let (totals, got) = ((sum[0], [sum[1], sum[2], sum[3]]), &sum[4..]);
+    let scope = Some(sample.describe(setup.start.lattice.sites()));
+    let v = setup.check_totals((got, &sample.want), params.precision, totals, scope);
+    let v = same_bits(v, params, got, &sample.want);
+    let (m0, _) = setup.start.f0_totals;
+    let metrics = BTreeMap::from([
+        ("mass_relative_change".to_string(), (totals.0 - m0) / m0),
+        ("field_hash".to_string(), field_hash(got)),
+    ]);
+    (v, metrics)
+}
+
+/// `v` and, for propagation (which only moves values), `got`'s bits
+/// against `want`'s.
+fn same_bits(mut v: Validation, params: &Params, got: &[f64], want: &[f64]) -> Validation {
     if params.kernel == KernelName::Propagate {
         let differ = got
             .iter()
@@ -333,13 +411,7 @@ fn check(setup: &Setup, params: &Params, got: &[f64]) -> (Validation, BTreeMap<S
             ),
         });
     }
-    let (m0, _) = setup.start.f0_totals;
-    let (m1, _) = d3q19::totals(got);
-    let metrics = BTreeMap::from([
-        ("mass_relative_change".to_string(), (m1 - m0) / m0),
-        ("field_hash".to_string(), field_hash(got)),
-    ]);
-    (v, metrics)
+    v
 }
 
 #[cfg(test)]

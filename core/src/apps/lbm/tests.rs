@@ -122,7 +122,10 @@ fn large_fields_split_over_bindings_up_to_the_device_memory() {
         let req = Request::default()
             .set("size", size)
             .precisions(&[precision]);
-        Lbm.cases(&req, caps).map(|_| ()).expect_err("refused").to_string()
+        Lbm.cases(&req, caps)
+            .map(|_| ())
+            .expect_err("refused")
+            .to_string()
     };
     let e = refused(&caps, "256", Precision::F32);
     assert!(
