@@ -40,6 +40,11 @@ pub fn print_adapters(adapters: &[AdapterEntry]) {
             a.caps.max_workgroup_invocations,
             a.caps.max_workgroups_per_dim
         );
+        let memory = a.caps.device_memory.map_or("not reported".into(), mib);
+        println!(
+            "    storage buffers/kernel {}, device memory {memory}",
+            a.caps.max_storage_buffers
+        );
         if a.caps.subgroups {
             println!(
                 "    subgroup size {}..{}",

@@ -187,11 +187,10 @@ pub fn describe(index: Option<usize>, adapter: &wgpu::Adapter) -> AdapterEntry {
             driver_info: i.driver_info,
             df64: None,
         },
-        caps: Capabilities::from_adapter(
-            adapter.features(),
-            &adapter.limits(),
-            &adapter.get_info(),
-        ),
+        caps: Capabilities {
+            device_memory: super::memory::device_local_bytes(adapter),
+            ..Capabilities::from_adapter(adapter.features(), &adapter.limits(), &adapter.get_info())
+        },
     }
 }
 

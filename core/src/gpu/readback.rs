@@ -50,7 +50,9 @@ impl Staging {
 
 /// Copies `buffers` to the host and returns `f` of their bytes, read in
 /// place from the mapped staging buffer (taken from `staging` and put back
-/// when it is given).
+/// when it is given). Buffers that together pass the device's
+/// `max_buffer_size` (a lattice field split over several buffers) are read
+/// through several staging buffers, the first of them the kept one.
 pub async fn read_with<T>(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
@@ -58,39 +60,65 @@ pub async fn read_with<T>(
     buffers: &[&wgpu::Buffer],
     f: impl FnOnce(&[&[u8]]) -> T,
 ) -> Result<T> {
-    let mut starts = Vec::with_capacity(buffers.len());
-    let mut len = 0;
-    for b in buffers {
-        starts.push(len);
-        len += b.size().div_ceil(ALIGN) * ALIGN;
-    }
-    let len = len.max(ALIGN);
-    let buffer = match staging {
-        Some(s) => s.take(device, len),
-        None => Staging::default().take(device, len),
-    };
+    let sizes: Vec<u64> = buffers.iter().map(|b| b.size()).collect();
+    let (bins, place) = bins(&sizes, device.limits().max_buffer_size);
+    let fresh = Staging::default();
+    let stages: Vec<wgpu::Buffer> = bins
+        .iter()
+        .enumerate()
+        .map(|(i, &len)| match (i, staging) {
+            (0, Some(s)) => s.take(device, len),
+            _ => fresh.take(device, len),
+        })
+        .collect();
     let mut enc = device.create_command_encoder(&Default::default());
-    for (b, &at) in buffers.iter().zip(&starts) {
-        enc.copy_buffer_to_buffer(b, 0, &buffer, at, b.size());
+    for (b, &(bin, at)) in buffers.iter().zip(&place) {
+        enc.copy_buffer_to_buffer(b, 0, &stages[bin], at, b.size());
     }
     queue.submit([enc.finish()]);
-    resources::map_range(device, &buffer, wgpu::MapMode::Read, 0..len).await?;
+    for (stage, &len) in stages.iter().zip(&bins) {
+        resources::map_range(device, stage, wgpu::MapMode::Read, 0..len).await?;
+    }
     let out = {
-        let view = buffer
-            .get_mapped_range(0..len)
+        let views = stages
+            .iter()
+            .zip(&bins)
+            .map(|(stage, &len)| stage.get_mapped_range(0..len))
+            .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| Error::Device(format!("mapped range: {e}")))?;
         let parts: Vec<&[u8]> = buffers
             .iter()
-            .zip(&starts)
-            .map(|(b, &at)| &view[at as usize..(at + b.size()) as usize])
+            .zip(&place)
+            .map(|(b, &(bin, at))| &views[bin][at as usize..(at + b.size()) as usize])
             .collect();
         f(&parts)
     };
-    buffer.unmap();
-    if let Some(s) = staging {
-        s.keep(buffer);
+    for (i, stage) in stages.into_iter().enumerate() {
+        stage.unmap();
+        if let (0, Some(s)) = (i, staging) {
+            s.keep(stage);
+        }
     }
     Ok(out)
+}
+
+/// How buffers of `sizes` bytes are read through staging buffers of at
+/// most `max` bytes (where one buffer fits): each staging buffer's length,
+/// and each buffer's (staging buffer, start).
+fn bins(sizes: &[u64], max: u64) -> (Vec<u64>, Vec<(usize, u64)>) {
+    let mut lens: Vec<u64> = vec![0];
+    let mut place = Vec::with_capacity(sizes.len());
+    for &size in sizes {
+        let size = size.div_ceil(ALIGN) * ALIGN;
+        let last = lens.len() - 1;
+        if lens[last] > 0 && lens[last] + size > max {
+            lens.push(0);
+        }
+        let bin = lens.len() - 1;
+        place.push((bin, lens[bin]));
+        lens[bin] += size;
+    }
+    (lens.into_iter().map(|l| l.max(ALIGN)).collect(), place)
 }
 
 /// Copies `buffers` to the host and returns their bytes (owned copies).
@@ -105,4 +133,19 @@ pub async fn read_buffers(
 /// Owned copies of the bytes of a read.
 pub fn owned(parts: &[&[u8]]) -> Vec<Vec<u8>> {
     parts.iter().map(|p| p.to_vec()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_past_the_buffer_limit_take_several_staging_buffers() {
+        let (lens, place) = bins(&[100, 300], 4096);
+        assert_eq!((lens, place), (vec![768], vec![(0, 0), (0, 256)]));
+        let (lens, place) = bins(&[1000, 1000, 1000, 10], 2048);
+        assert_eq!(lens, vec![2048, 1280]);
+        assert_eq!(place, vec![(0, 0), (0, 1024), (1, 0), (1, 1024)]);
+        assert_eq!(bins(&[], 2048).0, vec![256]);
+    }
 }

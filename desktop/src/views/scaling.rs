@@ -57,10 +57,15 @@ struct Shown {
     color: Color32,
     shape: MarkerShape,
     /// Per point, in ranks order: time per run and its communication part
-    /// (log2 ranks, log10 ms), and the efficiency (log2 ranks, fraction).
+    /// (log2 ranks, log10 ms), and the efficiency (log2 ranks, fraction)
+    /// against the curve's fewest ranks (an MPI run) and, where its run is
+    /// loaded, against the best single-GPU run without MPI.
     run: Vec<PlotPoint>,
     comm: Vec<PlotPoint>,
     efficiency: Vec<PlotPoint>,
+    base_efficiency: Vec<PlotPoint>,
+    /// The scaling mode (speed-ups over one GPU read it).
+    mode: Scaling,
     /// Hover text of each of `points`.
     hover: Vec<String>,
     points: Vec<Point>,
@@ -113,6 +118,15 @@ impl Scene {
                         .iter()
                         .map(|p| PlotPoint::new(rank_x(p.ranks), p.efficiency))
                         .collect(),
+                    base_efficiency: c
+                        .points
+                        .iter()
+                        .filter_map(|p| {
+                            let e = p.base_efficiency(choice.mode)?;
+                            Some(PlotPoint::new(rank_x(p.ranks), e))
+                        })
+                        .collect(),
+                    mode: choice.mode,
                     hover: c
                         .points
                         .iter()
@@ -133,7 +147,7 @@ impl Scene {
         );
         let top_efficiency = shown
             .iter()
-            .flat_map(|s| s.efficiency.iter().map(|p| p.y))
+            .flat_map(|s| s.efficiency.iter().chain(&s.base_efficiency).map(|p| p.y))
             .fold(1.0, f64::max);
         Scene {
             shown,
@@ -187,8 +201,17 @@ fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
 /// What hovering a point of `curve` (its full name) says.
 fn hover_text(curve: &str, mode: Scaling, p: &Point) -> String {
     let t = p.split;
+    let base = match (&p.base, p.speedup(mode), p.base_efficiency(mode)) {
+        (Some(b), Some(s), Some(e)) => format!(
+            "{s:.2}x one GPU without MPI ({}, {} ms): efficiency {:.0}%\n",
+            b.label,
+            scaling::ms(b.run_s),
+            e * 100.0
+        ),
+        _ => "no single-GPU run without MPI loaded\n".to_string(),
+    };
     format!(
-        "{curve} ({} scaling)\n{} ranks: {} ms per run, efficiency {:.0}%\n\
+        "{curve} ({} scaling)\n{base}{} ranks: {} ms per run, efficiency {:.0}% against the fewest ranks\n\
          compute {} ms (hidden behind the swap {} ms)\n\
          pack {} ms, transfer {} ms, exchange {} ms\n\
          communication {} ms, {:.0}% of the run",
@@ -377,7 +400,9 @@ fn time_plot(ui: &mut egui::Ui, scene: &Scene, height: f32) {
     });
 }
 
-/// Parallel efficiency against ranks, the ideal at 100%.
+/// Parallel efficiency against ranks, the ideal at 100%: against the best
+/// single-GPU run without MPI (solid, where loaded) and against the
+/// curve's fewest ranks (dashed).
 fn efficiency_plot(ui: &mut egui::Ui, scene: &Scene, height: f32) {
     rank_plot("scaling-efficiency", scene, height, "parallel efficiency")
         .y_grid_spacer(|g: GridInput| scaling::percent_marks(g.bounds))
@@ -402,8 +427,12 @@ fn efficiency_plot(ui: &mut egui::Ui, scene: &Scene, height: f32) {
             );
             for s in scene.visible() {
                 let e = s.efficiency.as_slice();
-                pui.line(Line::new(s.name.as_str(), e).color(s.color).width(2.0));
-                pui.points(points(s, e, true));
+                let mpi = Line::new(s.name.as_str(), e).color(s.color);
+                pui.line(mpi.width(1.0).style(LineStyle::dashed_dense()));
+                pui.points(points(s, e, false));
+                let b = s.base_efficiency.as_slice();
+                pui.line(Line::new(s.name.as_str(), b).color(s.color).width(2.0));
+                pui.points(points(s, b, true));
             }
         });
 }
@@ -420,7 +449,7 @@ fn points<'a>(s: &Shown, at: &'a [PlotPoint], filled: bool) -> Points<'a> {
 /// One row per point of every shown curve: ranks, run, efficiency and the
 /// phase split of one run, in ms.
 fn table(ui: &mut egui::Ui, scene: &Scene) {
-    const HEADS: [(&str, &str); 10] = [
+    const HEADS: [(&str, &str); 12] = [
         (
             "curve",
             "the curve's name, less the words every curve shares",
@@ -431,8 +460,13 @@ fn table(ui: &mut egui::Ui, scene: &Scene) {
             "median time of one run; the phases are means per run, the slowest rank's",
         ),
         (
-            "efficiency",
-            "strong: T1 N1 / (TN N); weak: T1 / TN (against the fewest ranks)",
+            "vs 1 GPU",
+            "speed-up over the best single-GPU run of the problem without MPI (weak: of one rank's share, times ranks), where its file is loaded",
+        ),
+        ("eff. 1 GPU", "that speed-up over ranks"),
+        (
+            "eff. MPI",
+            "strong: T1 N1 / (TN N); weak: T1 / TN, against the curve's fewest ranks (an MPI run, which pays the host-staged swap itself)",
         ),
         (
             "compute",
@@ -466,7 +500,7 @@ fn table(ui: &mut egui::Ui, scene: &Scene) {
                         for (i, p) in s.points.iter().enumerate() {
                             let name = if i == 0 { s.name.as_str() } else { "" };
                             ui.label(RichText::new(name).color(s.color).strong());
-                            row(ui, p);
+                            row(ui, p, s.mode);
                             ui.end_row();
                         }
                     }
@@ -475,11 +509,14 @@ fn table(ui: &mut egui::Ui, scene: &Scene) {
 }
 
 /// The numbers of one point, right-aligned by a monospace font.
-fn row(ui: &mut egui::Ui, p: &Point) {
+fn row(ui: &mut egui::Ui, p: &Point, mode: Scaling) {
     let t = p.split;
     let cells = [
         format!("{:>4}", p.ranks),
         format!("{:>7}", scaling::ms(p.run_s)),
+        p.speedup(mode).map_or("-".into(), |s| format!("{s:>5.2}x")),
+        p.base_efficiency(mode)
+            .map_or("-".into(), |e| format!("{:>4.0}%", e * 100.0)),
         format!("{:>4.0}%", p.efficiency * 100.0),
         format!("{:>7}", scaling::ms(t.compute_s)),
         format!("{:>7}", scaling::ms(t.overlap_s)),
