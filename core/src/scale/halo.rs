@@ -10,8 +10,6 @@
 //! cost more than the swap itself on the lent GPU machines, whose memory is
 //! faulted in from the hypervisor page by page.
 
-use std::cell::RefCell;
-
 use web_time::Instant;
 
 use super::{Comm, Decomposition};
@@ -156,11 +154,11 @@ pub struct HaloPlanes {
     recv: wgpu::Buffer,
     /// Where the packed planes are read back (mapped for the exchange).
     readback: wgpu::Buffer,
-    /// What arrived, on its way up (a mapped write instead of
-    /// `Queue::write_buffer`, which stages through fresh memory each time).
+    /// Where the neighbours' planes arrive, mapped for writing while the
+    /// ranks swap, so that MPI receives straight into memory the GPU copies
+    /// from (no host copy, and no `Queue::write_buffer`, which stages
+    /// through fresh memory each time).
     upload: wgpu::Buffer,
-    /// Where the neighbours' planes arrive on the host.
-    arrived: RefCell<Vec<u8>>,
     /// Bytes of one side's planes.
     side_bytes: usize,
     dispatch: (u32, u32),
@@ -238,7 +236,6 @@ impl HaloPlanes {
             recv,
             readback,
             upload,
-            arrived: RefCell::new(vec![0; bytes as usize]),
             side_bytes: bytes as usize / 2,
         })
     }
@@ -259,10 +256,11 @@ impl HaloPlanes {
     }
 
     /// After submission `done`, holding [`HaloPlanes::encode_pack`], is
-    /// done (its readback mapped by [`HaloPlanes::readback`]): swaps the
-    /// planes with the neighbours and writes what arrived to the upload
-    /// buffer. Returns the seconds spent in the swap between ranks
-    /// (neighbours' waits included) and in writing the upload buffer.
+    /// done (its readback mapped by [`HaloPlanes::readback`]): maps the
+    /// upload buffer and swaps the planes with the neighbours, sending from
+    /// the mapped readback and receiving into the mapped upload buffer.
+    /// Returns the seconds spent in the swap between ranks (neighbours'
+    /// waits included) and in mapping the upload buffer.
     pub async fn exchange(
         &self,
         gpu: &Gpu,
@@ -270,29 +268,37 @@ impl HaloPlanes {
         done: wgpu::SubmissionIndex,
     ) -> Result<(f64, f64)> {
         let t0 = Instant::now();
-        {
-            let mut arrived = self.arrived.borrow_mut();
-            let sent = self
-                .readback
-                .get_mapped_range(..)
-                .map_err(|e| Error::Device(format!("halo readback: {e}")))?;
-            let (to_lo, to_hi) = sent.split_at(self.side_bytes);
-            let (from_lo, from_hi) = arrived.split_at_mut(self.side_bytes);
-            comm.exchange(self.axis, to_lo, to_hi, from_lo, from_hi)?;
-        }
-        self.readback.unmap();
-        let t1 = Instant::now();
         // The last upload's copy was submitted before `done`: this map
         // does not wait for the GPU, nor for work submitted after `done`.
         gpu.map_after(&self.upload, wgpu::MapMode::Write, done)
             .await?;
-        self.upload
-            .get_mapped_range_mut(..)
-            .map_err(|e| Error::Device(format!("halo upload: {e}")))?
-            .slice(..)
-            .copy_from_slice(&self.arrived.borrow());
+        let t1 = Instant::now();
+        {
+            let sent = self
+                .readback
+                .get_mapped_range(..)
+                .map_err(|e| Error::Device(format!("halo readback: {e}")))?;
+            let mut arrived = self
+                .upload
+                .get_mapped_range_mut(..)
+                .map_err(|e| Error::Device(format!("halo upload: {e}")))?;
+            let mut view = arrived.slice(..);
+            let len = view.len();
+            // SAFETY: the mapped range is `len` bytes, valid and ours alone
+            // until the unmap below (`arrived` borrows the buffer until
+            // then). wgpu hands mapped writes out as `WriteOnly` because
+            // the memory may be write-combined, where reads are slow; a
+            // receive buffer is only written by MPI, never read.
+            #[allow(unsafe_code)]
+            let recv: &mut [u8] =
+                unsafe { std::slice::from_raw_parts_mut(view.as_raw_element_ptr().as_ptr(), len) };
+            let (to_lo, to_hi) = sent.split_at(self.side_bytes);
+            let (from_lo, from_hi) = recv.split_at_mut(self.side_bytes);
+            comm.exchange(self.axis, to_lo, to_hi, from_lo, from_hi)?;
+        }
+        self.readback.unmap();
         self.upload.unmap();
-        Ok(((t1 - t0).as_secs_f64(), t1.elapsed().as_secs_f64()))
+        Ok((t1.elapsed().as_secs_f64(), (t1 - t0).as_secs_f64()))
     }
 
     /// The buffer [`HaloPlanes::encode_pack`] copies the planes to: map it
