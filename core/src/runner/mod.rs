@@ -195,6 +195,7 @@ pub struct Runner<'a> {
     platform: Platform<'a>,
     opts: RunOptions,
     strict: bool,
+    done: Vec<Case>,
 }
 
 impl<'a> Runner<'a> {
@@ -205,7 +206,16 @@ impl<'a> Runner<'a> {
             platform,
             opts,
             strict: true,
+            done: Vec::new(),
         }
+    }
+
+    /// Leaves out the cases whose records an earlier, stopped run already
+    /// holds (`done`: their records' cases), so a run resumes where it
+    /// stopped.
+    pub fn resuming(mut self, done: Vec<Case>) -> Runner<'a> {
+        self.done = done;
+        self
     }
 
     /// Lists the cases of a precision the platform lacks as unsupported
@@ -227,17 +237,7 @@ impl<'a> Runner<'a> {
         progress: &mut dyn FnMut(Progress<'_>),
         stop: &dyn Fn() -> bool,
     ) -> Result<Vec<Outcome>> {
-        let cpu_caps = cpu_capabilities();
-        let (caps, req) = match &self.platform {
-            Platform::Gpu(gpu) => (&gpu.caps, req.clone()),
-            Platform::Cpu => (&cpu_caps, req.clone().precisions(&[Precision::F64])),
-            Platform::External { caps, .. } => (*caps, req.clone()),
-        };
-        let planned = plan(app, &req, caps, self.strict)?;
-        let Plan { cases, mut skipped } = match self.platform {
-            Platform::Cpu => cpu_plan(app, planned),
-            _ => planned,
-        };
+        let Plan { cases, mut skipped } = self.plan(app, req)?;
         for o in &skipped {
             progress(Progress::Finish(o));
         }
@@ -264,6 +264,28 @@ impl<'a> Runner<'a> {
             gpu.end_request();
         }
         Ok(skipped)
+    }
+
+    /// The cases [`Runner::run`] would run of `req` for `app`, less those
+    /// of a resumed run, and those the platform cannot run.
+    pub fn plan(&self, app: &dyn App, req: &crate::app::Request) -> Result<Plan> {
+        let cpu_caps = cpu_capabilities();
+        let (caps, req) = match &self.platform {
+            Platform::Gpu(gpu) => (&gpu.caps, req.clone()),
+            Platform::Cpu => (&cpu_caps, req.clone().precisions(&[Precision::F64])),
+            Platform::External { caps, .. } => (*caps, req.clone()),
+        };
+        let planned = plan(app, &req, caps, self.strict)?;
+        let mut planned = match self.platform {
+            Platform::Cpu => cpu_plan(app, planned),
+            _ => planned,
+        };
+        let recorded = |c: &Case| match self.platform {
+            Platform::Cpu => cpu::recorded_case(app, c),
+            _ => c.clone(),
+        };
+        planned.cases.retain(|c| !self.done.contains(&recorded(c)));
+        Ok(planned)
     }
 }
 
@@ -586,5 +608,36 @@ mod tests {
         );
         let stopped = ready(cpu.run(&Su3, &one_mapping(), &mut |_| {}, &|| true)).expect("run");
         assert!(stopped.is_empty());
+    }
+
+    /// A resumed run leaves out the cases its records hold, matched as the
+    /// platform records them (the CPU reference platform keeps only the
+    /// parameters it honours).
+    #[test]
+    fn resuming_leaves_out_the_recorded_cases() {
+        let caps = no_f64();
+        let mut never = |case: &Case| panic!("ran {}", case.label());
+        let external = |run| Platform::External { caps: &caps, run };
+        let all = Runner::new(external(&mut never), RunOptions::default())
+            .plan(&Su3, &one_mapping())
+            .expect("plan");
+        let (first, second) = (all.cases[0].clone(), all.cases[1].clone());
+        let mut never = |case: &Case| panic!("ran {}", case.label());
+        let resumed = Runner::new(external(&mut never), RunOptions::default())
+            .resuming(vec![first])
+            .plan(&Su3, &one_mapping())
+            .expect("plan");
+        assert_eq!(resumed.cases, [second]);
+        let cpu = Runner::new(Platform::Cpu, RunOptions::default());
+        let case = cpu.plan(&Su3, &one_mapping()).expect("plan").cases[0].clone();
+        let recorded = cpu::recorded_case(&Su3, &case);
+        assert_ne!(recorded, case, "the CPU record drops parameters");
+        let cpu = cpu.resuming(vec![recorded]);
+        assert!(
+            cpu.plan(&Su3, &one_mapping())
+                .expect("plan")
+                .cases
+                .is_empty()
+        );
     }
 }
