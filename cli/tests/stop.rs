@@ -233,7 +233,8 @@ fn ctrl_c_lets_an_isolated_case_finish() {
     assert!(cases_left(&err) >= 1, "{err}");
 }
 
-/// A resumed file that cannot be read is refused before any case runs.
+/// A resumed file that cannot be read is refused before any case runs, and
+/// `stats`, which writes no result file, refuses `--resume`.
 #[test]
 fn a_missing_resume_file_is_refused_before_any_case() {
     let started = Instant::now();
@@ -244,6 +245,12 @@ fn a_missing_resume_file_is_refused_before_any_case() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("/no/such/file.json"), "{err}");
+    let o = Command::new(env!("CARGO_BIN_EXE_skylight"))
+        .args(["stats", "stream", "--resume", "/no/such/file.json"])
+        .output()
+        .expect("skylight runs");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--resume applies to run"));
     assert!(started.elapsed() < Duration::from_secs(20));
 }
 
