@@ -217,6 +217,37 @@ fn a_second_signal_exits_at_once() {
     assert_eq!(names, ["p.json"]);
 }
 
+/// With `--isolate`, a case whose process dies (here killed outright, as a
+/// driver crash would end it) fails alone: every other case is kept.
+#[test]
+fn a_crashed_isolated_case_loses_no_other_case() {
+    let json = scratch("crash").join("p.json");
+    let run = start(&strs(&stream_run(&json, 1 << 20, 5, &["--isolate"])), false);
+    run.first_row();
+    // The next case's process, as soon as it is started.
+    let children = format!("/proc/{0}/task/{0}/children", run.child.id());
+    let deadline = Instant::now() + PATIENCE;
+    let case = loop {
+        let text = std::fs::read_to_string(&children).expect("the children of the run");
+        if let Some(pid) = text.split_whitespace().next() {
+            break pid.to_string();
+        }
+        assert!(Instant::now() < deadline, "no case process started");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let status = Command::new("kill").args(["-KILL", &case]).status();
+    assert!(status.expect("kill runs").success());
+    let (status, rows, err) = run.wait();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("1 kernel(s) failed validation or errored"),
+        "{err}"
+    );
+    let file = ResultFile::load(&json).expect("a valid result file");
+    assert!(rows >= 3, "{rows} rows: {err}");
+    assert_eq!(file.records.len(), rows - 1, "{err}");
+}
+
 /// With `--isolate`, Ctrl-C in a terminal (SIGINT to the whole foreground
 /// group) leaves the case's own process to finish: no case is lost to it.
 #[test]
