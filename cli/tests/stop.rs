@@ -2,6 +2,7 @@
 //! case it finished in a valid result file, `--resume` runs only the rest,
 //! a second signal exits at once, and commands that read result files take
 //! folders. Real runs on the adapter (lavapipe in CI), stopped with `kill`.
+#![cfg(unix)]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
