@@ -109,26 +109,38 @@ pub fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
         }
     }
     if stop::requested() || lost(&platform) {
-        let started: usize = runs.iter().map(|a| a.started).sum();
-        let left = pending(&platform, &requests, &settings).saturating_sub(started);
-        let why = match stop::requested() {
-            true => "stopped by a signal",
-            false => "the device was lost",
-        };
-        eprintln!("{why} after {started} case(s): {left} case(s) left");
-        if let Some(path) = output.json() {
-            eprintln!(
-                "{} holds every finished case; --resume {} runs the {left} left",
-                path.display(),
-                path.display()
-            );
-        }
-        if stop::requested() {
-            return Err(stop::Stopped.into());
-        }
-        return Ok(false);
+        return halted(&platform, &requests, &settings, &runs, &output);
     }
     Ok(ok)
+}
+
+/// The end of a run that a signal or a lost device cut short: says how
+/// many cases were left and how to run them, and fails.
+fn halted(
+    platform: &Platform,
+    requests: &[(&dyn App, Request)],
+    settings: &Settings,
+    runs: &[AppRun],
+    output: &Output,
+) -> Result<bool> {
+    let started: usize = runs.iter().map(|a| a.started).sum();
+    let left = pending(platform, requests, settings).saturating_sub(started);
+    let why = match stop::requested() {
+        true => "stopped by a signal",
+        false => "the device was lost",
+    };
+    eprintln!("{why} after {started} case(s): {left} case(s) left");
+    if let Some(path) = output.json() {
+        eprintln!(
+            "{} holds every finished case; --resume {} runs the {left} left",
+            path.display(),
+            path.display()
+        );
+    }
+    match stop::requested() {
+        true => Err(stop::Stopped.into()),
+        false => Ok(false),
+    }
 }
 
 /// The records of the file a run resumes (cut short: those before the cut).
