@@ -27,9 +27,9 @@ use skylight_core::app::{App, Request};
 use skylight_core::gpu::{Gpu, Selector, list_adapters};
 use skylight_core::roofline::Roofline;
 use skylight_core::runner::RunOptions;
+use skylight_core::{Error, Precision, registry};
 
 use crate::output::Output;
-use skylight_core::{Error, Precision, registry};
 
 #[derive(Parser)]
 #[command(
