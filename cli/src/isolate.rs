@@ -7,7 +7,9 @@
 //! showed the SM clock governor instead, which the warm-up now handles:
 //! BENCHMARKS.md.)
 
-use std::process::Command;
+use std::io::Read;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
 
 use anyhow::{Context, Result, bail};
 use skylight_core::Error;
@@ -26,9 +28,25 @@ pub fn run_case(case: &Case, adapter: usize, opts: RunOptions) -> Outcome {
     })
 }
 
+/// The process of the case in flight, for [`kill_in_flight`].
+static IN_FLIGHT: Mutex<Option<Child>> = Mutex::new(None);
+
+fn in_flight() -> MutexGuard<'static, Option<Child>> {
+    IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Ends the process of the case in flight, if any (a second signal: the
+/// parent is about to exit, and the case should not run on without it).
+pub fn kill_in_flight() {
+    if let Some(child) = in_flight().as_mut() {
+        let _ = child.kill();
+    }
+}
+
 fn child(case: &Case, adapter: usize, opts: RunOptions) -> Result<Outcome> {
     let exe = std::env::current_exe().context("locating this binary")?;
-    let out = Command::new(exe)
+    let mut command = Command::new(exe);
+    command
         .arg("case")
         .args(["--adapter", &adapter.to_string()])
         .args(["--samples", &opts.samples.to_string()])
@@ -37,19 +55,41 @@ fn child(case: &Case, adapter: usize, opts: RunOptions) -> Result<Outcome> {
         .args(["--budget-s", &opts.budget_s.to_string()])
         .args(["--runs-per-sample", &opts.runs_per_sample.to_string()])
         .args(["--case-json", &serde_json::to_string(case)?])
-        .output()
-        .context("starting the child process")?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        let err = err.trim().trim_start_matches("error: ");
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // A process group of its own, so that a terminal's Ctrl-C reaches only
+    // this process, which lets the case finish (crate::stop).
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command.spawn().context("starting the child process")?;
+    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+    *in_flight() = Some(child);
+    // Both pipes drain at once, so that neither fills while the other is read.
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        stderr.map(|mut e| e.read_to_string(&mut text));
+        text
+    });
+    let mut record = Vec::new();
+    if let Some(mut o) = stdout {
+        o.read_to_end(&mut record)
+            .context("reading the child's output")?;
+    }
+    let errors = errors.join().unwrap_or_default();
+    let status = in_flight()
+        .take()
+        .context("the child process is gone")?
+        .wait()
+        .context("waiting for the child process")?;
+    if !status.success() {
+        let err = errors.trim().trim_start_matches("error: ");
         bail!(
-            "child process ({}): {}",
-            out.status,
+            "child process ({status}): {}",
             if err.is_empty() { "no message" } else { err }
         );
     }
     let record: ResultRecord =
-        serde_json::from_slice(&out.stdout).context("reading the child's result record")?;
+        serde_json::from_slice(&record).context("reading the child's result record")?;
     Ok(Outcome::Done(Box::new(record)))
 }
 

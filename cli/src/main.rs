@@ -2,15 +2,19 @@
 //! timed), sweeps parameters and draws the empirical roofline.
 
 mod cascade;
+mod inputs;
 mod isolate;
 mod native;
+mod output;
 mod plot;
 mod pp;
 mod report;
+mod run;
 #[cfg(feature = "mpi")]
 mod scaleout;
 mod scaling;
 mod stats;
+mod stop;
 mod table;
 mod timing_report;
 
@@ -19,13 +23,13 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use skylight_core::app::{App, Request};
 use skylight_core::gpu::{Gpu, Selector, list_adapters};
-use skylight_core::record::{ResultFile, ResultRecord, write_atomic};
 use skylight_core::roofline::Roofline;
-use skylight_core::runner::{Outcome, Platform as Target, Progress, RunOptions, Runner};
+use skylight_core::runner::RunOptions;
 use skylight_core::{Error, Precision, registry};
+
+use crate::output::Output;
 
 #[derive(Parser)]
 #[command(
@@ -59,7 +63,8 @@ enum Command {
         /// Write the chart here (.svg or .png).
         #[arg(long)]
         plot: Option<PathBuf>,
-        /// Also place the records of these result files on the chart.
+        /// Also place the records of these result files (or folders of
+        /// them) on the chart.
         #[arg(long = "with")]
         with: Vec<PathBuf>,
         /// Draw from an existing result file instead of measuring.
@@ -174,6 +179,11 @@ struct RunArgs {
     /// Any other app parameter, as name=value (repeatable).
     #[arg(long = "set", value_parser = parse_kv)]
     set: Vec<(String, String)>,
+    /// Resume a stopped run: leave out the cases this result file already
+    /// holds and keep their records (written back to it unless --json
+    /// names another file).
+    #[arg(long, value_name = "FILE")]
+    resume: Option<PathBuf>,
     /// Run every case in a fresh process (no case inherits another's device
     /// state, and a crash or device loss ends only its own case).
     #[arg(long)]
@@ -239,6 +249,7 @@ fn main() -> ExitCode {
         Ok(false) => ExitCode::from(1),
         #[cfg(feature = "mpi")]
         Err(e) if e.is::<scaleout::Reported>() => ExitCode::from(2),
+        Err(e) if e.is::<stop::Stopped>() => ExitCode::from(stop::STOPPED_STATUS),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
@@ -263,8 +274,8 @@ fn real_main() -> Result<bool> {
             report::print_apps(&registry::apps());
             Ok(true)
         }
-        Command::Run(args) => run(&args, false),
-        Command::Sweep(args) => run(&args, true),
+        Command::Run(args) => run::run(&args, false),
+        Command::Sweep(args) => run::run(&args, true),
         Command::Roofline {
             common,
             plot,
@@ -367,65 +378,6 @@ fn open_platform(common: &CommonArgs) -> Result<Platform> {
     }
 }
 
-fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
-    #[cfg(feature = "mpi")]
-    if !sweep && scaleout::launched() {
-        let mode = skylight_core::scale::ScaleMode {
-            scaling: args.scaling,
-            overlap: !args.no_overlap,
-            axes: args.axes as usize,
-        };
-        return scaleout::run(args, mode);
-    } else if args.scaling != skylight_core::scale::Scaling::Strong
-        || args.no_overlap
-        || args.axes != 1
-    {
-        bail!(
-            "--scaling, --no-overlap and --axes need an MPI launch (mpirun -np N skylight run ...)"
-        );
-    }
-    let apps: Vec<&dyn App> = if args.app == "all" {
-        registry::apps()
-    } else {
-        vec![registry::find(&args.app)?]
-    };
-    // Check every request and output path before touching the device, so
-    // typos and unwritable paths fail fast.
-    for path in [&args.common.json, &args.common.csv].into_iter().flatten() {
-        check_writable(path)?;
-    }
-    let strict = apps.len() == 1;
-    let requests: Vec<(&dyn App, Request)> = apps
-        .iter()
-        .map(|&a| request_for(a, args, strict, sweep).map(|r| (a, r)))
-        .collect::<Result<_>>()?;
-    let platform = open_platform(&args.common)?;
-    let opts = run_options(&args.common, &platform);
-    println!("{}", report::header());
-    let mut per_app = Vec::new();
-    for (app, req) in &requests {
-        let t0 = std::time::Instant::now();
-        let out = run_app(&platform, *app, req, opts, args.common.quiet, args.isolate)?;
-        per_app.push((app.name(), t0.elapsed(), out));
-    }
-    let outcomes: Vec<Outcome> = per_app.iter().flat_map(|a| a.2.clone()).collect();
-    let ok = finish(&outcomes, &args.common, sweep)?;
-    if args.timing_report {
-        let times: Vec<timing_report::AppTime> = per_app
-            .iter()
-            .map(|(app, wall, outcomes)| timing_report::AppTime {
-                app,
-                wall: *wall,
-                outcomes,
-            })
-            .collect();
-        for line in timing_report::lines(&times) {
-            println!("{line}");
-        }
-    }
-    Ok(ok)
-}
-
 /// Warm-up that lets a GPU's clock governor reach full clocks (BENCHMARKS.md).
 const GPU_WARMUP_S: f64 = 1.0;
 
@@ -457,93 +409,6 @@ fn run_options(common: &CommonArgs, platform: &Platform) -> RunOptions {
     }
 }
 
-fn run_app(
-    platform: &Platform,
-    app: &dyn App,
-    req: &Request,
-    opts: RunOptions,
-    quiet: bool,
-    isolate: bool,
-) -> Result<Vec<Outcome>> {
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(0);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{pos}/{len}] {wide_msg} {elapsed} (ETA {eta})",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        b
-    };
-    let mut progress = |p: Progress<'_>| match p {
-        Progress::Start { case, index, total } => {
-            bar.set_length(total as u64);
-            bar.set_position(index as u64);
-            bar.set_message(case.label());
-        }
-        // Rows print as cases finish, so long runs show results as they come.
-        Progress::Finish(o) => bar.suspend(|| {
-            println!("{}", report::row(o));
-            for line in report::metric_lines(o)
-                .into_iter()
-                .chain(report::split_line(o))
-            {
-                println!("{line}");
-            }
-        }),
-    };
-    // With --isolate every case runs in a child process on the same adapter.
-    let adapter = match platform {
-        Platform::Gpu(gpu) => gpu.info.index.unwrap_or(0),
-        Platform::Cpu => 0,
-    };
-    let mut child = |case: &skylight_core::app::Case| isolate::run_case(case, adapter, opts);
-    let target = match platform {
-        Platform::Gpu(gpu) if isolate => Target::External {
-            caps: &gpu.caps,
-            run: &mut child,
-        },
-        Platform::Gpu(gpu) => Target::Gpu(gpu),
-        Platform::Cpu => Target::Cpu,
-    };
-    let out = pollster::block_on(Runner::new(target, opts).run(app, req, &mut progress, &|| false));
-    bar.finish_and_clear();
-    out.with_context(|| format!("app `{}`", app.name()))
-}
-
-fn finish(outcomes: &[Outcome], common: &CommonArgs, sweep: bool) -> Result<bool> {
-    let records: Vec<ResultRecord> = outcomes
-        .iter()
-        .filter_map(|o| match o {
-            Outcome::Done(r) => Some(report::with_grind_time((**r).clone())),
-            _ => None,
-        })
-        .collect();
-    if sweep {
-        report::print_sweep(&records);
-    }
-    let roof = Roofline::from_records(&records);
-    if let Some(r) = &roof {
-        report::print_roofline(r);
-    }
-    let file = ResultFile::new(records, roof);
-    if let Some(path) = &common.json {
-        write_atomic(path, &file.to_json())
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
-    if let Some(path) = &common.csv {
-        write_atomic(path, &file.to_csv())
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
-    let failures = outcomes.iter().filter(|o| o.is_failure()).count();
-    if failures > 0 {
-        eprintln!("{failures} kernel(s) failed validation or errored");
-    }
-    Ok(failures == 0)
-}
-
 fn roofline(
     common: &CommonArgs,
     plot_to: Option<PathBuf>,
@@ -551,34 +416,31 @@ fn roofline(
     from: Option<PathBuf>,
 ) -> Result<bool> {
     let (mut records, ok) = match from {
-        Some(path) => (ResultFile::load(&path)?.records, true),
+        Some(path) => (inputs::load(&path)?.records, true),
         None => {
             let platform = open_platform(common)?;
-            let opts = run_options(common, &platform);
-            println!("{}", report::header());
-            let mut outcomes = Vec::new();
+            let settings = run::Settings {
+                opts: run_options(common, &platform),
+                quiet: common.quiet,
+                isolate: false,
+                done: Vec::new(),
+            };
+            let mut requests = Vec::new();
             for name in ["stream", "peak"] {
-                let app = registry::find(name)?;
                 let mut req = Request::default().precisions(&common.precision);
                 if let Some(s) = &common.size {
                     req = req.set("size", s.clone());
                 }
-                outcomes.extend(run_app(&platform, app, &req, opts, common.quiet, false)?);
+                requests.push((registry::find(name)?, req));
             }
-            let ok = finish(&outcomes, common, false)?;
-            let recs = outcomes
-                .into_iter()
-                .filter_map(|o| match o {
-                    Outcome::Done(r) => Some(*r),
-                    _ => None,
-                })
-                .collect();
-            (recs, ok)
+            let mut output = Output::new(common.json.clone(), common.csv.clone(), Vec::new());
+            println!("{}", report::header());
+            let runs = run::measure(&platform, &requests, &settings, &mut output)?;
+            let ok = run::finish(runs.iter().flat_map(|a| &a.outcomes), &mut output, false)?;
+            (output.records().to_vec(), ok)
         }
     };
-    for path in with {
-        records.extend(ResultFile::load(path)?.records);
-    }
+    records.extend(inputs::records(with)?);
     let Some(roof) = Roofline::from_records(&records) else {
         bail!("no validated stream result: cannot draw a roofline");
     };

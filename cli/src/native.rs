@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use skylight_core::native::{self, NativeSource};
-use skylight_core::record::{ResultFile, ResultRecord, write_atomic};
+use skylight_core::record::{ResultFile, write_atomic};
 
 /// Arguments of `skylight native`.
 #[derive(Args)]
@@ -18,7 +18,8 @@ pub struct NativeArgs {
     #[arg(long)]
     code: String,
     /// Skylight result files of the same call on the same device: each
-    /// native record takes its model and device from the matching one.
+    /// native record takes its model and device from the matching one
+    /// (folders: every result file in them).
     #[arg(long, required = true)]
     like: Vec<PathBuf>,
     /// Commit of the native code that was built.
@@ -44,10 +45,7 @@ pub fn run(args: &NativeArgs) -> Result<bool> {
     if let Some(path) = &args.json {
         crate::check_writable(path)?;
     }
-    let mut like: Vec<ResultRecord> = Vec::new();
-    for path in &args.like {
-        like.extend(ResultFile::load(path)?.records);
-    }
+    let like = crate::inputs::records(&args.like)?;
     let source = NativeSource {
         model: code.model.to_string(),
         code: args

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use skylight_core::portability::{self, Basis, PpTable};
-use skylight_core::record::{ResultFile, write_atomic};
+use skylight_core::record::write_atomic;
 
 use crate::cascade;
 
@@ -24,7 +24,8 @@ enum BasisArg {
 #[derive(Args)]
 pub struct PpArgs {
     /// Result files: several devices, the CPU platform, the browser's
-    /// download, native baselines.
+    /// download, native baselines; folders: every result file in them,
+    /// at any depth.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Efficiency to use.
@@ -54,10 +55,7 @@ pub fn run(args: &PpArgs) -> Result<bool> {
     for path in [&args.json, &args.csv, &args.plot].into_iter().flatten() {
         crate::check_writable(path)?;
     }
-    let mut records = Vec::new();
-    for path in &args.files {
-        records.extend(ResultFile::load(path)?.records);
-    }
+    let records = crate::inputs::records(&args.files)?;
     let basis = match args.basis {
         BasisArg::Architectural => Basis::Architectural,
         BasisArg::Application => Basis::Application,

@@ -20,6 +20,7 @@ use skylight_core::scale::{Comm, Decomposition, Distributed, ScaleMode};
 use skylight_core::{Error, registry};
 
 use super::{RunArgs, report};
+use crate::output::Output;
 
 /// Exit code of a rank that aborts the job.
 const ABORT_CODE: i32 = 3;
@@ -285,8 +286,8 @@ type Planned = (
 /// every rank finds the same answer and a bad split is refused first.
 fn plan(args: &RunArgs, mode: ScaleMode, ranks: usize) -> Result<Planned> {
     let split = registry::find_distributed(&args.app)?;
-    if args.isolate {
-        bail!("--isolate does not combine with an MPI run");
+    if args.isolate || args.resume.is_some() {
+        bail!("--isolate and --resume do not combine with an MPI run");
     }
     let app = registry::find(&args.app)?;
     let req = super::request_for(app, args, true, false)?;
@@ -378,12 +379,18 @@ fn ranks_run(
         runs_per_sample: 1,
     };
     let mut outcomes = Vec::new();
+    // Rank 0 writes each record as its case finishes, as a single-device run does.
+    let mut output = Output::new(
+        args.common.json.clone(),
+        args.common.csv.clone(),
+        Vec::new(),
+    );
     for (case, d) in splits.iter().filter(|(c, _)| cases.contains(c)) {
         let record = pollster::block_on(split.run(&gpu, &comm(d), case, d, mode, opts))
             .map_err(|e: Error| anyhow!(e))
             .with_context(|| case.label())?;
         if let Some(r) = record {
-            let o = Outcome::Done(Box::new(r));
+            let o = Outcome::Done(Box::new(r.clone()));
             println!("{}", report::row(&o));
             for line in report::metric_lines(&o)
                 .into_iter()
@@ -391,11 +398,14 @@ fn ranks_run(
             {
                 println!("{line}");
             }
+            if rank == 0 {
+                output.add(r)?;
+            }
             outcomes.push(o);
         }
     }
     if rank == 0 {
-        return super::finish(&outcomes, &args.common, false);
+        return crate::run::finish(&outcomes, &mut output, false);
     }
     Ok(true)
 }

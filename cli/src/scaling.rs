@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use plotters::prelude::*;
-use skylight_core::record::ResultFile;
 use skylight_core::scale::Scaling;
 use skylight_core::scale::curves::{Curves, Point, curves};
 
@@ -17,7 +16,8 @@ const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 /// `skylight scaling` arguments.
 #[derive(Args)]
 pub struct ScalingArgs {
-    /// Result files of scale-out runs (1, 2, 4, ... ranks; strong, weak or both).
+    /// Result files of scale-out runs (1, 2, 4, ... ranks; strong, weak or
+    /// both), or folders of them.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Write the chart here (.svg or .png).
@@ -27,10 +27,7 @@ pub struct ScalingArgs {
 
 /// Prints the table and draws the chart.
 pub fn run(args: &ScalingArgs) -> Result<bool> {
-    let mut records = Vec::new();
-    for f in &args.files {
-        records.extend(ResultFile::load(f)?.records);
-    }
+    let records = crate::inputs::records(&args.files)?;
     let curves = curves(&records);
     if curves.is_empty() {
         bail!("no scale-out records in these files (run them under mpirun)");

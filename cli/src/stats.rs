@@ -17,6 +17,9 @@ pub fn run(args: &RunArgs) -> Result<bool> {
     if args.app == "all" {
         bail!("stats takes one app");
     }
+    if args.resume.is_some() {
+        bail!("--resume applies to run and sweep, not stats");
+    }
     let app = registry::find(&args.app)?;
     let req = super::request_for(app, args, true, false)?;
     if let Some(path) = &args.common.json {

@@ -6,12 +6,13 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 use skylight_core::efficiency;
-use skylight_core::record::{ResultFile, write_atomic};
+use skylight_core::record::write_atomic;
 
 /// Arguments of `skylight table`.
 #[derive(Args)]
 pub struct TableArgs {
-    /// Result files (any mix of devices, Skylight runs and native baselines).
+    /// Result files (any mix of devices, Skylight runs and native
+    /// baselines), or folders of them.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Only the problems that have a native baseline.
@@ -27,10 +28,7 @@ pub fn run(args: &TableArgs) -> Result<bool> {
     if let Some(path) = &args.json {
         crate::check_writable(path)?;
     }
-    let mut records = Vec::new();
-    for path in &args.files {
-        records.extend(ResultFile::load(path)?.records);
-    }
+    let records = crate::inputs::records(&args.files)?;
     let rows = efficiency::rows(&records);
     print!("{}", efficiency::markdown(&rows, args.native_only));
     for gap in efficiency::roofline_gaps(&records) {

@@ -60,6 +60,11 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A file that is no Skylight result file at all: JSON without a
+    /// `schema_version`, such as another tool's output. Readers of many
+    /// files skip it; a reader of one file reports it.
+    #[error("{0} is not a Skylight result file (no schema_version)")]
+    NotResultFile(String),
     /// A case run in a process of its own (`--isolate`) failed there; the
     /// child's account of it.
     #[error("{0}")]

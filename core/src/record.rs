@@ -11,8 +11,23 @@ use crate::precision::Precision;
 use crate::roofline::{Ceiling, Point, Roofline};
 use crate::timing::{Phases, Stats, TimingMethod};
 
+mod partial;
+
 /// Version of the result-file schema; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// Whether a file's `schema_version` (`None`: it has none) is one this build
+/// reads.
+fn check_version(version: Option<u64>, origin: &str) -> Result<()> {
+    match version {
+        Some(n) if n == u64::from(SCHEMA_VERSION) => Ok(()),
+        Some(n) => Err(Error::BadFile {
+            path: origin.to_string(),
+            reason: format!("schema version {n}, this build reads {SCHEMA_VERSION}"),
+        }),
+        None => Err(Error::NotResultFile(origin.to_string())),
+    }
+}
 
 /// One timed, validated kernel run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -288,18 +303,29 @@ impl ResultFile {
             reason,
         };
         let v: serde_json::Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
-        match v.get("schema_version").and_then(|s| s.as_u64()) {
-            Some(n) if n == SCHEMA_VERSION as u64 => {}
-            Some(n) => {
-                return Err(bad(format!(
-                    "schema version {n}, this build reads {SCHEMA_VERSION}"
-                )));
-            }
-            None => return Err(bad("no schema_version: not a Skylight result file".into())),
-        }
+        check_version(v.get("schema_version").and_then(|s| s.as_u64()), origin)?;
         let mut file: ResultFile = serde_json::from_value(v).map_err(|e| bad(e.to_string()))?;
         file.mark_cpu_references();
         Ok(file)
+    }
+
+    /// Parses a result file like [`ResultFile::from_json`], or, from a file
+    /// cut short mid-write, every record before the cut; then the warning
+    /// (which names `origin`) says so. A cut before the records, or any
+    /// other fault, is an error.
+    pub fn from_json_partial(text: &str, origin: &str) -> Result<(ResultFile, Option<String>)> {
+        match ResultFile::from_json(text, origin) {
+            Err(Error::BadFile { .. }) if partial::ends_early(text) => {
+                let mut file = partial::salvage(text, origin)?;
+                file.mark_cpu_references();
+                let warning = format!(
+                    "{origin} is cut short (a write that did not finish): read its {} whole record(s) before the cut",
+                    file.records.len()
+                );
+                Ok((file, Some(warning)))
+            }
+            read => read.map(|file| (file, None)),
+        }
     }
 
     /// Files written before validations could say `reference` record the CPU
@@ -355,6 +381,17 @@ impl ResultFile {
         })?;
         ResultFile::from_json(&text, &path.display().to_string())
     }
+
+    /// Reads a result file from disk as [`ResultFile::from_json_partial`]
+    /// does: a file cut short gives its whole records and a warning.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn load_partial(path: &std::path::Path) -> Result<(ResultFile, Option<String>)> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::BadFile {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        ResultFile::from_json_partial(&text, &path.display().to_string())
+    }
 }
 
 /// Writes `contents` to `path` atomically: a temporary file beside it, then a rename.
@@ -376,6 +413,10 @@ pub fn write_atomic(path: &std::path::Path, contents: &str) -> Result<()> {
         f.sync_all()?;
     }
     std::fs::rename(&tmp, path)?;
+    // The rename is on disk only once the folder is (POSIX); elsewhere a
+    // folder cannot be opened to sync.
+    #[cfg(unix)]
+    std::fs::File::open(dir)?.sync_all()?;
     Ok(())
 }
 

@@ -134,6 +134,15 @@ pub fn cpu_plan(app: &dyn App, plan: Plan) -> Plan {
     Plan { cases, skipped }
 }
 
+/// `case` as the CPU reference platform's record of it holds it: with only
+/// the parameters the implementation honours.
+pub(super) fn recorded_case(app: &dyn App, case: &Case) -> Case {
+    let honoured = cpu_honoured(app);
+    let mut case = case.clone();
+    case.params.retain(|p, _| honoured.contains(&p.as_str()));
+    case
+}
+
 /// Runs one case on the CPU reference platform: runs it once, warms up and
 /// times the samples with the host clock. The record's validation is
 /// [`Validation::reference`] (the run is the reference: there is nothing
@@ -173,11 +182,8 @@ pub fn run_case_cpu(app: &dyn App, case: &Case, opts: RunOptions) -> Outcome {
             t0.elapsed().as_secs_f64()
         })
         .collect();
-    let honoured = cpu_honoured(app);
-    let mut case = case.clone();
-    case.params.retain(|p, _| honoured.contains(&p.as_str()));
     Outcome::Done(Box::new(ResultRecord::new(
-        case,
+        recorded_case(app, case),
         cpu_platform(),
         TimingMethod::CpuClock,
         samples,

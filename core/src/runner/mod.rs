@@ -195,6 +195,7 @@ pub struct Runner<'a> {
     platform: Platform<'a>,
     opts: RunOptions,
     strict: bool,
+    done: Vec<Case>,
 }
 
 impl<'a> Runner<'a> {
@@ -205,7 +206,16 @@ impl<'a> Runner<'a> {
             platform,
             opts,
             strict: true,
+            done: Vec::new(),
         }
+    }
+
+    /// Leaves out the cases whose records an earlier, stopped run already
+    /// holds (`done`: their records' cases), so a run resumes where it
+    /// stopped.
+    pub fn resuming(mut self, done: Vec<Case>) -> Runner<'a> {
+        self.done = done;
+        self
     }
 
     /// Lists the cases of a precision the platform lacks as unsupported
@@ -227,17 +237,7 @@ impl<'a> Runner<'a> {
         progress: &mut dyn FnMut(Progress<'_>),
         stop: &dyn Fn() -> bool,
     ) -> Result<Vec<Outcome>> {
-        let cpu_caps = cpu_capabilities();
-        let (caps, req) = match &self.platform {
-            Platform::Gpu(gpu) => (&gpu.caps, req.clone()),
-            Platform::Cpu => (&cpu_caps, req.clone().precisions(&[Precision::F64])),
-            Platform::External { caps, .. } => (*caps, req.clone()),
-        };
-        let planned = plan(app, &req, caps, self.strict)?;
-        let Plan { cases, mut skipped } = match self.platform {
-            Platform::Cpu => cpu_plan(app, planned),
-            _ => planned,
-        };
+        let Plan { cases, mut skipped } = self.plan(app, req)?;
         for o in &skipped {
             progress(Progress::Finish(o));
         }
@@ -264,6 +264,28 @@ impl<'a> Runner<'a> {
             gpu.end_request();
         }
         Ok(skipped)
+    }
+
+    /// The cases [`Runner::run`] would run of `req` for `app`, less those
+    /// of a resumed run, and those the platform cannot run.
+    pub fn plan(&self, app: &dyn App, req: &crate::app::Request) -> Result<Plan> {
+        let cpu_caps = cpu_capabilities();
+        let (caps, req) = match &self.platform {
+            Platform::Gpu(gpu) => (&gpu.caps, req.clone()),
+            Platform::Cpu => (&cpu_caps, req.clone().precisions(&[Precision::F64])),
+            Platform::External { caps, .. } => (*caps, req.clone()),
+        };
+        let planned = plan(app, &req, caps, self.strict)?;
+        let mut planned = match self.platform {
+            Platform::Cpu => cpu_plan(app, planned),
+            _ => planned,
+        };
+        let recorded = |c: &Case| match self.platform {
+            Platform::Cpu => cpu::recorded_case(app, c),
+            _ => c.clone(),
+        };
+        planned.cases.retain(|c| !self.done.contains(&recorded(c)));
+        Ok(planned)
     }
 }
 
@@ -441,150 +463,4 @@ async fn time_samples(
 }
 
 #[cfg(test)]
-mod tests {
-    use std::future::Future;
-    use std::task::{Context, Poll, Waker};
-
-    use super::*;
-    use crate::app::Request;
-    use crate::apps::su3::Su3;
-
-    /// Polls `fut` once: the CPU and external platforms never wait.
-    fn ready<T>(fut: impl Future<Output = T>) -> T {
-        match std::pin::pin!(fut).poll(&mut Context::from_waker(Waker::noop())) {
-            Poll::Ready(v) => v,
-            Poll::Pending => panic!("the runner waited on a platform without a device"),
-        }
-    }
-
-    fn no_f64() -> Capabilities {
-        Capabilities {
-            max_workgroup_invocations: 256,
-            max_storage_binding: 1 << 30,
-            max_buffer: 1 << 30,
-            ..Default::default()
-        }
-    }
-
-    fn one_mapping() -> Request {
-        Request::default()
-            .set("size", "2")
-            .set("wg", "32")
-            .set("variant", "site")
-            .set("layout", "aos")
-    }
-
-    /// A budget trims the timed runs of slow kernels, never below the
-    /// minimum, and never adds runs.
-    #[test]
-    fn a_budget_trims_slow_kernels_only() {
-        let opts = RunOptions {
-            budget_s: 1.0,
-            ..RunOptions::default()
-        };
-        assert_eq!(opts.samples_for(1e-3), 20);
-        assert_eq!(opts.samples_for(0.076), 14);
-        assert_eq!(opts.samples_for(2.0), MIN_SAMPLES);
-        let exact = RunOptions {
-            budget_s: 0.0,
-            ..opts
-        };
-        assert_eq!(exact.samples_for(2.0), 20);
-        let one = RunOptions { samples: 1, ..opts };
-        assert_eq!(one.samples_for(2.0), 1);
-    }
-
-    /// The budget counts every run a sample spans.
-    #[test]
-    fn a_budget_counts_each_run_of_a_sample() {
-        let opts = RunOptions {
-            budget_s: 1.0,
-            runs_per_sample: 10,
-            ..RunOptions::default()
-        };
-        assert_eq!(opts.samples_for(1e-3), 20);
-        assert_eq!(opts.samples_for(0.0076), 14);
-        let zero = RunOptions {
-            runs_per_sample: 0,
-            ..opts
-        };
-        assert_eq!(zero.runs(), 1);
-    }
-
-    /// f64 on a platform without it: an error when the request names it
-    /// and the runner is strict, unsupported cases otherwise.
-    #[test]
-    fn a_missing_precision_is_an_error_only_when_named_and_strict() {
-        let named = one_mapping().precisions(&[Precision::F32, Precision::F64]);
-        assert!(matches!(
-            plan(&Su3, &named, &no_f64(), true),
-            Err(Error::MissingFeature("SHADER_F64"))
-        ));
-        let lenient = plan(&Su3, &named, &no_f64(), false).expect("plan");
-        assert_eq!((lenient.cases.len(), lenient.skipped.len()), (1, 1));
-        let defaults = plan(&Su3, &one_mapping(), &no_f64(), true).expect("plan");
-        assert_eq!((defaults.cases.len(), defaults.skipped.len()), (2, 1));
-    }
-
-    /// Every platform goes through the same loop: skipped cases reported
-    /// first, then each case started and finished, until `stop`.
-    #[test]
-    fn external_and_cpu_platforms_share_the_loop() {
-        let caps = no_f64();
-        let mut ran = Vec::new();
-        let mut run = |case: &Case| {
-            ran.push(case.label());
-            Outcome::Unsupported {
-                case: case.clone(),
-                reason: "test".into(),
-            }
-        };
-        let mut events = Vec::new();
-        let mut runner = Runner::new(
-            Platform::External {
-                caps: &caps,
-                run: &mut run,
-            },
-            RunOptions::default(),
-        );
-        let out = ready(runner.run(
-            &Su3,
-            &one_mapping(),
-            &mut |p| {
-                events.push(match p {
-                    Progress::Start { index, .. } => format!("start {index}"),
-                    Progress::Finish(o) => format!("finish {}", o.case().precision),
-                })
-            },
-            &|| false,
-        ))
-        .expect("run");
-        assert_eq!(out.len(), 3);
-        assert_eq!(ran.len(), 2);
-        assert_eq!(
-            events,
-            [
-                "finish f64",
-                "start 0",
-                "finish f32",
-                "start 1",
-                "finish df64"
-            ]
-        );
-        let opts = RunOptions {
-            warmup: 0,
-            warmup_s: 0.0,
-            samples: 1,
-            budget_s: 0.0,
-            runs_per_sample: 1,
-        };
-        let mut cpu = Runner::new(Platform::Cpu, opts);
-        let out = ready(cpu.run(&Su3, &one_mapping(), &mut |_| {}, &|| false)).expect("run");
-        assert_eq!(out.len(), 1);
-        assert!(
-            matches!(&out[0], Outcome::Done(r) if r.validation.reference && r.case.precision == Precision::F64)
-        );
-        let stopped = ready(cpu.run(&Su3, &one_mapping(), &mut |_| {}, &|| true)).expect("run");
-        assert!(stopped.is_empty());
-    }
-}
+mod tests;
