@@ -72,7 +72,7 @@ pub enum Error {
     /// A lattice cannot be split over the ranks asked for (scale-out).
     /// Transparent: the reason already says what was split and how.
     #[error(transparent)]
-    Decomposition(#[from] crate::scale::DecompError),
+    Decomposition(#[from] DecompError),
     /// A collective operation between ranks failed (scale-out).
     #[error("communication between ranks failed: {0}")]
     Comm(String),
@@ -122,6 +122,66 @@ impl Error {
     pub fn is_out_of_memory(&self) -> bool {
         matches!(self, Error::Device(m) if m.starts_with(OUT_OF_MEMORY))
     }
+}
+
+// The scale-out planner's errors live here, below `scale`, so that the
+// one error type needs nothing from the layers above it.
+
+/// Why a lattice cannot be split over the ranks asked for.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum DecompError {
+    /// Zero ranks.
+    #[error("a decomposition needs at least one rank")]
+    NoRanks,
+    /// The split axis does not divide evenly.
+    #[error(
+        "{ranks} ranks do not divide the {axis} axis of {extent} sites: choose a rank count that divides {extent}"
+    )]
+    Indivisible {
+        /// Name of the split axis (`z` for lbm, `t` for milc).
+        axis: &'static str,
+        /// Its extent in sites.
+        extent: usize,
+        /// Ranks asked for.
+        ranks: usize,
+    },
+    /// No grid over two axes fits.
+    #[error(transparent)]
+    NoGrid(#[from] NoGrid),
+    /// Each rank would own fewer planes than one halo holds.
+    #[error(
+        "{ranks} ranks leave {local} plane(s) of the {axis} axis per rank, fewer than the {halo}-plane halo: use at most {max} ranks"
+    )]
+    TooThin {
+        /// Name of the split axis.
+        axis: &'static str,
+        /// Planes per rank.
+        local: usize,
+        /// Halo depth in planes.
+        halo: usize,
+        /// Ranks asked for.
+        ranks: usize,
+        /// The most ranks this axis allows.
+        max: usize,
+    },
+}
+
+/// A lattice that no grid of ranks over two axes splits.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error(
+    "no grid of {ranks} ranks over the {second} and {slowest} axes ({extents:?} sites) divides both and leaves each rank at least {halo} plane(s) along each: choose another rank count, or split one axis"
+)]
+pub struct NoGrid {
+    /// Ranks asked for.
+    pub ranks: usize,
+    /// Names of the two axes.
+    pub second: &'static str,
+    /// Name of the slowest axis.
+    pub slowest: &'static str,
+    /// Their extents (second, slowest).
+    pub extents: [usize; 2],
+    /// Halo depth in planes.
+    pub halo: usize,
 }
 
 #[cfg(test)]
