@@ -14,6 +14,8 @@ pub mod adapter;
 pub mod device;
 pub mod df64;
 pub mod heater;
+#[cfg(test)]
+mod other_backends;
 pub mod pipeline;
 pub mod poison;
 pub mod readback;
