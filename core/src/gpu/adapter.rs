@@ -322,7 +322,7 @@ pub async fn select_adapter(
 /// that feature wherever the adapter has it and then compiles WGSL without
 /// bounds checks on buffers; SPIR-V passed through (see [`crate::precise`])
 /// may do the same only then.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(vulkan)]
 pub(crate) fn vulkan_robust_buffers(adapter: &wgpu::Adapter) -> bool {
     use ash::vk;
     // SAFETY: the handle is used only to query the physical device's
@@ -351,4 +351,11 @@ pub(crate) fn vulkan_robust_buffers(adapter: &wgpu::Adapter) -> bool {
     let robust = robustness2.robust_buffer_access2 == vk::TRUE;
     log::info!("robustBufferAccess2: {robust}");
     robust
+}
+
+/// Never, in a build without wgpu's Vulkan backend (Apple targets): no
+/// adapter there is a Vulkan one.
+#[cfg(all(not(vulkan), not(target_arch = "wasm32")))]
+pub(crate) fn vulkan_robust_buffers(_adapter: &wgpu::Adapter) -> bool {
+    false
 }

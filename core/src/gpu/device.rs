@@ -55,8 +55,8 @@ pub struct Gpu {
     /// reuse one compiled kernel.
     pipelines: Mutex<HashMap<u64, (Pipeline, PipelineSource)>>,
     /// The adapter the device was opened on (for driver queries that wgpu
-    /// does not make, see [`super::stats`]).
-    #[cfg(not(target_arch = "wasm32"))]
+    /// does not make, see [`super::stats`]); only Vulkan builds make them.
+    #[cfg(vulkan)]
     pub(crate) adapter: wgpu::Adapter,
     /// The keep-warm kernel, made on first use (`None` where it cannot run).
     #[cfg(not(target_arch = "wasm32"))]
@@ -135,7 +135,7 @@ impl Gpu {
             compiler,
             compile_ns: AtomicU64::new(0),
             pipelines: Mutex::new(HashMap::new()),
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(vulkan)]
             adapter: adapter.clone(),
             #[cfg(not(target_arch = "wasm32"))]
             heater: std::sync::OnceLock::new(),

@@ -5,11 +5,11 @@
 /// Bytes of the largest device-local memory heap of `adapter`, where its
 /// backend reports heaps (Vulkan).
 pub fn device_local_bytes(adapter: &wgpu::Adapter) -> Option<u64> {
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(vulkan)]
     {
         vulkan_device_local(adapter)
     }
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(not(vulkan))]
     {
         let _ = adapter;
         None
@@ -18,7 +18,7 @@ pub fn device_local_bytes(adapter: &wgpu::Adapter) -> Option<u64> {
 
 /// The largest heap with `DEVICE_LOCAL` of a Vulkan adapter (a discrete
 /// GPU's memory; a CPU driver's heap is host memory).
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(vulkan)]
 fn vulkan_device_local(adapter: &wgpu::Adapter) -> Option<u64> {
     use ash::vk;
     // SAFETY: the handle is used only to query the physical device's memory

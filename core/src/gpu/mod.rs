@@ -16,6 +16,8 @@ pub mod device;
 pub mod df64;
 pub mod heater;
 pub mod memory;
+#[cfg(test)]
+mod other_backends;
 pub mod pipeline;
 pub mod poison;
 pub mod readback;

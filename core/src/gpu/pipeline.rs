@@ -70,14 +70,20 @@ pub struct Compiler {
     df64_guard: (wgpu::BindGroupLayout, wgpu::BindGroup),
 }
 
+/// Whether df64 kernels may be passed through as SPIR-V (see
+/// [`crate::precise`]): only a native Vulkan device with
+/// `PASSTHROUGH_SHADERS` takes SPIR-V. Metal and DX12 report that feature
+/// too, for their own shader languages, so the backend decides as well.
+pub(crate) fn precise_passthrough(backend: wgpu::Backend, features: wgpu::Features) -> bool {
+    cfg!(not(target_arch = "wasm32"))
+        && backend == wgpu::Backend::Vulkan
+        && features.contains(wgpu::Features::PASSTHROUGH_SHADERS)
+}
+
 impl Compiler {
     /// The compiler for `device`, opened on `adapter` with capabilities `caps`.
     pub fn new(adapter: &wgpu::Adapter, device: &wgpu::Device, caps: &Capabilities) -> Compiler {
-        let precise = cfg!(not(target_arch = "wasm32"))
-            && adapter.get_info().backend == wgpu::Backend::Vulkan
-            && device
-                .features()
-                .contains(wgpu::Features::PASSTHROUGH_SHADERS);
+        let precise = precise_passthrough(adapter.get_info().backend, device.features());
         Compiler {
             f64: caps.f64,
             subgroups: caps.subgroups,

@@ -1,6 +1,7 @@
 //! GPU timing: the timestamp query set of a batch of timed runs, where its
 //! timestamps are written, and the resolve that turns them into seconds.
 
+use super::adapter::Capabilities;
 use super::device::Gpu;
 use crate::timing::TimingMethod;
 
@@ -76,11 +77,14 @@ fn run_writes(
 /// a 2 us copy timed 8.9 us, 4.4 us with pass timestamps (BENCHMARKS.md,
 /// 2026-11-27 n).
 pub fn method(gpu: &Gpu, pass_timed: bool) -> TimingMethod {
-    choose(
-        gpu.caps.timestamps,
-        gpu.caps.timestamps_in_encoders,
-        pass_timed,
-    )
+    method_for(&gpu.caps, pass_timed)
+}
+
+/// [`method`] on a device with capabilities `caps`: the choice follows the
+/// features the adapter reports, never the OS or backend (Metal on Apple
+/// GPUs reports pass timestamps but none in encoders).
+pub(crate) fn method_for(caps: &Capabilities, pass_timed: bool) -> TimingMethod {
+    choose(caps.timestamps, caps.timestamps_in_encoders, pass_timed)
 }
 
 /// [`method`] from the device's timestamp features and the kernel's passes.
