@@ -12,9 +12,22 @@ use rand::Rng;
 use super::d3q19::{self, Box3, NVEL, collide_site};
 use super::{KernelName, Start};
 use crate::apps::common::fresh_rng;
+use crate::choice;
 use crate::layout::Groups;
 use crate::precision::Precision;
 
+choice! {
+    /// How a run's field is checked against the f64 reference (`auto`
+    /// resolves per size: whole up to [`WHOLE_REALS`] reals).
+    pub enum Check("check") {
+        /// Whole where the field is small enough, else a sample.
+        Auto = "auto",
+        /// Every site.
+        Whole = "whole",
+        /// A random sample of sites and the whole field's mass and momentum.
+        Sample = "sample",
+    }
+}
 /// The largest field (in reals) compared whole: 2^28, L = 241.
 pub(super) const WHOLE_REALS: u64 = 1 << 28;
 

@@ -10,6 +10,7 @@ pub mod codegen;
 mod cpu;
 pub mod d3q19;
 pub mod dist;
+mod fit;
 mod gpu;
 mod pull;
 #[cfg(test)]
@@ -31,8 +32,10 @@ use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
 use crate::scale::Part;
 use crate::shader::{ShaderSpec, sources};
+pub use check::Check;
 use cpu::LbmCpu;
 use d3q19::{Box3, NVEL};
+use fit::{fields, fits};
 pub use pull::Pull;
 
 const SOURCE: &str = include_str!("../../../../shaders/lbm/lbm.wgsl");
@@ -49,19 +52,6 @@ choice! {
         Fused = "fused",
         /// Collide then propagate, as Ludwig runs them.
         Step = "step",
-    }
-}
-
-choice! {
-    /// How a run's field is checked against the f64 reference (`auto`
-    /// resolves per size: whole up to [`check::WHOLE_REALS`] reals).
-    pub enum Check("check") {
-        /// Whole where the field is small enough, else a sample.
-        Auto = "auto",
-        /// Every site.
-        Whole = "whole",
-        /// A random sample of sites and the whole field's mass and momentum.
-        Sample = "sample",
     }
 }
 
@@ -341,61 +331,6 @@ impl App for Lbm {
         let cpu = Params::try_from(case).map(|p| LbmCpu::new(&p));
         Some(cpu.map(|k| Box::new(k) as Box<dyn CpuKernel>))
     }
-}
-
-/// How a field of `sites` sites of `params` splits over buffers on an
-/// adapter of `caps`: one buffer where one binding holds it, else one a
-/// group of velocities, as few as the binding limit allows. Errs naming
-/// the limit when none fits: one velocity over a binding, more bindings
-/// than a kernel may have, or both fields over the device's memory.
-fn fields(params: &Params, sites: u64, caps: &Capabilities) -> Result<Groups> {
-    let p = params.precision;
-    let layout = Layout::new(params.layout, sites as u32, NVEL as u32);
-    let binding = caps.max_storage_binding.min(caps.max_buffer);
-    let groups = Groups::fitting(layout, p.real_bytes(), binding).ok_or(Error::OverLimit {
-        limit: "max_storage_buffer_binding_size",
-        needed: layout.with_ncomp(1).reals() * p.real_bytes(),
-        max: binding,
-    })?;
-    // Both fields' buffers and the coefficients.
-    let bindings = 2 * groups.count() + 1;
-    if bindings > caps.max_storage_buffers {
-        return Err(Error::OverLimit {
-            limit: "max_storage_buffers_per_shader_stage",
-            needed: u64::from(bindings),
-            max: u64::from(caps.max_storage_buffers),
-        });
-    }
-    let needed = 2 * layout.reals() * p.real_bytes();
-    match caps.memory_budget() {
-        Some(max) if needed > max => Err(Error::OverLimit {
-            limit: "device memory",
-            needed,
-            max,
-        }),
-        _ => Ok(groups),
-    }
-}
-
-/// Checks before any work that `params`' lattice fits the adapter; the
-/// error names the largest box that does.
-fn fits(params: &Params, caps: &Capabilities) -> Result<()> {
-    let Err(e) = fields(params, params.sites, caps) else {
-        return Ok(());
-    };
-    let fit = |l: u64| fields(params, l.pow(3), caps).is_ok();
-    let (mut lo, mut hi) = (0, params.l);
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if fit(mid) { lo = mid } else { hi = mid }
-    }
-    Err(Error::bad_param(
-        "size",
-        format!(
-            "L = {} in {} does not fit this adapter ({e}); the largest box that fits is L = {lo}",
-            params.l, params.precision
-        ),
-    ))
 }
 
 /// The module for one box, field layout (split as `groups` says), vector

@@ -1,0 +1,65 @@
+//! Whether a lattice fits the adapter, checked before anything is drawn or
+//! allocated: how its fields split over buffers (by groups of velocities,
+//! where one binding cannot hold a field), the bindings a kernel then
+//! needs, and both fields against the device's memory.
+
+use super::Params;
+use super::d3q19::NVEL;
+use crate::error::{Error, Result};
+use crate::gpu::Capabilities;
+use crate::layout::{Groups, Layout};
+
+/// How a field of `sites` sites of `params` splits over buffers on an
+/// adapter of `caps`: one buffer where one binding holds it, else one a
+/// group of velocities, as few as the binding limit allows. Errs naming
+/// the limit when none fits: one velocity over a binding, more bindings
+/// than a kernel may have, or both fields over the device's memory.
+pub(super) fn fields(params: &Params, sites: u64, caps: &Capabilities) -> Result<Groups> {
+    let p = params.precision;
+    let layout = Layout::new(params.layout, sites as u32, NVEL as u32);
+    let binding = caps.max_storage_binding.min(caps.max_buffer);
+    let groups = Groups::fitting(layout, p.real_bytes(), binding).ok_or(Error::OverLimit {
+        limit: "max_storage_buffer_binding_size",
+        needed: layout.with_ncomp(1).reals() * p.real_bytes(),
+        max: binding,
+    })?;
+    // Both fields' buffers and the coefficients.
+    let bindings = 2 * groups.count() + 1;
+    if bindings > caps.max_storage_buffers {
+        return Err(Error::OverLimit {
+            limit: "max_storage_buffers_per_shader_stage",
+            needed: u64::from(bindings),
+            max: u64::from(caps.max_storage_buffers),
+        });
+    }
+    let needed = 2 * layout.reals() * p.real_bytes();
+    match caps.memory_budget() {
+        Some(max) if needed > max => Err(Error::OverLimit {
+            limit: "device memory",
+            needed,
+            max,
+        }),
+        _ => Ok(groups),
+    }
+}
+
+/// Checks before any work that `params`' lattice fits the adapter; the
+/// error names the largest box that does.
+pub(super) fn fits(params: &Params, caps: &Capabilities) -> Result<()> {
+    let Err(e) = fields(params, params.sites, caps) else {
+        return Ok(());
+    };
+    let fit = |l: u64| fields(params, l.pow(3), caps).is_ok();
+    let (mut lo, mut hi) = (0, params.l);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if fit(mid) { lo = mid } else { hi = mid }
+    }
+    Err(Error::bad_param(
+        "size",
+        format!(
+            "L = {} in {} does not fit this adapter ({e}); the largest box that fits is L = {lo}",
+            params.l, params.precision
+        ),
+    ))
+}
