@@ -88,8 +88,9 @@ fn print_table(curves: &Curves) {
     }
 }
 
-/// One panel per scaling mode: time per run (solid) and its communication
-/// part (thin) against ranks.
+/// One panel per scaling mode: time per run (solid), its communication
+/// part (thin) and, where a single-GPU run is loaded, the ideal from it
+/// (dashed) against ranks.
 fn draw(curves: &Curves, path: &Path) -> Result<()> {
     plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
         .map_err(|_| anyhow!("embedded font is invalid"))?;
@@ -128,12 +129,19 @@ where
             .flat_map(|(_, v)| v.iter().map(|p| p.run_s * 1e3))
             .fold(0.0, f64::max)
             .max(1e-3);
+        // Room above the data for the legend (a line per series), so no
+        // label lies over a curve.
+        let series: usize = mine
+            .iter()
+            .map(|(_, v)| 2 + usize::from(v.iter().any(|p| p.base.is_some())))
+            .sum();
+        let top = max_ms * (1.15 + 0.09 * series as f64);
         let mut chart = ChartBuilder::on(panel)
             .caption(format!("{} scaling", mode.name()), ("sans-serif", 20))
             .margin(15)
             .x_label_area_size(40)
             .y_label_area_size(60)
-            .build_cartesian_2d(0.5f64..max_ranks as f64 + 0.5, 0.0..max_ms * 1.15)
+            .build_cartesian_2d(0.5f64..max_ranks as f64 + 0.5, 0.0..top)
             .map_err(e)?;
         chart
             .configure_mesh()
@@ -171,6 +179,27 @@ where
                 .map_err(e)?
                 .label(format!("{key}: pack + transfer + exchange"))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.mix(0.5)));
+            // The ideal from one GPU without MPI: its time over the ranks
+            // (strong), or its time (weak: each rank's share is its problem).
+            let ideal: Vec<(f64, f64)> = points
+                .iter()
+                .filter_map(|p| {
+                    let base = p.base.as_ref()?.run_s * 1e3;
+                    let t = match mode {
+                        Scaling::Strong => base / p.ranks as f64,
+                        Scaling::Weak => base,
+                    };
+                    Some((p.ranks as f64, t))
+                })
+                .collect();
+            if !ideal.is_empty() {
+                let dashed = DashedLineSeries::new(ideal, 6, 4, color.stroke_width(1));
+                chart
+                    .draw_series(dashed)
+                    .map_err(e)?
+                    .label(format!("{key}: ideal from one GPU without MPI"))
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+            }
         }
         if !mine.is_empty() {
             chart
