@@ -61,7 +61,11 @@ fn child(case: &Case, adapter: usize, opts: RunOptions) -> Result<Outcome> {
     // this process, which lets the case finish (crate::stop).
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let mut child = command.spawn().context("starting the child process")?;
+    let mut child = {
+        #[cfg(unix)]
+        let _blocked = StopSignalsBlocked::new();
+        command.spawn().context("starting the child process")?
+    };
     let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
     *in_flight() = Some(child);
     // Both pipes drain at once, so that neither fills while the other is read.
@@ -108,5 +112,37 @@ pub fn serve(case_json: &str, adapter: &str, opts: RunOptions) -> Result<bool> {
         }
         Outcome::Failed { error, .. } => bail!("{error}"),
         Outcome::Unsupported { reason, .. } => bail!("unsupported: {reason}"),
+    }
+}
+
+/// SIGINT and SIGTERM blocked on this thread while it lives. A child made
+/// meanwhile is born with them blocked and keeps them so: a Ctrl-C to the
+/// terminal's group in the instant before the child has left it (between
+/// its creation and its `setpgid`) stays pending instead of killing the
+/// case; the parent decides, and kills the child on a second signal.
+/// Signals to this process wait until the drop (or go to another thread).
+#[cfg(unix)]
+struct StopSignalsBlocked(Option<nix::sys::signal::SigSet>);
+
+#[cfg(unix)]
+impl StopSignalsBlocked {
+    fn new() -> StopSignalsBlocked {
+        use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
+        let mut stop = SigSet::empty();
+        stop.add(Signal::SIGINT);
+        stop.add(Signal::SIGTERM);
+        let mut old = SigSet::empty();
+        let ok = pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&stop), Some(&mut old)).is_ok();
+        StopSignalsBlocked(ok.then_some(old))
+    }
+}
+
+#[cfg(unix)]
+impl Drop for StopSignalsBlocked {
+    fn drop(&mut self) {
+        use nix::sys::signal::{SigmaskHow, pthread_sigmask};
+        if let Some(old) = &self.0 {
+            let _ = pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(old), None);
+        }
     }
 }
