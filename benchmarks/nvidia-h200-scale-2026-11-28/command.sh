@@ -5,8 +5,12 @@
 # x2/: nvidia-h200-x2, build ad6e56a (2026-11-28 15:22 UTC)
 RANKS="1 2" PRECISIONS="f32 f64" BASE_KERNELS=fused,step \
     scripts/scale-bench 512 384 fused "strong weak" lbm overlap
-# x2/lbm-base-f32-128.json: the same machine, build fadfe2e (14:59 UTC)
+# x2-call3/: nvidia-h200-x2, build fadfe2e (14:59 UTC), one call: L = 128,
+# then the same script's one-GPU bases at L = 384 and 512 (its scaling runs
+# of that call predate the direct receive and are not kept)
 .device/skylight run lbm --size 128 --kernel fused,step --precision f32 --json lbm-base-f32-128.json
+RANKS="1 2" PRECISIONS=f32 BASE_KERNELS=fused,step \
+    scripts/scale-bench 512 384 fused "strong weak" lbm overlap
 # x4/: nvidia-h200-x4, build ad6e56a (15:28 UTC)
 RANKS="1 2 4" PRECISIONS=f32 BASE_KERNELS=fused \
     scripts/scale-bench 512 384 fused "strong weak" lbm overlap
