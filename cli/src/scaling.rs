@@ -179,19 +179,7 @@ where
                 .map_err(e)?
                 .label(format!("{key}: pack + transfer + exchange"))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.mix(0.5)));
-            // The ideal from one GPU without MPI: its time over the ranks
-            // (strong), or its time (weak: each rank's share is its problem).
-            let ideal: Vec<(f64, f64)> = points
-                .iter()
-                .filter_map(|p| {
-                    let base = p.base.as_ref()?.run_s * 1e3;
-                    let t = match mode {
-                        Scaling::Strong => base / p.ranks as f64,
-                        Scaling::Weak => base,
-                    };
-                    Some((p.ranks as f64, t))
-                })
-                .collect();
+            let ideal = ideal(points, mode);
             if !ideal.is_empty() {
                 let dashed = DashedLineSeries::new(ideal, 6, 4, color.stroke_width(1));
                 chart
@@ -214,4 +202,21 @@ where
     }
     area.present().map_err(e)?;
     Ok(())
+}
+
+/// The ideal from one GPU without MPI, in ms against ranks: its time over
+/// the ranks (strong), or its time (weak: each rank's share is its
+/// problem); empty without a base.
+fn ideal(points: &[Point], mode: Scaling) -> Vec<(f64, f64)> {
+    points
+        .iter()
+        .filter_map(|p| {
+            let base = p.base.as_ref()?.run_s * 1e3;
+            let t = match mode {
+                Scaling::Strong => base / p.ranks as f64,
+                Scaling::Weak => base,
+            };
+            Some((p.ranks as f64, t))
+        })
+        .collect()
 }
