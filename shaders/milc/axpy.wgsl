@@ -16,9 +16,8 @@ struct Op { slot: u32, negate: u32, pad0: u32, pad1: u32 }
 fn axpy_at(site: u32, s: Real, acc: Real) -> Real {
     var a = acc;
     for (var k = 0u; k < SPINOR; k++) {
-        let i = tdp_index(site, k, SPINOR);
-        let o = r_fma(s, r_load(x[i]), r_load(y[i]));
-        out[i] = r_store(o);
+        let o = r_fma(s, r_load(x_ld(site, k)), r_load(y_ld(site, k)));
+        out_st(site, k, r_store(o));
         a = r_fma(o, o, a);
     }
     return a;
@@ -69,7 +68,7 @@ fn zero(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     for (var v = 0u; v < VVL; v++) {
         let site = first + v;
         if (site < SITES) {
-            for (var k = 0u; k < SPINOR; k++) { out[tdp_index(site, k, SPINOR)] = r_store(r_zero()); }
+            for (var k = 0u; k < SPINOR; k++) { out_st(site, k, r_store(r_zero())); }
         }
     }
 }

@@ -18,8 +18,7 @@ fn dot(
         let site = first + v;
         if (owned(site)) {
             for (var k = 0u; k < SPINOR; k++) {
-                let i = tdp_index(site, k, SPINOR);
-                acc = r_fma(r_load(a[i]), r_load(b[i]), acc);
+                acc = r_fma(r_load(a_ld(site, k)), r_load(b_ld(site, k)), acc);
             }
         }
     }

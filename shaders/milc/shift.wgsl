@@ -1,16 +1,14 @@
 // Shift: the stencil. Forward half spinors are gathered from x + mu, backward
 // ones from x - mu; the reals are copied as stored, so no precision's
 // arithmetic is involved.
-const HALF: u32 = 48u;
-
 
 fn shift_at(site: u32) {
     for (var mu = 0u; mu < 4u; mu++) {
         let up = neighbour(site, mu, true);
         let dn = neighbour(site, mu, false);
         for (var k = 12u * mu; k < 12u * mu + 12u; k++) {
-            gf[tdp_index(site, k, HALF)] = hf[tdp_index(up, k, HALF)];
-            gb[tdp_index(site, k, HALF)] = hb[tdp_index(dn, k, HALF)];
+            gf_st(site, k, hf_ld(up, k));
+            gb_st(site, k, hb_ld(dn, k));
         }
     }
 }

@@ -15,10 +15,9 @@ fn update_xp(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
         let site = first + v;
         if (site < SITES) {
             for (var k = 0u; k < SPINOR; k++) {
-                let i = tdp_index(site, k, SPINOR);
-                let pk = r_load(p[i]);
-                x[i] = r_store(r_fma(alpha, pk, r_load(x[i])));
-                p[i] = r_store(r_fma(beta, pk, r_load(r[i])));
+                let pk = r_load(p_ld(site, k));
+                x_st(site, k, r_store(r_fma(alpha, pk, r_load(x_ld(site, k)))));
+                p_st(site, k, r_store(r_fma(beta, pk, r_load(r_ld(site, k)))));
             }
         }
     }

@@ -137,14 +137,31 @@ impl Groups {
     /// time: `{name}_get(site, comp) -> RealStore` and `{name}_set(site,
     /// comp, value)`.
     pub fn accessors(&self, name: &str) -> String {
+        self.accessors_as(name, ["get", "set"], ("RealStore", "tdp_index"), true)
+    }
+
+    /// WGSL accessors of field `name` named `{name}_{fns[0]}(site, comp) ->
+    /// ty` and (when `writable`) `{name}_{fns[1]}(site, comp, v: ty)`,
+    /// reaching each group's buffer through `index` (`tdp_index` a real at
+    /// a time, or `tdp_elem` a pair of reals at a time, whose `comp` is
+    /// the pair's first real). A whole field needs no switch.
+    pub fn accessors_as(
+        &self,
+        name: &str,
+        fns: [&str; 2],
+        (ty, index): (&str, &str),
+        writable: bool,
+    ) -> String {
+        let [get_fn, set_fn] = fns;
         let mut get = String::new();
         let mut set = String::new();
         for g in 0..self.count() {
             let n = self.group(g).ncomp;
-            let slot = format!(
-                "{name}_{g}[tdp_index(site, comp - {}u, {n}u)]",
-                g * self.per
-            );
+            let first = match g {
+                0 => String::new(),
+                g => format!(" - {}u", g * self.per),
+            };
+            let slot = format!("{name}_{g}[{index}(site, comp{first}, {n}u)]");
             let label = match g + 1 == self.count() {
                 true => "default".to_string(),
                 false => format!("case {g}u"),
@@ -152,20 +169,27 @@ impl Groups {
             let _ = writeln!(get, "        {label}: {{ v = {slot}; }}");
             let _ = writeln!(set, "        {label}: {{ {slot} = v; }}");
         }
-        format!(
-            "fn {name}_get(site: u32, comp: u32) -> RealStore {{
-    var v: RealStore;
+        let per = self.per;
+        let mut s = format!(
+            "fn {name}_{get_fn}(site: u32, comp: u32) -> {ty} {{
+    var v: {ty};
     switch (comp / {per}u) {{
 {get}    }}
     return v;
 }}
-fn {name}_set(site: u32, comp: u32, v: RealStore) {{
+"
+        );
+        if writable {
+            let _ = write!(
+                s,
+                "fn {name}_{set_fn}(site: u32, comp: u32, v: {ty}) {{
     switch (comp / {per}u) {{
 {set}    }}
 }}
-",
-            per = self.per
-        )
+"
+            );
+        }
+        s
     }
 }
 
@@ -232,6 +256,7 @@ mod tests {
         assert!(decl.contains("@binding(5) var<storage, read_write> dst_2"));
         let acc = g.accessors("field");
         assert!(acc.contains("case 1u: { v = field_1[tdp_index(site, comp - 8u, 8u)]; }"));
+        assert!(acc.contains("case 0u: { v = field_0[tdp_index(site, comp, 8u)]; }"));
         assert!(acc.contains("default: { field_2[tdp_index(site, comp - 16u, 3u)] = v; }"));
     }
 }

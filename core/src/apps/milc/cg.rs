@@ -11,7 +11,7 @@
 //! the norm).
 
 use super::codegen::{Field, slot};
-use super::program::{Program, Temps};
+use super::program::{Buffers, Program, Temps, one};
 use super::reference::Setup;
 use crate::error::Result;
 
@@ -21,7 +21,7 @@ enum Apply {
     Fused,
     /// MILC's five split kernels (through `Temps`) into the spinor field,
     /// then `M = src - kappa D src` as a multiply-add.
-    Split(Temps, wgpu::Buffer),
+    Split(Temps, Buffers),
 }
 
 impl Apply {
@@ -31,7 +31,7 @@ impl Apply {
     fn record(
         &self,
         prog: &mut Program,
-        [links, src, dst, scalars]: [&wgpu::Buffer; 4],
+        [links, src, dst, scalars]: [&[wgpu::Buffer]; 4],
         isign: i32,
         norm: bool,
     ) -> Result<()> {
@@ -49,40 +49,40 @@ impl Apply {
 /// the buffers holding x and the scalars at the end.
 pub(super) fn record(
     prog: &mut Program,
-    [b, u]: [&wgpu::Buffer; 2],
+    [b, u]: [&[wgpu::Buffer]; 2],
     scalars: wgpu::Buffer,
     setup: &Setup,
-) -> Result<Vec<(wgpu::Buffer, Field)>> {
+) -> Result<Vec<(Buffers, Field)>> {
     let spinor = |prog: &Program| prog.field("milc-cg", Field::Spinor, None);
     let apply = match setup.fused {
         true => Apply::Fused,
         false => Apply::Split(prog.temps()?, spinor(prog)?),
     };
-    let s = &scalars;
+    let s = one(&scalars);
     // x and p are updated in place (each site by its own invocation);
     // r alternates, because its update reads r and writes r'.
     let (mp, ap, x, p) = (spinor(prog)?, spinor(prog)?, spinor(prog)?, spinor(prog)?);
     let r = [spinor(prog)?, spinor(prog)?];
     // r = M^dagger b with |r0|^2, p = r, x = 0.
     apply.record(prog, [u, b, &r[0], s], -1, true)?;
-    prog.finish(s, slot::RR)?;
-    prog.scalar("cg_start", s)?;
+    prog.finish(&scalars, slot::RR)?;
+    prog.scalar("cg_start", &scalars)?;
     prog.axpy([&r[0], &r[0], &p, s], (slot::ZERO, false), false)?;
-    prog.zero(&x, s)?;
+    prog.zero(&x, &scalars)?;
     for k in 0..setup.iterations as usize {
         let (c, n) = (k % 2, 1 - k % 2);
         // alpha = |r|^2 / |M p|^2, the norm reduced as M p is written.
         apply.record(prog, [u, &p, &mp, s], 1, true)?;
-        prog.finish(s, slot::PAP)?;
-        prog.scalar("cg_alpha", s)?;
+        prog.finish(&scalars, slot::PAP)?;
+        prog.scalar("cg_alpha", &scalars)?;
         // A p = M^dagger (M p).
         apply.record(prog, [u, &mp, &ap, s], -1, false)?;
         // r' = r - alpha A p and |r'|^2 in one pass, then beta.
         prog.axpy([&ap, &r[c], &r[n], s], (slot::ALPHA, true), true)?;
-        prog.finish(s, slot::RR_NEW)?;
-        prog.scalar("cg_beta", s)?;
+        prog.finish(&scalars, slot::RR_NEW)?;
+        prog.scalar("cg_beta", &scalars)?;
         // x += alpha p (alpha is still in its slot), p = r' + beta p.
         prog.over_sites("update_xp", 1, &[&x, &p, &r[n], s])?;
     }
-    Ok(vec![(x, Field::Spinor), (scalars, Field::Plain)])
+    Ok(vec![(x, Field::Spinor), (vec![scalars], Field::Plain)])
 }

@@ -9,7 +9,7 @@ use super::links::Reconstruct;
 use super::spin::spin_functions;
 use super::wilson::{HALF, LINKS, SPINOR};
 use crate::gpu::Bind;
-use crate::layout::Layout;
+use crate::layout::{Groups, Layout};
 use crate::precision::Precision;
 use crate::scale::Part;
 use crate::shader::{ShaderSpec, sources};
@@ -30,6 +30,11 @@ pub enum Field {
     /// The gauge links as their first two rows (48 reals per site), the
     /// form a build with [`Reconstruct::Rows`] stores and reads `Links` in.
     LinkRows,
+    /// A spinor field bound as reals: `{name}_ld(site, k)` and
+    /// `{name}_st(site, k, v)` only (kernels that treat each real alike).
+    SpinorReals,
+    /// Half spinors bound as reals, likewise.
+    HalfReals,
     /// Plain reals (scalars, partial sums) or a uniform: no accessors.
     Plain,
 }
@@ -38,8 +43,8 @@ impl Field {
     /// Reals per site.
     pub fn ncomp(self) -> u32 {
         match self {
-            Field::Spinor => SPINOR as u32,
-            Field::Half => HALF as u32,
+            Field::Spinor | Field::SpinorReals => SPINOR as u32,
+            Field::Half | Field::HalfReals => HALF as u32,
             Field::Links => LINKS as u32,
             Field::LinkRows => Reconstruct::Rows.reals_per_site() as u32,
             Field::Plain => 1,
@@ -105,10 +110,10 @@ pub static MODULES: &[Module] = &[
         source: wgsl!("shift.wgsl"),
         entries: &["shift"],
         binds: &[
-            ("hf", Field::Plain, R),
-            ("hb", Field::Plain, R),
-            ("gf", Field::Plain, RW),
-            ("gb", Field::Plain, RW),
+            ("hf", Field::HalfReals, R),
+            ("hb", Field::HalfReals, R),
+            ("gf", Field::HalfReals, RW),
+            ("gb", Field::HalfReals, RW),
         ],
         spin: false,
         reduce: false,
@@ -173,9 +178,9 @@ pub static MODULES: &[Module] = &[
         source: wgsl!("axpy.wgsl"),
         entries: &["axpy", "axpy_norm", "zero"],
         binds: &[
-            ("x", Field::Plain, R),
-            ("y", Field::Plain, R),
-            ("out", Field::Plain, RW),
+            ("x", Field::SpinorReals, R),
+            ("y", Field::SpinorReals, R),
+            ("out", Field::SpinorReals, RW),
             ("scalars", Field::Plain, R),
             ("op", Field::Plain, U),
             ("partial", Field::Plain, RW),
@@ -189,9 +194,9 @@ pub static MODULES: &[Module] = &[
         source: wgsl!("update.wgsl"),
         entries: &["update_xp"],
         binds: &[
-            ("x", Field::Plain, RW),
-            ("p", Field::Plain, RW),
-            ("r", Field::Plain, R),
+            ("x", Field::SpinorReals, RW),
+            ("p", Field::SpinorReals, RW),
+            ("r", Field::SpinorReals, R),
             ("scalars", Field::Plain, R),
         ],
         spin: false,
@@ -203,8 +208,8 @@ pub static MODULES: &[Module] = &[
         source: wgsl!("dot.wgsl"),
         entries: &["dot"],
         binds: &[
-            ("a", Field::Plain, R),
-            ("b", Field::Plain, R),
+            ("a", Field::SpinorReals, R),
+            ("b", Field::SpinorReals, R),
             ("partial", Field::Plain, RW),
         ],
         spin: false,
@@ -292,6 +297,10 @@ pub struct Build {
     pub vvl: u32,
     /// The layout (its SAL; the site count is the lattice's).
     pub layout: Layout,
+    /// The most bytes one buffer of a field may hold: a field larger than
+    /// this is split over buffers by groups of components (see
+    /// [`Build::groups`]).
+    pub bind_bytes: u64,
     /// How the links are stored and read (never `Auto`).
     pub reconstruct: Reconstruct,
     /// Halo planes at each end of the t axis and of the z axis (a rank's
@@ -313,6 +322,34 @@ impl Build {
             (Field::Links, Reconstruct::Rows) => Field::LinkRows,
             (f, _) => f,
         }
+    }
+
+    /// How a binding of `field` splits over buffers (`None` for plain
+    /// reals): as few groups of components as [`Build::bind_bytes`]
+    /// allows, the whole field where it fits one.
+    pub fn groups(&self, field: Field) -> Option<Groups> {
+        if field == Field::Plain {
+            return None;
+        }
+        let layout = self.layout.with_ncomp(self.stored(field).ncomp());
+        Some(
+            Groups::fitting(layout, self.precision.real_bytes(), self.bind_bytes)
+                .unwrap_or(Groups::whole(layout)),
+        )
+    }
+
+    /// How each binding of module `m` is bound, one entry a buffer (a split
+    /// field takes one binding a group).
+    pub fn binds(&self, m: &Module) -> Vec<Bind> {
+        m.binds
+            .iter()
+            .flat_map(|&(_, f, b)| std::iter::repeat_n(b, self.count(f) as usize))
+            .collect()
+    }
+
+    /// Buffers a binding of `field` takes.
+    pub fn count(&self, field: Field) -> u32 {
+        self.groups(field).map_or(1, |g| g.count())
     }
 
     /// Sites of the lattice.
@@ -392,73 +429,157 @@ pub fn spec(m: &Module, b: &Build, isign: i32) -> ShaderSpec {
             .apply(s.with_include(HOP))
             .with_u32("GROUP0", b.part.1);
     }
-    let width = b.layout.width;
-    let mut acc = bindings(m, width);
+    let mut acc = bindings(m, b);
     for &(name, field, bind) in m.binds {
-        acc.push_str(&accessors(
-            name,
-            b.stored(field),
-            bind == Bind::ReadWrite,
-            width,
-        ));
+        if let Some(g) = b.groups(field) {
+            acc.push_str(&accessors(
+                name,
+                &g,
+                b.stored(field),
+                bind == Bind::ReadWrite,
+            ));
+        }
     }
     s.with_include(acc)
 }
 
-/// The module's binding declarations, from its table: a field with
-/// accessors is an array of complex pairs when the layout keeps a complex
-/// together (`width` 2), of reals otherwise; the one uniform, `op`, is the
-/// `Op` struct its module defines.
-pub fn bindings(m: &Module, width: u32) -> String {
+/// The module's binding declarations, from its table and `b`'s split: a
+/// field read through typed accessors is an array of complex pairs when the
+/// layout keeps a complex together (width 2), of reals otherwise; a field
+/// split over buffers is declared as `{name}_0`, `{name}_1`, ... at
+/// consecutive bindings; the one uniform, `op`, is the `Op` struct its
+/// module defines.
+pub fn bindings(m: &Module, b: &Build) -> String {
     let mut s = String::new();
-    for (i, &(name, field, bind)) in m.binds.iter().enumerate() {
-        let elem = if field != Field::Plain && width == 2 {
-            "ComplexStore"
-        } else {
-            "RealStore"
+    let mut binding = 0;
+    for &(name, field, bind) in m.binds {
+        let typed = !matches!(field, Field::Plain | Field::SpinorReals | Field::HalfReals);
+        let elem = match typed && b.layout.width == 2 {
+            true => "ComplexStore",
+            false => "RealStore",
         };
-        let decl = match bind {
-            Bind::Read => format!("var<storage, read> {name}: array<{elem}>"),
-            Bind::ReadWrite => format!("var<storage, read_write> {name}: array<{elem}>"),
-            Bind::Uniform => format!("var<uniform> {name}: Op"),
+        let count = b.count(field);
+        for g in 0..count {
+            let var = match count {
+                1 => name.to_string(),
+                _ => format!("{name}_{g}"),
+            };
+            let decl = match bind {
+                Bind::Read => format!("var<storage, read> {var}: array<{elem}>"),
+                Bind::ReadWrite => format!("var<storage, read_write> {var}: array<{elem}>"),
+                Bind::Uniform => format!("var<uniform> {var}: Op"),
+            };
+            let _ = writeln!(s, "@group(0) @binding({binding}) {decl};");
+            binding += 1;
+        }
+    }
+    s
+}
+
+/// How generated code reaches the reals of a field bound as `name` split as
+/// `g`: `read(comp)` an expression, `write(comp, value)` a statement, for
+/// the site `site` (a pair of reals a time, `comp` its first, where the
+/// layout keeps them together). A whole field is indexed in place; a split
+/// one through the switch of [`Groups::accessors_as`], whose functions
+/// `access_fns` returns.
+struct Access<'a> {
+    name: &'a str,
+    g: &'a Groups,
+}
+
+impl Access<'_> {
+    fn pairs(&self) -> bool {
+        self.g.layout.width == 2
+    }
+
+    fn split(&self) -> bool {
+        self.g.count() > 1
+    }
+
+    fn slot(&self, comp: &str) -> String {
+        let (name, nc) = (self.name, self.g.layout.ncomp);
+        match self.pairs() {
+            true => format!("{name}[tdp_elem(site, {comp}, {nc}u)]"),
+            false => format!("{name}[tdp_index(site, {comp}, {nc}u)]"),
+        }
+    }
+
+    fn read(&self, comp: &str) -> String {
+        match self.split() {
+            true => format!("{}_ld(site, {comp})", self.name),
+            false => self.slot(comp),
+        }
+    }
+
+    fn write(&self, comp: &str, value: &str) -> String {
+        match self.split() {
+            true => format!("    {}_st(site, {comp}, {value});\n", self.name),
+            false => format!("    {} = {value};\n", self.slot(comp)),
+        }
+    }
+
+    /// The switch functions of a split field (none for a whole one).
+    fn access_fns(&self, writable: bool) -> String {
+        let ty = match self.pairs() {
+            true => ("ComplexStore", "tdp_elem"),
+            false => ("RealStore", "tdp_index"),
         };
-        let _ = writeln!(s, "@group(0) @binding({i}) {decl};");
+        match self.split() {
+            true => self.g.accessors_as(self.name, ["ld", "st"], ty, writable),
+            false => String::new(),
+        }
+    }
+}
+
+/// `{name}_ld(site, k)` and (when `writable`) `{name}_st(site, k, v)` of a
+/// field bound as reals (`k` its real, whatever the layout's width).
+fn real_accessors(name: &str, g: &Groups, writable: bool) -> String {
+    if g.count() > 1 {
+        return g.accessors_as(name, ["ld", "st"], ("RealStore", "tdp_index"), writable);
+    }
+    let nc = g.layout.ncomp;
+    let mut s = format!(
+        "fn {name}_ld(site: u32, k: u32) -> RealStore {{ return {name}[tdp_index(site, k, {nc}u)]; }}\n"
+    );
+    if writable {
+        let _ = writeln!(
+            s,
+            "fn {name}_st(site: u32, k: u32, v: RealStore) {{ {name}[tdp_index(site, k, {nc}u)] = v; }}"
+        );
     }
     s
 }
 
 /// Getters (and setters when `writable`) of colour vectors, spinors, half
-/// spinors or links of the field bound as `name`, through `tdp_index`, or
-/// `tdp_elem` a complex at a time where the layout keeps its parts
-/// together (`width` 2).
-pub fn accessors(name: &str, field: Field, writable: bool, width: u32) -> String {
-    let nc = field.ncomp();
-    let mut s = String::new();
-    if field == Field::Plain {
-        return s;
+/// spinors or links of the field bound as `name` and split as `g`, through
+/// `tdp_index`, or `tdp_elem` a complex at a time where the layout keeps
+/// its parts together (width 2); a field bound as reals gets
+/// `{name}_ld`/`{name}_st` only.
+pub fn accessors(name: &str, g: &Groups, field: Field, writable: bool) -> String {
+    if matches!(field, Field::SpinorReals | Field::HalfReals) {
+        return real_accessors(name, g, writable);
     }
+    let a = Access { name, g };
+    let mut s = a.access_fns(writable);
     // Complex `j` (0..3) of the colour vector at `base`: (getter, setter of `v`).
     let complex = |j: u32| -> (String, String) {
         let off = |k: u32| match k {
-            0 => String::new(),
-            k => format!(" + {k}u"),
+            0 => "base".to_string(),
+            k => format!("base + {k}u"),
         };
         let part = ["c0", "c1", "c2"][j as usize];
-        if width == 2 {
-            let at = format!("{name}[tdp_elem(site, base{}, {nc}u)]", off(2 * j));
+        if a.pairs() {
+            let at = off(2 * j);
             (
-                format!("c_unpack({at})"),
-                format!("    {at} = c_pack(v.{part});\n"),
+                format!("c_unpack({})", a.read(&at)),
+                a.write(&at, &format!("c_pack(v.{part})")),
             )
         } else {
-            let at = |k: u32| format!("{name}[tdp_index(site, base{}, {nc}u)]", off(k));
+            let (re, im) = (off(2 * j), off(2 * j + 1));
             (
-                format!("c_load({}, {})", at(2 * j), at(2 * j + 1)),
-                format!(
-                    "    {} = r_store(v.{part}.re);\n    {} = r_store(v.{part}.im);\n",
-                    at(2 * j),
-                    at(2 * j + 1)
-                ),
+                format!("c_load({}, {})", a.read(&re), a.read(&im)),
+                a.write(&re, &format!("r_store(v.{part}.re)"))
+                    + &a.write(&im, &format!("r_store(v.{part}.im)")),
             )
         }
     };
@@ -525,6 +646,10 @@ pub fn accessors(name: &str, field: Field, writable: bool, width: u32) -> String
 mod tests {
     use super::*;
 
+    fn whole(nc: u32, width: u32) -> Groups {
+        Groups::whole(Layout::new(crate::layout::LayoutName::Soa, 64, nc).with_width(width))
+    }
+
     #[test]
     fn every_entry_has_one_module_and_accessors_match_the_bindings() {
         for m in MODULES {
@@ -532,27 +657,81 @@ mod tests {
                 assert_eq!(module_of(e).map(|x| x.name), Some(m.name));
             }
         }
-        let a = accessors("hb", Field::Half, true, 1);
+        let a = accessors("hb", &whole(48, 1), Field::Half, true);
         assert!(a.contains("fn hb_half(site: u32, mu: u32) -> Half"));
         assert!(a.contains("hb[tdp_index(site, base + 5u, 48u)] = r_store(v.c2.im);"));
-        assert!(!accessors("links", Field::Links, false, 1).contains("set"));
+        assert!(!accessors("links", &whole(72, 1), Field::Links, false).contains("set"));
         // Two rows a link, the third rebuilt.
-        let rows = accessors("links", Field::LinkRows, false, 2);
+        let rows = accessors("links", &whole(48, 2), Field::LinkRows, false);
         assert!(
             rows.contains("let r1 = links_v3(site, 12u * mu + 6u);"),
             "{rows}"
         );
         assert!(rows.contains("return Mat3(r0, r1, su3_third_row(r0, r1));"));
         assert!(rows.contains("links[tdp_elem(site, base + 4u, 48u)]"));
-        // Pairs: a complex a load or store, and the field bound as pairs.
-        let a = accessors("hb", Field::Half, true, 2);
+        // Pairs: a complex a load or store.
+        let a = accessors("hb", &whole(48, 2), Field::Half, true);
         assert!(a.contains("hb[tdp_elem(site, base + 4u, 48u)] = c_pack(v.c2);"));
         assert!(a.contains("c_unpack(hb[tdp_elem(site, base + 2u, 48u)])"));
+        // Bound as reals: one real a load or store.
+        let x = accessors("x", &whole(24, 2), Field::SpinorReals, true);
+        assert!(x.contains(
+            "fn x_st(site: u32, k: u32, v: RealStore) { x[tdp_index(site, k, 24u)] = v; }"
+        ));
+    }
+
+    fn build(bind_bytes: u64) -> Build {
+        let layout = Layout::new(crate::layout::LayoutName::Soa, 4096, LINKS as u32).with_width(2);
+        Build {
+            precision: Precision::F32,
+            wg: 64,
+            l: 8,
+            lz: 8,
+            t: 8,
+            vvl: 1,
+            layout,
+            bind_bytes,
+            reconstruct: Reconstruct::Rows,
+            halo: [0, 0],
+            part: (Part::planes(64, 8, 8), 0),
+        }
+    }
+
+    #[test]
+    fn bindings_follow_the_split() {
         let insert = module_of("insert_mul").expect("insert_mul");
-        let b = bindings(insert, 2);
+        let b = bindings(insert, &build(u64::MAX));
         assert!(b.contains("@group(0) @binding(1) var<storage, read> links: array<ComplexStore>;"));
         let axpy = module_of("axpy").expect("axpy");
-        assert!(bindings(axpy, 2).contains("@group(0) @binding(4) var<uniform> op: Op;"));
-        assert!(bindings(axpy, 2).contains("var<storage, read> x: array<RealStore>;"));
+        let b = bindings(axpy, &build(u64::MAX));
+        assert!(b.contains("@group(0) @binding(4) var<uniform> op: Op;"));
+        assert!(b.contains("var<storage, read> x: array<RealStore>;"));
+        // 4096 sites: a spinor is 384 KiB in f32, two rows of links 768 KiB.
+        let split = build(200 << 10);
+        assert_eq!(split.count(Field::Spinor), 2);
+        assert_eq!(split.count(Field::Links), 4);
+        assert_eq!(split.count(Field::Half), 4);
+        assert_eq!(split.binds(insert).len(), 4 + 4 + 2);
+        let b = bindings(insert, &split);
+        assert!(b.contains("@binding(7) var<storage, read> links_3: array<ComplexStore>;"));
+        assert!(b.contains("@binding(9) var<storage, read_write> out_1: array<ComplexStore>;"));
+        let g = split.groups(Field::Links).expect("links");
+        let a = accessors("links", &g, Field::LinkRows, false);
+        assert!(a.contains("c_unpack(links_ld(site, base + 2u))"), "{a}");
+        assert!(
+            a.contains("case 2u: { v = links_2[tdp_elem(site, comp - 24u, 12u)]; }"),
+            "{a}"
+        );
+        let g = split.groups(Field::Spinor).expect("spinor");
+        let a = accessors("out", &g, Field::Spinor, true);
+        assert!(
+            a.contains("    out_st(site, base + 4u, c_pack(v.c2));"),
+            "{a}"
+        );
+        let x = accessors("x", &g, Field::SpinorReals, true);
+        assert!(
+            x.contains("fn x_ld(site: u32, comp: u32) -> RealStore"),
+            "{x}"
+        );
     }
 }

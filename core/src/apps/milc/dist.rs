@@ -19,14 +19,13 @@ use std::sync::Arc;
 
 use super::codegen::{Field, slot};
 use super::gpu::{Plan, Recorded};
-use super::program::{Parts, Sync};
+use super::program::{Buffers, Parts, Sync};
 use super::reference::{Inputs, Setup, lattice};
 use super::wilson::{self, GAMMA, LINKS, Phase, SPINOR};
 use super::{KernelName, Params, case_model, solve_metrics};
 use crate::app::{Case, Validation};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::layout::Groups;
 use crate::precision::Precision;
 use crate::record::ResultRecord;
 use crate::runner::RunOptions;
@@ -165,8 +164,8 @@ impl Record for Segments {
 /// numbered in `fields`' order, halo `2 axis + (isign < 0)` swapping across
 /// split axis `axis` for a Dslash of sign `isign`. The steps a swap lets
 /// run during it (a rank's interior) go with its first swap.
-fn segments(prog: Recorded, p: Precision, axes: usize) -> (Segments, Vec<Op>, Vec<wgpu::Buffer>) {
-    let (mut cuts, mut ops, mut fields) = (Vec::new(), Vec::new(), Vec::<wgpu::Buffer>::new());
+fn segments(prog: Recorded, p: Precision, axes: usize) -> (Segments, Vec<Op>, Vec<Buffers>) {
+    let (mut cuts, mut ops, mut fields) = (Vec::new(), Vec::new(), Vec::<Buffers>::new());
     let mut at = 0;
     let cut = |range: std::ops::Range<usize>, cuts: &mut Vec<_>| {
         cuts.push(range);
@@ -258,8 +257,8 @@ impl<'a> Rank<'a> {
         });
         let recorded = Recorded::new(gpu, plan, &setup, parts)?;
         let (prog, ops, fields) = segments(recorded, p, d.split_axes());
-        let layout = Groups::whole(plan.build.layout.with_ncomp(Field::Spinor.ncomp()));
-        let refs: Vec<&[wgpu::Buffer]> = fields.iter().map(std::slice::from_ref).collect();
+        let layout = plan.build.groups(Field::Spinor).expect("a field");
+        let refs: Vec<&[wgpu::Buffer]> = fields.iter().map(Vec::as_slice).collect();
         // Halo 2 axis serves D, 2 axis + 1 D^dagger (see `segments`).
         let halos = (0..d.split_axes())
             .flat_map(|axis| [(axis, 1), (axis, -1)])
@@ -290,12 +289,13 @@ impl Slab for Rank<'_> {
     /// scalars of a solve (the same on every rank) for rank 0's check.
     async fn owned(&self) -> Result<Vec<u8>> {
         let prog = &self.prog.prog;
-        let buffers: Vec<&wgpu::Buffer> = prog.outputs.iter().map(|(b, _)| b).collect();
-        let raw = self.gpu.read_buffers(&buffers).await?;
-        if let Some(scalars) = raw.get(1) {
-            *self.first_scalars.borrow_mut() = prog.unpack(scalars, Field::Plain);
+        let raw = self.gpu.read_buffers(&prog.output_buffers()).await?;
+        let refs: Vec<&[u8]> = raw.iter().map(Vec::as_slice).collect();
+        let mut got = prog.unpack_all(&refs).into_iter();
+        let field = got.next().unwrap_or_default();
+        if let Some(scalars) = got.next() {
+            *self.first_scalars.borrow_mut() = scalars;
         }
-        let field = prog.unpack(&raw[0], Field::Spinor);
         Ok(to_bytes(&self.d.owned(&field, SPINOR)))
     }
 }
@@ -333,7 +333,8 @@ async fn run(
         return Ok(None);
     };
     let got = d.assemble(&from_bytes(bytes), SPINOR);
-    let (validation, metrics) = check(&setup, &global, &got, &rank.first_scalars.borrow());
+    let (validation, mut metrics) = check(&setup, &global, &got, &rank.first_scalars.borrow());
+    metrics.extend(rank.prog.prog.storage());
     let case = global
         .case()
         .param("ranks", d.ranks)

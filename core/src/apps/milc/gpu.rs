@@ -9,14 +9,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::codegen::{Build, Field, slot};
+use super::fit;
 use super::links::{Reconstruct, link_rows};
 pub(super) use super::program::Sync;
-use super::program::{Parts, Program, Step};
+use super::program::{Buffers, Parts, Program, Step, one};
 use super::reference::{Inputs, Setup, lattice};
 use super::{KernelName, Params, case_model, solve_metrics};
 use crate::app::{Kernel, Model, Timestamps, Validation, one_pass_runs};
-use crate::error::{Error, Result};
-use crate::gpu::resources::check_size;
+use crate::error::Result;
 use crate::gpu::{Capabilities, Gpu, Pipeline, dispatch_shape};
 use crate::layout::Layout;
 use crate::precision::Precision;
@@ -38,16 +38,29 @@ pub(super) struct Plan {
 impl Plan {
     /// The plan of `params` on an adapter with `caps`.
     pub fn new(params: &Params, caps: &Capabilities) -> Result<Plan> {
+        let build = Plan::build(params, caps);
+        // Before drawing the inputs.
+        fit::check(&build, params, caps)?;
         let sites = params.sites as u32;
-        let (l, t) = (params.l as u32, params.t as u32);
-        let layout = Layout::new(params.layout, sites, Field::Links.ncomp())
-            .with_width(params.complex.width());
         let dispatch = dispatch_shape(
             u64::from(sites.div_ceil(params.vvl)),
             params.wg,
             caps.max_workgroups_per_dim,
         )?;
-        let build = Build {
+        Ok(Plan {
+            build,
+            sites,
+            dispatch,
+        })
+    }
+
+    /// The kernels' constants for `params` on an adapter with `caps`,
+    /// unchecked.
+    pub fn build(params: &Params, caps: &Capabilities) -> Build {
+        let (l, t) = (params.l as u32, params.t as u32);
+        let layout = Layout::new(params.layout, params.sites as u32, Field::Links.ncomp())
+            .with_width(params.complex.width());
+        Build {
             precision: params.precision,
             wg: params.wg,
             l,
@@ -56,18 +69,10 @@ impl Plan {
             vvl: params.vvl,
             layout,
             reconstruct: params.reconstruct,
+            bind_bytes: fit::bind_bytes(params, caps),
             halo: [0, 0],
             part: (params.ordered(Part::planes(l * l, l, t)), 0),
-        };
-        // Before drawing the inputs: the links as stored (whole or as two
-        // rows: as large as a half-spinor field then) are the largest field.
-        let largest = layout.with_ncomp(build.stored(Field::Links).ncomp());
-        check_size(caps, largest.reals() * params.precision.real_bytes())?;
-        Ok(Plan {
-            build,
-            sites,
-            dispatch,
-        })
+        }
     }
 }
 
@@ -77,13 +82,13 @@ pub(super) struct Recorded {
     precision: Precision,
     reconstruct: Reconstruct,
     sites: u32,
-    layout: Layout,
+    build: Build,
     pipes: Vec<Pipeline>,
     steps: Vec<Step>,
     /// On a split lattice (`plan.build.halo > 0`), with the dispatches before each.
     pub(super) syncs: Vec<(usize, Sync)>,
-    /// Buffers read back, with what they hold.
-    pub(super) outputs: Vec<(wgpu::Buffer, Field)>,
+    /// Buffers read back (a field's groups), with what they hold.
+    pub(super) outputs: Vec<(Buffers, Field)>,
 }
 
 impl Recorded {
@@ -101,7 +106,7 @@ impl Recorded {
             precision: plan.build.precision,
             reconstruct: plan.build.reconstruct,
             sites: plan.sites,
-            layout: plan.build.layout,
+            build: plan.build,
             pipes: prog.pipes,
             steps: prog.steps,
             syncs: prog.syncs.unwrap_or_default(),
@@ -122,23 +127,55 @@ impl Recorded {
         self.steps.len()
     }
 
-    /// A read-back field in logical order.
-    pub(super) fn unpack(&self, bytes: &[u8], field: Field) -> Vec<f64> {
-        let p = self.precision;
-        if field == Field::Plain {
-            return p.decode(bytes);
-        }
-        let l = self.layout.with_ncomp(field.ncomp());
-        if bytes.len() as u64 != l.reals() * p.real_bytes() {
-            return vec![f64::NAN; (self.sites * field.ncomp()) as usize];
-        }
-        l.decode(p, bytes)
+    /// How the fields are stored: the buffers a spinor field and the
+    /// links take (more than one where a binding cannot hold them).
+    pub(super) fn storage(&self) -> BTreeMap<String, f64> {
+        let count = |f: Field| f64::from(self.build.count(f));
+        BTreeMap::from([
+            ("spinor_buffers".to_string(), count(Field::Spinor)),
+            ("link_buffers".to_string(), count(Field::Links)),
+        ])
     }
 
-    /// (x, iterations, |r| / |r0|, converged) of a solve.
-    pub(super) fn solve(&self, outputs: &[&[u8]]) -> (Vec<f64>, f64, f64, bool) {
-        let x = self.unpack(outputs[0], Field::Spinor);
-        let s = self.precision.decode(outputs[1]);
+    /// The read-back buffers of every output, flat, in order.
+    pub(super) fn output_buffers(&self) -> Vec<&wgpu::Buffer> {
+        self.outputs.iter().flat_map(|(b, _)| b).collect()
+    }
+
+    /// The outputs in logical order from the bytes of
+    /// [`Recorded::output_buffers`].
+    pub(super) fn unpack_all(&self, bytes: &[&[u8]]) -> Vec<Vec<f64>> {
+        let mut rest = bytes;
+        let mut out = Vec::new();
+        for (buffers, field) in &self.outputs {
+            let (mine, after) = rest.split_at(buffers.len().min(rest.len()));
+            rest = after;
+            out.push(self.unpack(mine, *field));
+        }
+        out
+    }
+
+    /// A read-back field (its groups' bytes) in logical order; a buffer
+    /// of the wrong size reads as NaN.
+    fn unpack(&self, bytes: &[&[u8]], field: Field) -> Vec<f64> {
+        let p = self.precision;
+        let Some(g) = self.build.groups(field) else {
+            return bytes.first().map_or_else(Vec::new, |b| p.decode(b));
+        };
+        let sizes = g.bytes(p);
+        let whole = bytes.len() == sizes.len()
+            && bytes.iter().zip(&sizes).all(|(b, &n)| b.len() as u64 == n);
+        if !whole {
+            return vec![f64::NAN; (self.sites * field.ncomp()) as usize];
+        }
+        g.decode(p, bytes)
+    }
+
+    /// (x, iterations, |r| / |r0|, converged) of a solve, from its outputs
+    /// in logical order.
+    pub(super) fn solve(&self, outputs: &[Vec<f64>]) -> (Vec<f64>, f64, f64, bool) {
+        let x = outputs[0].clone();
+        let s = &outputs[1];
         let at = |i: u32| s.get(i as usize).copied().unwrap_or(f64::NAN);
         let residual = (at(slot::RR) / at(slot::RR0)).sqrt();
         (x, at(slot::ITERS), residual, at(slot::CONVERGED) == 1.0)
@@ -172,26 +209,31 @@ impl MilcGpu {
 /// it: no kernel writes its inputs, so each is uploaded once per lattice,
 /// precision and layout and bound by every kernel that reads it (links as
 /// two rows are cut from the whole ones here, before any timing).
-fn upload(prog: &Program, item: String, data: &Arc<Vec<f64>>, f: Field) -> Result<wgpu::Buffer> {
+fn upload(prog: &Program, item: String, data: &Arc<Vec<f64>>, f: Field) -> Result<Buffers> {
     let b = &prog.build;
+    // The split is part of how a field is stored.
     let group = format!(
-        "milc/{}x{}x{}/{}/sal{}/w{}",
-        b.l, b.lz, b.t, b.precision, b.layout.sal, b.layout.width
+        "milc/{}x{}x{}/{}/sal{}/w{}/split{}",
+        b.l,
+        b.lz,
+        b.t,
+        b.precision,
+        b.layout.sal,
+        b.layout.width,
+        b.groups(f).map_or(0, |g| g.per)
     );
-    let mut up = prog.gpu.uploads.get_or_upload(&group, &item, data, |v| {
+    prog.gpu.uploads.get_or_upload(&group, &item, data, |v| {
         let stored = match b.stored(f) {
             Field::LinkRows => Cow::Owned(link_rows(v)),
             _ => Cow::Borrowed(v.as_slice()),
         };
-        Ok(vec![prog.field("milc-in", f, Some(&stored))?])
-    })?;
-    up.pop()
-        .ok_or_else(|| Error::bad_param("kernel", "no input uploaded"))
+        prog.field("milc-in", f, Some(&stored))
+    })
 }
 
 /// Records the program of the setup's kernel; returns the buffers read
 /// back, with what they hold.
-fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)>> {
+fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(Buffers, Field)>> {
     let isign = setup.isign as i32;
     let x = &setup.inputs;
     // Named by the host field (the inputs are the request's shared fields).
@@ -241,7 +283,11 @@ fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)
             );
             let out = prog.field("milc-out", Field::Spinor, None)?;
             let scalars = prog.scalars(setup)?;
-            prog.axpy([&a, &b, &out, &scalars], (slot::MINUS_KAPPA, false), false)?;
+            prog.axpy(
+                [&a, &b, &out, one(&scalars)],
+                (slot::MINUS_KAPPA, false),
+                false,
+            )?;
             vec![(out, Field::Spinor)]
         }
         KernelName::Dot => {
@@ -250,8 +296,8 @@ fn record(prog: &mut Program, setup: &Setup) -> Result<Vec<(wgpu::Buffer, Field)
                 input(prog, 1, Field::Spinor)?,
             );
             let scalars = prog.scalars(setup)?;
-            prog.dot([&a, &b, &scalars], slot::RR)?;
-            vec![(scalars, Field::Plain)]
+            prog.dot([&a, &b], &scalars, slot::RR)?;
+            vec![(vec![scalars], Field::Plain)]
         }
         KernelName::Dslash => {
             let (psi, u) = (input(prog, 0, Field::Spinor)?, links(prog)?);
@@ -286,28 +332,21 @@ impl Kernel for MilcGpu {
     }
 
     fn outputs(&self) -> Vec<&wgpu::Buffer> {
-        self.prog.outputs.iter().map(|(b, _)| b).collect()
+        self.prog.output_buffers()
     }
 
     fn validate(&self, outputs: &[&[u8]]) -> Validation {
+        let got = self.prog.unpack_all(outputs);
         match self.setup.kernel {
             KernelName::Cg => {
-                let (x, iters, res, conv) = self.prog.solve(outputs);
+                let (x, iters, res, conv) = self.prog.solve(&got);
                 self.setup.check_solve(&x, iters, res, conv)
             }
             KernelName::Dot => {
-                let s = self.prog.precision.decode(outputs[0]);
-                let v = s.get(slot::RR as usize).copied().unwrap_or(f64::NAN);
+                let v = got[0].get(slot::RR as usize).copied().unwrap_or(f64::NAN);
                 self.setup.check_fields(&[vec![v]], self.prog.precision)
             }
-            _ => {
-                let got: Vec<Vec<f64>> = outputs
-                    .iter()
-                    .zip(&self.prog.outputs)
-                    .map(|(bytes, (_, f))| self.prog.unpack(bytes, *f))
-                    .collect();
-                self.setup.check_fields(&got, self.prog.precision)
-            }
+            _ => self.setup.check_fields(&got, self.prog.precision),
         }
     }
 
@@ -324,20 +363,24 @@ impl Kernel for MilcGpu {
 
     fn metrics(&self, outputs: &[&[u8]]) -> BTreeMap<String, f64> {
         if self.setup.kernel != KernelName::Cg {
-            return BTreeMap::new();
+            return self.prog.storage();
         }
-        let (x, iters, res, _) = self.prog.solve(outputs);
-        solve_metrics(iters, res, self.setup.true_residual(&x))
+        let (x, iters, res, _) = self.prog.solve(&self.prog.unpack_all(outputs));
+        let mut m = solve_metrics(iters, res, self.setup.true_residual(&x));
+        m.extend(self.prog.storage());
+        m
     }
 
     fn check(&self, outputs: &[&[u8]]) -> (Validation, BTreeMap<String, f64>) {
         if self.setup.kernel != KernelName::Cg {
-            return (self.validate(outputs), BTreeMap::new());
+            return (self.validate(outputs), self.prog.storage());
         }
         // The true residual (a Dslash over the lattice in f64) once for both.
-        let (x, iters, res, conv) = self.prog.solve(outputs);
+        let (x, iters, res, conv) = self.prog.solve(&self.prog.unpack_all(outputs));
         let true_res = self.setup.true_residual(&x);
         let v = self.setup.judge_solve(true_res, iters, res, conv);
-        (v, solve_metrics(iters, res, true_res))
+        let mut m = solve_metrics(iters, res, true_res);
+        m.extend(self.prog.storage());
+        (v, m)
     }
 }

@@ -24,6 +24,7 @@
 mod cg;
 pub mod codegen;
 pub mod dist;
+mod fit;
 mod gpu;
 mod links;
 mod model;
@@ -188,6 +189,8 @@ pub struct Params {
     pub tol: f64,
     /// CG iterations recorded per solve.
     pub iterations: u64,
+    /// The most KiB one buffer of a field may hold (0: the adapter's limit).
+    pub buffer_kib: u64,
 }
 
 impl Params {
@@ -211,7 +214,10 @@ impl Params {
         if self.sign != Sign::Plus {
             variant.push_str(&format!("/{}", self.sign));
         }
-        Case::new("milc", self.kernel.name(), &variant, self.precision)
+        if self.buffer_kib > 0 {
+            variant.push_str(&format!("/buffer{}KiB", self.buffer_kib));
+        }
+        let case = Case::new("milc", self.kernel.name(), &variant, self.precision)
             .param("layout", self.layout)
             .param("complex", self.complex)
             .param("vvl", self.vvl)
@@ -228,7 +234,11 @@ impl Params {
             .param("sites", self.sites)
             .param("kappa", self.kappa)
             .param("tol", self.tol)
-            .param("iterations", self.iterations)
+            .param("iterations", self.iterations);
+        match self.buffer_kib {
+            0 => case,
+            kib => case.param(fit::BUFFER_PARAM, kib),
+        }
     }
 }
 
@@ -306,6 +316,10 @@ impl TryFrom<&Case> for Params {
             kappa: parse_number("kappa", case.text("kappa"))?,
             tol: parse_number("tol", case.text("tol"))?,
             iterations: case.uint("iterations")?,
+            buffer_kib: match case.text(fit::BUFFER_PARAM) {
+                "" => 0,
+                _ => case.uint(fit::BUFFER_PARAM)?,
+            },
         })
     }
 }
@@ -415,6 +429,7 @@ impl App for Milc {
                 },
                 default: "100",
             },
+            problem::buffer_param(),
         ]
     }
 
@@ -475,10 +490,11 @@ impl App for Milc {
             kappa,
             tol: 0.0,
             iterations: r.uint("iterations"),
+            buffer_kib: problem::parse_buffer_kib(r.text(fit::BUFFER_PARAM))?,
         };
         // Only a solve applies D through a choice of kernels, and only the
         // kernels that project or rebuild spinors have a sign.
-        Ok(Grid::new(base)
+        let points = Grid::new(base)
             .axis(&r.precisions, |c, p| {
                 c.precision = p;
                 c.tol = tol.unwrap_or(default_tol(p));
@@ -503,10 +519,11 @@ impl App for Milc {
                 c.block = block;
                 c.tile = tile;
             })
-            .distinct_points()
-            .iter()
-            .map(Params::case)
-            .collect())
+            .distinct_points();
+        for params in &points {
+            fit::fits(params, caps)?;
+        }
+        Ok(points.iter().map(Params::case).collect())
     }
 
     fn prepare(&self, gpu: &Gpu, case: &Case) -> Result<Box<dyn Kernel>> {
@@ -515,13 +532,20 @@ impl App for Milc {
 
     fn shaders(&self, p: Precision) -> Vec<ShaderSpec> {
         let mut specs = Vec::new();
+        // The last two split every field over buffers (a spinor of these
+        // 512 sites is 48 KiB in f32).
         let forms = [
-            (LayoutName::Aos, Parts::Split, Reconstruct::Full),
-            (LayoutName::Soa, Parts::Split, Reconstruct::Rows),
-            (LayoutName::Soa, Parts::Pairs, Reconstruct::Full),
-            (LayoutName::Aosoa8, Parts::Pairs, Reconstruct::Rows),
+            (LayoutName::Aos, Parts::Split, Reconstruct::Full, u64::MAX),
+            (LayoutName::Soa, Parts::Split, Reconstruct::Rows, u64::MAX),
+            (LayoutName::Soa, Parts::Pairs, Reconstruct::Full, 20 << 10),
+            (
+                LayoutName::Aosoa8,
+                Parts::Pairs,
+                Reconstruct::Rows,
+                20 << 10,
+            ),
         ];
-        for (name, parts, reconstruct) in forms {
+        for (name, parts, reconstruct, bind_bytes) in forms {
             let layout = Layout::new(name, 512, LINKS as u32).with_width(parts.width());
             let b = codegen::Build {
                 precision: p,
@@ -531,6 +555,7 @@ impl App for Milc {
                 t: 8,
                 vvl: 2,
                 layout,
+                bind_bytes,
                 reconstruct,
                 halo: [0, 0],
                 part: (Part::all(512), 0),
@@ -547,7 +572,8 @@ impl App for Milc {
             let grid = crate::scale::Decomposition::plan_grid(["z", "t"], &[4, 4, 4, 8], 4, 1);
             if let Ok(d) = grid {
                 let spinor = Layout::new(name, 384, SPINOR as u32).with_width(parts.width());
-                let spinor = crate::layout::Groups::whole(spinor);
+                let spinor = crate::layout::Groups::fitting(spinor, p.real_bytes(), bind_bytes)
+                    .unwrap_or(crate::layout::Groups::whole(spinor));
                 for (axis, mu) in [(0, 3), (1, 2)] {
                     let send = dist::halo_send(mu, 1);
                     specs.push(crate::scale::halo::spec(p, &spinor, &d, axis, &send));

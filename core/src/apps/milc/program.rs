@@ -9,8 +9,7 @@ use super::codegen::{self, Build, Field, slot};
 use super::gpu::Plan;
 use super::reference::Setup;
 use crate::error::{Error, Result};
-use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
-use crate::layout::Layout;
+use crate::gpu::{Gpu, Pipeline, dispatch_shape};
 use crate::scale::Part;
 
 /// Where a rank of a lattice split over ranks must leave the recorded
@@ -19,10 +18,10 @@ use crate::scale::Part;
 /// a finished dot product or norm, to sum the scalar over the ranks.
 #[derive(Clone, Debug)]
 pub(super) enum Sync {
-    /// Swap the halo planes of this spinor field for a Dslash of this sign;
-    /// the dispatches this many steps on read no halo, and may run while
-    /// the planes travel (a rank's interior).
-    Swap(wgpu::Buffer, i32, usize),
+    /// Swap the halo planes of this spinor field (its buffers) for a
+    /// Dslash of this sign; the dispatches this many steps on read no halo,
+    /// and may run while the planes travel (a rank's interior).
+    Swap(Vec<wgpu::Buffer>, i32, usize),
     /// Sum this slot of this scalar buffer over the ranks.
     Reduce(wgpu::Buffer, u32),
 }
@@ -70,13 +69,22 @@ pub(super) struct Program<'g> {
     pub(super) syncs: Option<Vec<(usize, Sync)>>,
 }
 
+/// A field's buffers: one, or one a group of components where the field
+/// is split (`Build::groups`).
+pub(super) type Buffers = Vec<wgpu::Buffer>;
+
+/// A single buffer as a field's buffers (scalars, partials).
+pub(super) fn one(b: &wgpu::Buffer) -> &[wgpu::Buffer] {
+    std::slice::from_ref(b)
+}
+
 /// The intermediate fields of one split Dslash.
 pub(super) struct Temps {
-    hf: wgpu::Buffer,
-    hb: wgpu::Buffer,
-    gf: wgpu::Buffer,
-    gb: wgpu::Buffer,
-    acc: wgpu::Buffer,
+    hf: Buffers,
+    hb: Buffers,
+    gf: Buffers,
+    gb: Buffers,
+    acc: Buffers,
 }
 
 impl<'g> Program<'g> {
@@ -127,26 +135,24 @@ impl<'g> Program<'g> {
         }
     }
 
-    fn layout(&self, field: Field) -> Layout {
-        self.build
-            .layout
-            .with_ncomp(self.build.stored(field).ncomp())
-    }
-
-    /// A field uploaded from logical order, or poisoned when `init` is `None`.
-    pub(super) fn field(
-        &self,
-        label: &str,
-        field: Field,
-        init: Option<&[f64]>,
-    ) -> Result<wgpu::Buffer> {
-        let (l, p) = (self.layout(field), self.build.precision);
+    /// A field's buffers, uploaded from logical order, or poisoned when
+    /// `init` is `None`.
+    pub(super) fn field(&self, label: &str, field: Field, init: Option<&[f64]>) -> Result<Buffers> {
+        let p = self.build.precision;
+        let g = self.build.groups(field).ok_or_else(|| {
+            Error::bad_param("kernel", format!("{label}: plain reals are not a field"))
+        })?;
         match init {
-            Some(v) => self.gpu.storage_init(label, &l.encode(p, v, 0.0)),
-            None => {
-                self.gpu
-                    .storage_poisoned(label, l.reals() * p.real_bytes(), &p.poison_pattern())
-            }
+            Some(v) => g
+                .encode(p, v, 0.0)
+                .iter()
+                .map(|bytes| self.gpu.storage_init(label, bytes))
+                .collect(),
+            None => g
+                .bytes(p)
+                .into_iter()
+                .map(|len| self.gpu.storage_poisoned(label, len, &p.poison_pattern()))
+                .collect(),
         }
     }
 
@@ -207,7 +213,7 @@ impl<'g> Program<'g> {
         if let Some(i) = self.keys.iter().position(|k| *k == (entry, isign, index)) {
             return Ok(i);
         }
-        let binds: Vec<Bind> = m.binds.iter().map(|b| b.2).collect();
+        let binds = self.build.binds(m);
         let build = match part {
             Some((_, part, group0)) => Build {
                 part: (part, group0),
@@ -225,22 +231,49 @@ impl<'g> Program<'g> {
         &mut self,
         entry: &'static str,
         isign: i32,
-        buffers: &[&wgpu::Buffer],
+        buffers: &[&[wgpu::Buffer]],
         dispatch: (u32, u32),
     ) -> Result<()> {
         self.push_part(entry, isign, buffers, dispatch, None)
+    }
+
+    /// Each binding's buffers of `entry`'s module, in binding order: a
+    /// field's groups, or one buffer standing in for every group of a
+    /// binding the entry point never reads (`zero` binds the scalars as `x`).
+    fn expand<'b>(
+        &self,
+        entry: &str,
+        buffers: &[&'b [wgpu::Buffer]],
+    ) -> Result<Vec<&'b wgpu::Buffer>> {
+        let m = codegen::module_of(entry)
+            .ok_or_else(|| Error::bad_param("kernel", format!("no entry point `{entry}`")))?;
+        let mut out = Vec::new();
+        for (&(name, field, _), &bufs) in m.binds.iter().zip(buffers) {
+            let count = self.build.count(field) as usize;
+            match bufs.len() {
+                n if n == count => out.extend(bufs),
+                1 => out.extend(std::iter::repeat_n(&bufs[0], count)),
+                n => {
+                    return Err(Error::Device(format!(
+                        "milc/{entry}: `{name}` takes {count} buffers, given {n}"
+                    )));
+                }
+            }
+        }
+        Ok(out)
     }
 
     fn push_part(
         &mut self,
         entry: &'static str,
         isign: i32,
-        buffers: &[&wgpu::Buffer],
+        buffers: &[&[wgpu::Buffer]],
         dispatch: (u32, u32),
         part: Option<(usize, Part, u32)>,
     ) -> Result<()> {
         let pipe = self.pipe(entry, isign, part)?;
-        let group = self.gpu.bind(&self.pipes[pipe], buffers);
+        let expanded = self.expand(entry, buffers)?;
+        let group = self.gpu.bind(&self.pipes[pipe], &expanded);
         self.steps.push(Step {
             pipe,
             group,
@@ -254,7 +287,7 @@ impl<'g> Program<'g> {
         &mut self,
         entry: &'static str,
         isign: i32,
-        buffers: &[&wgpu::Buffer],
+        buffers: &[&[wgpu::Buffer]],
     ) -> Result<()> {
         self.push(entry, isign, buffers, self.dispatch)
     }
@@ -282,12 +315,12 @@ impl<'g> Program<'g> {
         &mut self,
         entry: &'static str,
         isign: i32,
-        buffers: &[&wgpu::Buffer],
-        src: &wgpu::Buffer,
+        buffers: &[&[wgpu::Buffer]],
+        src: &[wgpu::Buffer],
     ) -> Result<()> {
         let parts = self.part_dispatches()?;
         self.sync(Sync::Swap(
-            src.clone(),
+            src.to_vec(),
             isign,
             usize::from(!parts.is_empty()),
         ));
@@ -313,13 +346,13 @@ impl<'g> Program<'g> {
     pub(super) fn dslash(
         &mut self,
         split: Option<&Temps>,
-        [links, src, dst]: [&wgpu::Buffer; 3],
+        [links, src, dst]: [&[wgpu::Buffer]; 3],
         isign: i32,
     ) -> Result<()> {
         let Some(t) = split else {
             return self.hop("dslash_fused", isign, &[src, links, dst], src);
         };
-        self.sync(Sync::Swap(src.clone(), isign, 0));
+        self.sync(Sync::Swap(src.to_vec(), isign, 0));
         self.over_sites("extract", isign, &[src, &t.hf])?;
         self.over_sites("extract_mul", isign, &[src, links, &t.hb])?;
         self.over_sites("shift", isign, &[&t.hf, &t.hb, &t.gf, &t.gb])?;
@@ -331,20 +364,25 @@ impl<'g> Program<'g> {
     /// (`m_fused.wgsl`), leaving the partials of `|dst|^2` when `norm`.
     pub(super) fn m_fused(
         &mut self,
-        [links, src, dst, scalars]: [&wgpu::Buffer; 4],
+        [links, src, dst, scalars]: [&[wgpu::Buffer]; 4],
         isign: i32,
         norm: bool,
     ) -> Result<()> {
         let partial = self.partial()?;
         let entry = if norm { "m_fused_norm" } else { "m_fused" };
-        self.hop(entry, isign, &[src, links, dst, scalars, &partial], src)
+        self.hop(
+            entry,
+            isign,
+            &[src, links, dst, scalars, one(&partial)],
+            src,
+        )
     }
 
     /// `out = y + s x` with `s` the scalar in `slot` (negated if asked),
     /// leaving the partials of `|out|^2` when `norm`.
     pub(super) fn axpy(
         &mut self,
-        [x, y, out, scalars]: [&wgpu::Buffer; 4],
+        [x, y, out, scalars]: [&[wgpu::Buffer]; 4],
         (slot, negate): (u32, bool),
         norm: bool,
     ) -> Result<()> {
@@ -352,22 +390,26 @@ impl<'g> Program<'g> {
         let partial = self.partial()?;
         let entry = if norm { "axpy_norm" } else { "axpy" };
         self.partials_written = self.dispatch.0 * self.dispatch.1;
-        self.over_sites(entry, 1, &[x, y, out, scalars, &op, &partial])
+        self.over_sites(entry, 1, &[x, y, out, scalars, one(&op), one(&partial)])
     }
 
     /// `out = 0`.
-    pub(super) fn zero(&mut self, out: &wgpu::Buffer, scalars: &wgpu::Buffer) -> Result<()> {
+    pub(super) fn zero(&mut self, out: &[wgpu::Buffer], scalars: &wgpu::Buffer) -> Result<()> {
         // The fill binds `out` alone; the other bindings take buffers it never reads.
-        let op = self.op(0, false, 0);
-        let partial = self.partial()?;
-        self.over_sites("zero", 1, &[scalars, scalars, out, scalars, &op, &partial])
+        let (op, partial, s) = (self.op(0, false, 0), self.partial()?, one(scalars));
+        self.over_sites("zero", 1, &[s, s, out, s, one(&op), one(&partial)])
     }
 
     /// `scalars[slot] = Re <a, b>`: per-workgroup partials, then [`Program::finish`].
-    pub(super) fn dot(&mut self, [a, b, scalars]: [&wgpu::Buffer; 3], slot: u32) -> Result<()> {
+    pub(super) fn dot(
+        &mut self,
+        [a, b]: [&[wgpu::Buffer]; 2],
+        scalars: &wgpu::Buffer,
+        slot: u32,
+    ) -> Result<()> {
         let partial = self.partial()?;
         self.partials_written = self.dispatch.0 * self.dispatch.1;
-        self.over_sites("dot", 1, &[a, b, &partial])?;
+        self.over_sites("dot", 1, &[a, b, one(&partial)])?;
         self.finish(scalars, slot)
     }
 
@@ -375,7 +417,12 @@ impl<'g> Program<'g> {
     /// (one workgroup adds them), then summed over the ranks.
     pub(super) fn finish(&mut self, scalars: &wgpu::Buffer, slot: u32) -> Result<()> {
         let (partial, op) = (self.partial()?, self.op(slot, false, self.partials_written));
-        self.push("finish", 1, &[&partial, scalars, &op], (1, 1))?;
+        self.push(
+            "finish",
+            1,
+            &[one(&partial), one(scalars), one(&op)],
+            (1, 1),
+        )?;
         self.sync(Sync::Reduce(scalars.clone(), slot));
         Ok(())
     }
@@ -383,6 +430,6 @@ impl<'g> Program<'g> {
     /// A one-invocation CG update of the scalars.
     pub(super) fn scalar(&mut self, entry: &'static str, scalars: &wgpu::Buffer) -> Result<()> {
         let (partial, op) = (self.partial()?, self.op(0, false, 0));
-        self.push(entry, 1, &[&partial, scalars, &op], (1, 1))
+        self.push(entry, 1, &[one(&partial), one(scalars), one(&op)], (1, 1))
     }
 }

@@ -22,6 +22,7 @@ fn params(kernel: KernelName) -> Params {
         kappa: 0.12,
         tol: 1e-12,
         iterations: 200,
+        buffer_kib: 0,
     }
 }
 
@@ -102,6 +103,9 @@ fn model_of_dslash_is_the_sum_of_its_split() {
 fn sizes_kappa_and_layouts_are_checked() {
     let caps = Capabilities {
         max_workgroup_invocations: 256,
+        max_storage_binding: 1 << 27,
+        max_buffer: 1 << 28,
+        max_storage_buffers: 8,
         ..Default::default()
     };
     let ok = Request::default()
@@ -180,13 +184,14 @@ fn sizes_kappa_and_layouts_are_checked() {
 }
 
 /// The plan builds the kernels for the case's lattice and launches one
-/// invocation per VVL sites; links over the binding limit are an error
-/// naming it.
+/// invocation per VVL sites; fields over the binding limit split over
+/// buffers, and what no split fits is an error naming the limit.
 #[test]
-fn plans_dispatch_every_site_and_check_the_links() {
+fn plans_dispatch_every_site_and_split_what_a_binding_cannot_hold() {
     let caps = Capabilities {
         max_storage_binding: 1 << 20,
         max_buffer: 1 << 30,
+        max_storage_buffers: 128,
         max_workgroups_per_dim: 65535,
         ..Default::default()
     };
@@ -200,30 +205,69 @@ fn plans_dispatch_every_site_and_check_the_links() {
     assert_eq!(plan.dispatch, (1, 1)); // 108 sites, 54 invocations, wg 64
     let b = &plan.build;
     assert_eq!((b.l, b.t, b.layout.sal, b.layout.width), (3, 4, 4, 2));
-    let big = Params {
-        l: 16,
-        t: 16,
-        sites: 16 * 16 * 16 * 16,
+    assert_eq!(b.count(codegen::Field::Links), 1);
+    // 16^4 sites in f64: a spinor is 12 MiB, a pair of its reals 1 MiB.
+    let sized = |l: u64, t: u64| Params {
+        l,
+        t,
+        sites: l.pow(3) * t,
         ..p
     };
-    match gpu::Plan::new(&big, &caps) {
-        Err(crate::Error::OverLimit { limit, .. }) => {
-            assert_eq!(limit, "max_storage_buffer_binding_size")
-        }
+    let big = gpu::Plan::new(&sized(16, 16), &caps).expect("split");
+    assert_eq!(big.build.count(codegen::Field::Spinor), 12);
+    assert_eq!(big.build.count(codegen::Field::Links), 36);
+    // More buffers than a kernel may bind.
+    let few = Capabilities {
+        max_storage_buffers: 8,
+        ..caps.clone()
+    };
+    let limit = |r: crate::Result<gpu::Plan>| match r {
+        Err(crate::Error::OverLimit { limit, .. }) => limit,
         other => panic!("{other:?}"),
-    }
-    // Whole links over the limit, two rows within it: the plan checks the
-    // form the case stores.
-    let mid = Params {
-        l: 6,
-        t: 12,
-        sites: 6 * 6 * 6 * 12,
-        ..p
     };
-    assert!(gpu::Plan::new(&mid, &caps).is_err());
-    let rows = Params {
-        reconstruct: Reconstruct::Rows,
-        ..mid
+    assert_eq!(
+        limit(gpu::Plan::new(&sized(16, 16), &few)),
+        "max_storage_buffers_per_shader_stage"
+    );
+    // One pair of reals over the binding.
+    assert_eq!(
+        limit(gpu::Plan::new(&sized(20, 20), &caps)),
+        "max_storage_buffer_binding_size"
+    );
+    // Over the device's memory: a CG of 8^4 sites holds 7 spinors and the links.
+    let small_memory = Capabilities {
+        device_memory: Some(20 << 20),
+        ..caps.clone()
     };
-    assert!(gpu::Plan::new(&rows, &caps).is_ok());
+    let cg = Params {
+        kernel: KernelName::Cg,
+        operator: Operator::Fused,
+        ..sized(12, 12)
+    };
+    assert_eq!(limit(gpu::Plan::new(&cg, &small_memory)), "device memory");
+    let e = fit::fits(&cg, &small_memory).expect_err("too large");
+    assert!(
+        e.to_string()
+            .contains("at T = 12, the largest that fits is L = 9"),
+        "{e}"
+    );
+    let nine = Params {
+        l: 9,
+        sites: 9 * 9 * 9 * 12,
+        ..cg
+    };
+    assert!(fit::fits(&nine, &small_memory).is_ok());
+    // buffer-kib splits below the adapter's limit.
+    let capped = Params {
+        buffer_kib: 1024,
+        ..sized(8, 8)
+    };
+    let roomy = Capabilities {
+        max_storage_binding: 1 << 30,
+        ..caps
+    };
+    let whole = gpu::Plan::new(&sized(8, 8), &roomy).expect("whole");
+    assert_eq!(whole.build.count(codegen::Field::Links), 1);
+    let split = gpu::Plan::new(&capped, &roomy).expect("split");
+    assert_eq!(split.build.count(codegen::Field::Links), 3);
 }
