@@ -21,6 +21,7 @@
 //! length, with a complex's parts as two reals of the layout or side by
 //! side (`complex=pairs`: one vector load a complex, as CUDA's `float2`).
 
+mod access;
 mod cg;
 pub mod codegen;
 pub mod dist;
