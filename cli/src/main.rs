@@ -13,8 +13,6 @@ mod run;
 #[cfg(feature = "mpi")]
 mod scaleout;
 mod scaling;
-#[cfg(feature = "mpi")]
-mod shm;
 mod stats;
 mod stop;
 mod table;

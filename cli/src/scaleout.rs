@@ -21,7 +21,6 @@ use skylight_core::{Error, registry};
 
 use super::{RunArgs, report};
 use crate::output::Output;
-use crate::shm::{self, Shm};
 
 /// Exit code of a rank that aborts the job.
 const ABORT_CODE: i32 = 3;
@@ -138,8 +137,6 @@ struct MpiComm {
     world: SimpleCommunicator,
     /// The ranks below and above along each split axis.
     neighbours: Vec<(i32, i32)>,
-    /// Where every rank is on one node: the swaps through shared memory.
-    shm: Option<Shm>,
 }
 
 impl Comm for MpiComm {
@@ -165,10 +162,6 @@ impl Comm for MpiComm {
                 self.neighbours.len()
             ))
         })?;
-        if let Some(shm) = &self.shm {
-            shm.exchange((lo, hi), to_lo, to_hi, from_lo, from_hi);
-            return Ok(());
-        }
         let (lo, hi) = (
             self.world.process_at_rank(lo),
             self.world.process_at_rank(hi),
@@ -351,7 +344,6 @@ fn ranks_run(
             .map(|axis| d.neighbours_along(rank, axis))
             .map(|(lo, hi)| (lo as i32, hi as i32))
             .collect(),
-        shm: shm::wanted(world).map(Shm::new),
     };
     if rank == 0 && !args.common.quiet {
         eprintln!(
