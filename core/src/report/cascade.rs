@@ -42,6 +42,35 @@ fn ranked(row: &PpRow) -> Vec<(usize, f64)> {
     ran
 }
 
+/// Every app's chart on one sheet, `cols` to a row (for a page that links
+/// one picture per study).
+pub fn sheet(table: &PpTable, cols: usize) -> String {
+    let charts = charts(table);
+    let cols = cols.max(1);
+    let (mut body, mut y, mut row_h) = (String::new(), 0.0f64, 0.0f64);
+    for (i, (_, chart)) in charts.iter().enumerate() {
+        if i > 0 && i % cols == 0 {
+            y += row_h;
+            row_h = 0.0;
+        }
+        let x = WIDTH * (i % cols) as f64;
+        row_h = row_h.max(height_of(chart));
+        body.push_str(&chart.replacen("<svg ", &format!(r#"<svg x="{x:.0}" y="{y:.0}" "#), 1));
+    }
+    let width = WIDTH * cols.min(charts.len()).max(1) as f64;
+    svg::document("cascade-sheet", width, y + row_h, "Cascade plots", &body)
+}
+
+/// The height a chart of [`panel`] declares.
+fn height_of(chart: &str) -> f64 {
+    chart
+        .split("height=\"")
+        .nth(1)
+        .and_then(|t| t.split('"').next())
+        .and_then(|h| h.parse().ok())
+        .unwrap_or(0.0)
+}
+
 fn panel(table: &PpTable, app: &str, mut rows: Vec<&PpRow>) -> String {
     rows.sort_by_key(|r| std::cmp::Reverse(r.efficiency.iter().flatten().count()));
     rows.truncate(SERIES);

@@ -10,7 +10,6 @@ use std::fmt::Write;
 
 use super::{apps, marks, roofline_svg, rooflines, scaling_svgs};
 use crate::efficiency::{self, Row};
-use crate::portability::{self, Basis};
 use crate::record::ResultRecord;
 use crate::scale::curves;
 
@@ -229,60 +228,47 @@ fn scaling_table(records: &[ResultRecord]) -> String {
     md
 }
 
-/// PP over the sets without scale-out runs: per app and precision the
-/// kernels' PP, and the cascade charts.
+/// PP over the sets without scale-out runs, per precision over the
+/// platforms that ran it: each kernel that ran on two platforms or more
+/// (peak's, which define the ceilings, left out), and the cascade sheet.
 fn portability_section(sets: &[Set], figures: &str, figs: &mut Vec<(String, String)>) -> String {
     let records: Vec<ResultRecord> = sets
         .iter()
         .filter(|s| s.records.iter().all(|r| r.scale.is_none()))
         .flat_map(|s| s.records.iter().cloned())
         .collect();
-    let table = portability::table(&records, Basis::Architectural, &[], false);
-    if table.platforms.is_empty() {
+    let tables = super::pp_by_precision(&records);
+    if tables.is_empty() {
         return String::new();
     }
     let mut md = String::from(
-        "\n## Performance portability\n\nPennycook's PP over the platforms above (the harmonic mean of each kernel's architectural efficiency, its best variant per platform; 0 where a platform did not run it). Per app and precision: the kernels' PP, lowest to highest.\n\n",
+        "\n## Performance portability\n\nPennycook's PP of each kernel over the platforms above that ran its precision: the harmonic mean of its architectural efficiency (its best variant per platform), 0 where a platform did not run it. Each platform's own roofline is its yardstick, so lavapipe, SwiftShader and the CPU count as much as a GPU. Cascade plots (Sewall et al.): platforms from most to least efficient, the line the PP of each prefix.\n",
     );
-    for (i, p) in table.platforms.iter().enumerate() {
-        let _ = writeln!(md, "- P{} = {p}", i + 1);
-    }
-    md.push_str("\n| app | prec | kernels | PP of its kernels | platforms that ran it |\n|---|---|---:|---|---|\n");
-    let mut groups: std::collections::BTreeMap<(String, String), Vec<&portability::PpRow>> =
-        Default::default();
-    for r in &table.rows {
-        groups
-            .entry((r.app.clone(), r.precision.to_string()))
-            .or_default()
-            .push(r);
-    }
-    for ((app, prec), rows) in groups {
-        let mut pps: Vec<f64> = rows.iter().map(|r| r.pp).collect();
-        pps.sort_by(f64::total_cmp);
-        let list: Vec<String> = pps.iter().map(|p| format!("{:.0}%", 100.0 * p)).collect();
-        let ran: std::collections::BTreeSet<String> = rows
-            .iter()
-            .flat_map(|r| {
-                r.efficiency
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, e)| e.is_some())
-                    .map(|(i, _)| format!("P{}", i + 1))
-            })
-            .collect();
-        let ran: Vec<String> = ran.into_iter().collect();
-        let _ = writeln!(
-            md,
-            "| {app} | {prec} | {} | {} | {} |",
-            rows.len(),
-            list.join(", "),
-            ran.join(", ")
-        );
-    }
-    for (app, chart) in super::cascade_svgs(&table) {
-        let file = format!("{figures}/cascade-{app}.svg");
-        let _ = writeln!(md, "\n![cascade plot of {app}]({file})");
-        figs.push((file, chart));
+    for (p, table) in tables {
+        let _ = write!(md, "\n### {p}\n\n");
+        for (i, name) in table.platforms.iter().enumerate() {
+            let _ = write!(md, "{}P{} = {name}", if i > 0 { "; " } else { "" }, i + 1);
+        }
+        md.push_str(".\n\n| kernel |");
+        for i in 1..=table.platforms.len() {
+            let _ = write!(md, " P{i} |");
+        }
+        md.push_str(" PP |\n|---|");
+        md.push_str(&"---:|".repeat(table.platforms.len() + 1));
+        md.push('\n');
+        for r in &table.rows {
+            if r.app == "peak" || r.efficiency.iter().flatten().count() < 2 {
+                continue;
+            }
+            let _ = write!(md, "| {}/{} |", r.app, r.kernel);
+            for e in &r.efficiency {
+                let _ = write!(md, " {} |", pct(*e));
+            }
+            let _ = writeln!(md, " {} |", pct(Some(r.pp)));
+        }
+        let file = format!("{figures}/cascade-{p}.svg");
+        let _ = writeln!(md, "\n![cascade plots, {p}]({file})");
+        figs.push((file, super::cascade_sheet(&table)));
     }
     md
 }

@@ -17,6 +17,7 @@ mod tables;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
+use crate::Precision;
 use crate::efficiency;
 use crate::portability::{self, Basis};
 use crate::record::ResultRecord;
@@ -75,6 +76,29 @@ pub fn roofline_svg(roof: &Roofline, marks: &[Mark], apps: &[String]) -> String 
 /// The cascade charts of `table`: (app, SVG) per app.
 pub fn cascade_svgs(table: &portability::PpTable) -> Vec<(String, String)> {
     cascade::charts(table)
+}
+
+/// All of `table`'s cascade charts on one SVG sheet, three to a row.
+pub fn cascade_sheet(table: &portability::PpTable) -> String {
+    cascade::sheet(table, 3)
+}
+
+/// The PP of each precision over the platforms that ran it (a platform
+/// without f64, such as the browser, would make every f64 PP 0 otherwise):
+/// architectural efficiency, each kernel's best variant per platform.
+pub fn pp_by_precision(records: &[ResultRecord]) -> Vec<(Precision, portability::PpTable)> {
+    Precision::ALL
+        .into_iter()
+        .filter_map(|p| {
+            let mine: Vec<ResultRecord> = records
+                .iter()
+                .filter(|r| r.case.precision == p)
+                .cloned()
+                .collect();
+            let table = portability::table(&mine, Basis::Architectural, &[], false);
+            (!table.rows.is_empty()).then_some((p, table))
+        })
+        .collect()
 }
 
 /// The scaling charts of `records`' scale-out runs, one SVG per mode.
@@ -157,19 +181,21 @@ fn efficiency_section(records: &[ResultRecord]) -> String {
 }
 
 fn portability_section(records: &[ResultRecord]) -> String {
-    let table = portability::table(records, Basis::Architectural, &[], false);
-    if table.platforms.is_empty() || table.rows.is_empty() {
+    let tables = pp_by_precision(records);
+    if tables.is_empty() {
         return String::new();
     }
     let mut s = String::from(
-        "<h2 id=\"portability\">Performance portability</h2>\n<p>Pennycook's PP (the harmonic mean of architectural efficiencies; 0 where a platform did not run the kernel) of each kernel's best variant per platform, and the cascade plot of Sewall et al.: platforms from most to least efficient, the line the PP of each prefix.</p>\n",
+        "<h2 id=\"portability\">Performance portability</h2>\n<p>Pennycook's PP (the harmonic mean of architectural efficiencies; 0 where a platform did not run the kernel) of each kernel's best variant per platform, per precision over the platforms that ran it, and the cascade plot of Sewall et al.: platforms from most to least efficient, the line the PP of each prefix.</p>\n",
     );
-    s.push_str("<div class=\"charts\">");
-    for (_, chart) in cascade_svgs(&table) {
-        s.push_str(&chart);
+    for (p, table) in tables {
+        let _ = writeln!(s, "<h3>{p}</h3>\n<div class=\"charts\">");
+        for (_, chart) in cascade_svgs(&table) {
+            s.push_str(&chart);
+        }
+        s.push_str("</div>\n");
+        s.push_str(&tables::pp(&table));
     }
-    s.push_str("</div>\n");
-    s.push_str(&tables::pp(&table));
     s
 }
 
@@ -185,6 +211,7 @@ fn scaling_section(records: &[ResultRecord]) -> String {
         s.push_str(&chart);
     }
     s.push_str("</div>\n");
+    s.push_str(&tables::scaling(&curves::curves(records)));
     s
 }
 

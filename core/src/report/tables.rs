@@ -283,3 +283,37 @@ pub fn validation(records: &[ResultRecord]) -> String {
     }
     s
 }
+
+/// Each scaling curve's points: time of a run, speed-up and efficiency
+/// over the single-GPU base where loaded, against the curve's fewest
+/// ranks, and the communication's share.
+pub fn scaling(curves: &crate::scale::curves::Curves) -> String {
+    let mut rows = Vec::new();
+    for ((mode, case), points) in curves {
+        for p in points {
+            rows.push(vec![
+                text(mode.name()),
+                text(case),
+                num(p.ranks.to_string()),
+                num(format!("{:.3} ms", p.run_s * 1e3)),
+                num(p.speedup(*mode).map_or("-".into(), |s| format!("{s:.2}x"))),
+                pct(p.base_efficiency(*mode)),
+                pct(Some(p.efficiency)),
+                pct(Some(p.comm_share())),
+            ]);
+        }
+    }
+    table(
+        &[
+            "scaling",
+            "case",
+            "ranks",
+            "run",
+            "vs one GPU",
+            "efficiency",
+            "vs fewest ranks",
+            "communication",
+        ],
+        &rows,
+    )
+}
