@@ -142,9 +142,9 @@ pub fn html(records: &[ResultRecord], opts: &Options) -> String {
 fn roofline_section(records: &[ResultRecord], apps: &[String], all: bool) -> String {
     let mut s = String::from("<h2 id=\"roofline\">Rooflines</h2>\n");
     let what = if all {
-        "every validated variant"
+        "validated variant"
     } else {
-        "each app, kernel and precision at its best variant"
+        "app, kernel and precision, at its best variant"
     };
     let _ = writeln!(
         s,

@@ -252,7 +252,7 @@ pub fn document(class: &str, width: f64, height: f64, name: &str, body: &str) ->
 pub const PAGE_CSS: &str = "
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}
 h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
-table{border-collapse:collapse;margin:.6em 0;font-size:.85em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.85em;display:block;overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}
 th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .fail{color:#b00020;font-weight:600}.note{color:#555;font-size:.9em}

@@ -71,10 +71,13 @@ pub fn devices(records: &[ResultRecord]) -> String {
                 recs.iter().map(|r| f(r)).collect::<BTreeSet<_>>()
             };
             let join = |s: BTreeSet<String>| s.into_iter().collect::<Vec<_>>().join(", ");
-            let code = match recs.iter().find_map(|r| r.native.as_ref()) {
-                Some(n) => format!("native: {} ({})", n.code, n.model),
-                None => "Skylight".into(),
-            };
+            let natives = set(&|r| {
+                r.native.as_ref().map_or_else(
+                    || "Skylight".into(),
+                    |n| format!("{} ({})", n.code, n.model),
+                )
+            });
+            let code = join(natives);
             let dates = set(&|r| r.date.get(..10).unwrap_or(&r.date).to_string());
             vec![
                 text(&label),
