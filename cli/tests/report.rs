@@ -142,3 +142,33 @@ fn broken_and_cut_files_are_skipped_with_a_note() {
     assert!(page.contains("class=\"roofline\""));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every reference set makes a page with its charts: a roofline, or
+/// scaling curves for the scale-out sets.
+#[test]
+fn every_reference_set_makes_a_page() {
+    let dir = scratch("sets");
+    let sets = std::fs::read_dir(repo().join("benchmarks/reference")).expect("reference sets");
+    let mut made = 0;
+    for set in sets
+        .flatten()
+        .filter(|e| e.path().join("README.md").is_file())
+    {
+        let html = dir.join(format!("{}.html", set.file_name().to_string_lossy()));
+        ok(&skylight(&[
+            "report",
+            set.path().to_str().expect("utf-8"),
+            "-o",
+            html.to_str().expect("utf-8"),
+        ]));
+        let page = std::fs::read_to_string(&html).expect("the page");
+        assert!(
+            page.contains("class=\"roofline\"") || page.contains("class=\"scaling\""),
+            "{}: no chart",
+            set.path().display()
+        );
+        made += 1;
+    }
+    assert!(made >= 8, "only {made} sets");
+    let _ = std::fs::remove_dir_all(&dir);
+}
