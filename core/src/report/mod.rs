@@ -11,7 +11,7 @@ mod cascade;
 pub mod markdown;
 mod roofline;
 mod scaling;
-pub mod svg;
+mod svg;
 mod tables;
 
 use std::collections::BTreeSet;
