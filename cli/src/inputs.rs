@@ -11,22 +11,45 @@ use skylight_core::record::{ResultFile, ResultRecord};
 
 /// The records of every result file in `paths` (files, or folders).
 pub fn records(paths: &[PathBuf]) -> Result<Vec<ResultRecord>> {
+    read(paths, false).map(|(records, _)| records)
+}
+
+/// The records of every result file in `paths` that reads, with one note
+/// per file skipped (another tool's JSON, or a result file that does not
+/// parse), each also printed on stderr; a file cut short gives its whole
+/// records and a note. For a report, which shows what it can.
+pub fn records_lenient(paths: &[PathBuf]) -> Result<(Vec<ResultRecord>, Vec<String>)> {
+    read(paths, true)
+}
+
+fn read(paths: &[PathBuf], skip_broken: bool) -> Result<(Vec<ResultRecord>, Vec<String>)> {
     let mut records = Vec::new();
+    let mut notes = Vec::new();
     for path in paths {
         for file in files(path)? {
-            match load(&file) {
-                Ok(f) => records.extend(f.records),
-                Err(e) if matches!(e.downcast_ref::<Error>(), Some(Error::NotResultFile(_))) => {
-                    eprintln!(
-                        "note: skipping {}: not a Skylight result file",
-                        file.display()
-                    );
+            let note = match ResultFile::load_partial(&file) {
+                Ok((f, warning)) => {
+                    records.extend(f.records);
+                    if let Some(w) = &warning {
+                        eprintln!("warning: {w}");
+                    }
+                    notes.extend(warning);
+                    continue;
                 }
-                Err(e) => return Err(e),
+                Err(Error::NotResultFile(_)) => Some(format!(
+                    "skipping {}: not a Skylight result file",
+                    file.display()
+                )),
+                Err(e) if skip_broken => Some(format!("skipping {}: {e}", file.display())),
+                Err(e) => return Err(e.into()),
+            };
+            if let Some(n) = note {
+                eprintln!("note: {n}");
+                notes.push(n);
             }
         }
     }
-    Ok(records)
+    Ok((records, notes))
 }
 
 /// One result file, whole or cut short (with a warning on stderr).

@@ -5,7 +5,7 @@
 //! or device loss in one case ends only that case. (Slowdowns late in long
 //! runs on NVIDIA were first blamed on allocation history; the clock log
 //! showed the SM clock governor instead, which the warm-up now handles:
-//! BENCHMARKS.md.)
+//! docs/notebook/benchmarks.md.)
 
 use std::io::Read;
 use std::process::{Child, Command, Stdio};

@@ -6,6 +6,7 @@ mod inputs;
 mod isolate;
 mod native;
 mod output;
+mod page;
 mod plot;
 mod pp;
 mod report;
@@ -77,6 +78,9 @@ enum Command {
     /// Performance portability (Pennycook's PP) of each app over the
     /// platforms of result files, with a cascade plot.
     Pp(pp::PpArgs),
+    /// One self-contained HTML page of result files: devices, rooflines,
+    /// efficiency beside native codes, PP, scaling and validation.
+    Report(page::ReportArgs),
     /// Strong and weak scaling of scale-out result files (`mpirun -np N
     /// skylight run ...`): a table, and a chart with --plot.
     Scaling(scaling::ScalingArgs),
@@ -285,6 +289,7 @@ fn real_main() -> Result<bool> {
         Command::Native(args) => native::run(&args),
         Command::Table(args) => table::run(&args),
         Command::Pp(args) => pp::run(&args),
+        Command::Report(args) => page::run(&args),
         Command::Scaling(args) => scaling::run(&args),
         Command::Stats(args) => stats::run(&args),
         Command::Case { common, case_json } => {
@@ -378,7 +383,7 @@ fn open_platform(common: &CommonArgs) -> Result<Platform> {
     }
 }
 
-/// Warm-up that lets a GPU's clock governor reach full clocks (BENCHMARKS.md).
+/// Warm-up that lets a GPU's clock governor reach full clocks (docs/notebook/benchmarks.md).
 const GPU_WARMUP_S: f64 = 1.0;
 
 /// The warm-up when `--warmup-s` is not given: a CPU adapter (lavapipe) or

@@ -1,6 +1,7 @@
 //! Every `skylight` command README.md shows runs: the "Examples" block (each
 //! at the small size, a few samples, so lavapipe gets through them) and the
-//! commands on committed result files (efficiency table, PP, cascade plot).
+//! commands on committed result files (efficiency table, PP, cascade plot,
+//! the HTML report).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -81,7 +82,10 @@ fn readme_portability_commands_run_on_the_committed_files() {
     for mut args in block_after("Native baselines and portability") {
         // Plots and tables go to the scratch folder, not over the committed ones.
         for a in args.iter_mut() {
-            if a.ends_with(".png") || a.ends_with(".svg") || a.ends_with(".csv") {
+            if [".png", ".svg", ".csv", ".html"]
+                .iter()
+                .any(|x| a.ends_with(x))
+            {
                 let name = Path::new(a.as_str()).file_name().map(|n| n.to_owned());
                 *a = dir.join(name.expect("a file name")).display().to_string();
             }

@@ -313,9 +313,6 @@ fn commands_read_folders_and_skip_other_json() {
         &repo.join("benchmarks/lavapipe-mpi-2026-11-23"),
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = skylight(&[
-        Path::new("pp"),
-        &repo.join("benchmarks/lavapipe-2026-11-23"),
-    ]);
+    let o = skylight(&[Path::new("pp"), &repo.join("benchmarks/reference/lavapipe")]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }

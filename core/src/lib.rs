@@ -22,7 +22,7 @@
 //! 7. Results: [`record`] (result records and files), [`roofline`],
 //!    [`native`] (native baselines as records), [`efficiency`] (Skylight
 //!    beside the native code of a device) and [`portability`] (Pennycook's
-//!    PP across platforms).
+//!    PP across platforms); [`report`] puts them on one HTML page.
 //!
 //! Data flows one way: a front end builds a [`app::Request`], the [`runner`]
 //! prepares and times each [`app::Case`] on a [`gpu::Gpu`] (or on the CPU
@@ -48,6 +48,7 @@ pub mod precise;
 pub mod precision;
 pub mod record;
 pub mod registry;
+pub mod report;
 pub mod roofline;
 pub mod runner;
 pub mod scale;

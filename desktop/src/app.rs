@@ -202,6 +202,13 @@ impl SkylightApp {
                     Err(e) => self.log.error(e),
                 }
             }
+            FileAction::Report => {
+                let records = self.results.current().all.to_vec();
+                match io::export_report(&records, &self.path, self.saver.as_mut()) {
+                    Ok(msg) => self.log.info(msg),
+                    Err(e) => self.log.error(e),
+                }
+            }
             FileAction::Load => self.load(&self.path.clone()),
             FileAction::Reference(r) => {
                 self.results

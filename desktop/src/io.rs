@@ -48,6 +48,39 @@ pub fn export(
     .map_err(|e| format!("cannot write {path}: {e}"))
 }
 
+/// Writes the HTML report of `records` (core's page, as `skylight report`
+/// writes it) through `saver`, or to the disk without one, at `path` with
+/// its extension switched to `.html`. Returns the message for the user.
+pub fn export_report(
+    records: &[skylight_core::record::ResultRecord],
+    path: &str,
+    saver: Option<&mut SaveHook>,
+) -> Result<String, String> {
+    if records.is_empty() {
+        return Err("nothing to report yet: run a benchmark or load a file first".into());
+    }
+    let path = path.trim();
+    let stem = path
+        .strip_suffix(".json")
+        .or_else(|| path.strip_suffix(".csv"))
+        .or_else(|| path.strip_suffix(".html"))
+        .unwrap_or(path);
+    let path = format!("{stem}.html");
+    let opts = skylight_core::report::Options {
+        title: "Skylight results".into(),
+        notes: vec![
+            "Exported from the Skylight app: this session's results and the loaded files.".into(),
+        ],
+        ..Default::default()
+    };
+    let text = skylight_core::report::html(records, &opts);
+    match saver {
+        Some(save) => save(&path, &text),
+        None => save_to_disk(&path, &text),
+    }
+    .map_err(|e| format!("cannot write {path}: {e}"))
+}
+
 /// Writes an export to the local file system.
 #[cfg(not(target_arch = "wasm32"))]
 fn save_to_disk(path: &str, text: &str) -> Result<String, String> {
@@ -127,4 +160,24 @@ pub fn save_png(path: &Path, img: &egui::ColorImage) -> Result<(), String> {
     );
     image::save_buffer(path, &bytes, w, h, image::ColorType::Rgba8)
         .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The report goes through the export hook (the web page's download)
+    /// as `.html`, with the roofline of the records drawn.
+    #[test]
+    fn report_export_is_the_cores_page_through_the_hook() {
+        let file = crate::reference::REFERENCES[0]
+            .load()
+            .expect("a built-in reference");
+        let mut hook: SaveHook = Box::new(|name: &str, text: &str| {
+            Ok(format!("{name} {}", text.contains("class=\"roofline\"")))
+        });
+        let msg = export_report(&file.records, "results.json", Some(&mut hook)).expect("saved");
+        assert_eq!(msg, "results.html true");
+        assert!(export_report(&[], "r.html", Some(&mut hook)).is_err());
+    }
 }

@@ -1,5 +1,5 @@
 //! Reference results built into the app: the committed device runs of
-//! `benchmarks/`, so the desktop app and the web page can overlay a known
+//! `benchmarks/reference/`, so the desktop app and the web page can overlay a known
 //! GPU next to the user's own without a file to find or upload.
 
 use skylight_core::record::{ResultFile, ResultRecord};
@@ -27,7 +27,7 @@ pub const REFERENCES: &[Reference] = &[
     // holds.
     Reference {
         name: "NVIDIA H100 (Vulkan + native CUDA port), milc links whole and as two rows, 2026-11-28",
-        files: run_files!("nvidia-h100-wave2-2026-11-28-r-reference":
+        files: run_files!("reference/nvidia-h100-milc":
             "r-call3-peak-skylight.json", "r-call3-bandwidth-skylight.json",
             "r-call3-milc-skylight-1.json", "r-call3-milc-skylight-2.json",
             "r-call3-milc-skylight-3.json", "r-call3-milc-skylight-4.json",
@@ -47,7 +47,7 @@ pub const REFERENCES: &[Reference] = &[
     // file's archive, call and build.
     Reference {
         name: "NVIDIA H100 (Vulkan + native CUDA), wave 2 pass-timed, 2026-11-27",
-        files: run_files!("nvidia-h100-wave2-2026-11-27-n-reference":
+        files: run_files!("reference/nvidia-h100":
             "n-call5-stream-skylight-1.json", "n-call5-stream-native.json",
             "n-call5-peak-skylight.json", "n-call5-su3-skylight-1.json",
             "n-call5-su3-native.json", "n-call5-lbm-skylight-1.json",
@@ -66,7 +66,7 @@ pub const REFERENCES: &[Reference] = &[
     // each file's archive, call and build.
     Reference {
         name: "NVIDIA H100 (Vulkan + native CUDA), wave 2, 2026-11-26/27",
-        files: run_files!("nvidia-h100-wave2-2026-11-27-reference":
+        files: run_files!("reference/older/nvidia-h100-2026-11-27-encoder":
             "f-call2-stream-skylight-1.json", "f-call2-stream-native.json",
             "f-call2-peak-skylight.json", "f-call2-gpp-skylight-1.json",
             "f-call2-gpp-native.json", "f-call2-comd-skylight-1.json",
@@ -78,33 +78,33 @@ pub const REFERENCES: &[Reference] = &[
     },
     Reference {
         name: "NVIDIA H100 (Vulkan + native CUDA), 2026-11-23",
-        files: run_files!("nvidia-h100-native-2026-11-23-b":
+        files: run_files!("reference/older/nvidia-h100-2026-11-23-b":
             "stream-skylight-1.json", "stream-native.json", "peak-skylight.json",
             "gpp-skylight-1.json", "gpp-native.json", "snap-skylight-1.json", "snap-native.json",
             "lbm-skylight-1.json", "lbm-native.json", "milc-skylight-1.json", "milc-native.json"),
     },
     Reference {
         name: "NVIDIA H100 (Vulkan + native CUDA: su3, CoMD), 2026-11-23",
-        files: run_files!("nvidia-h100-native-2026-11-23-a":
+        files: run_files!("reference/older/nvidia-h100-2026-11-23-a":
             "stream-skylight-1.json", "su3-skylight-1.json", "su3-native.json",
             "comd-skylight-1.json", "comd-skylight-2.json", "comd-native.json"),
     },
     Reference {
         name: "NVIDIA H200 (Vulkan), 2026-11-23",
-        files: run_files!("nvidia-h200-vulkan-2026-11-23":
+        files: run_files!("reference/nvidia-h200":
             "stream.json", "peak.json", "df64-pass4-peak.json", "su3.json", "gpp-pass5.json",
             "lbm.json", "milc.json", "comd.json", "comd-large-f32-force.json",
             "comd-large-f64-df64.json", "snap.json"),
     },
     Reference {
         name: "NVIDIA H200 (Vulkan), 2026-11-22",
-        files: run_files!("nvidia-h200-vulkan-2026-11-22":
+        files: run_files!("reference/older/nvidia-h200-2026-11-22":
             "stream.json", "peak.json", "su3.json", "gpp.json", "lbm.json", "milc.json",
             "milc-dslash-fused.json", "comd.json", "comd-large-f64.json", "snap.json"),
     },
     Reference {
         name: "NVIDIA H100 (Vulkan), 2026-11-22",
-        files: run_files!("nvidia-h100-vulkan-2026-11-22":
+        files: run_files!("reference/older/nvidia-h100-2026-11-22":
             "stream.json", "peak.json", "su3.json", "gpp.json"),
     },
 ];

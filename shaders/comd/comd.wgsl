@@ -241,7 +241,7 @@ fn inside(lj: Lj, d: array<Real, 3>) -> bool { return r_lt(dist2(d), lj.rc2); }
 // with constant factors (one operation fewer). With COUNT_SHIFTS the energy
 // is too, and the shift is left to `settled` (two fewer): df64's force 7%
 // faster on the H200, f64's 1% slower, so f32 and f64 keep the shift in
-// each pair's g (BENCHMARKS.md 2026-11-26 h).
+// each pair's g (docs/notebook/benchmarks.md 2026-11-26 h).
 struct PairTerm { s: Real, s6: Real, g: Real }
 
 fn pair_term(lj: Lj, ir2: Real) -> PairTerm {
@@ -442,7 +442,7 @@ const FAR: f32 = 1.0e15;
 // index test of its own. Four candidates a step with no branch between
 // their loads and tests, so that their latencies overlap (on the H100 12%
 // and 7% faster in f32 and f64 than one candidate a step with a branch,
-// BENCHMARKS.md 2026-11-25 b).
+// docs/notebook/benchmarks.md 2026-11-25 b).
 fn staged_hits(lj: Lj, probe: Probe, m0: u32, staged: u32, parts: u32) -> u32 {
     var hits = 0u;
     for (var b = 0u; b < 32u; b += 4u) {

@@ -10,7 +10,7 @@
 // filter of differences and 5.72 -> 5.50 ms with this one. f64 keeps the
 // exact test (2.00 -> 2.35 ms with the first filter, at 56 -> 67
 // registers), and so does f32: 1.336 -> 1.883 ms with this one, at 40 ->
-// 50 registers and 8.4 KiB of workgroup memory (BENCHMARKS.md 2026-11-26 g
+// 50 registers and 8.4 KiB of workgroup memory (docs/notebook/benchmarks.md 2026-11-26 g
 // and 2026-11-26 i).
 //
 // Why the filter misses no pair: the 27 cells lie within one cell of the

@@ -1,7 +1,7 @@
 // force_cell's exact candidate test on the staged positions themselves,
 // the form for f32 and f64. f64 measured 17.5% slower with an f32 filter
 // (at 56 -> 67 registers), f32 41% slower with comd/hits_coarse.wgsl's
-// (at 40 -> 50 registers; BENCHMARKS.md 2026-11-26 g and i).
+// (at 40 -> 50 registers; docs/notebook/benchmarks.md 2026-11-26 g and i).
 
 // What the test compares a staged atom with: atom i's position.
 alias Probe = array<Real, 3>;

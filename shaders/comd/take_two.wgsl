@@ -5,7 +5,7 @@
 // (a reciprocal, then powers); two independent chains let the scheduler
 // overlap their latencies. On the H100 at 2,048,000 atoms, wg 128, with a
 // stage of 192 atoms f64's force took 2.000 -> 1.952 ms; at the old default
-// of 128 it lost 4.6% (BENCHMARKS.md 2026-11-26 g).
+// of 128 it lost 4.6% (docs/notebook/benchmarks.md 2026-11-26 g).
 
 // Takes the lowest two hits of `hits` (bit b: staged atom m0 + b * parts).
 fn take_hits(acc: ptr<function, Acc>, lj: Lj, ri: array<Real, 3>, hits: ptr<function, u32>, m0: u32, parts: u32) {
@@ -19,7 +19,7 @@ fn take_hits(acc: ptr<function, Acc>, lj: Lj, ri: array<Real, 3>, hits: ptr<func
     // One reciprocal for both: with p = 1 / (q0 q1), 1 / q0 = q1 p and
     // 1 / q1 = q0 p (squared distances of 1-34 A^2, so the product stays
     // in range); three products cost less than an f64 division (on the
-    // H200 the force 0.6% faster at wg 128, 1.8% at 256; BENCHMARKS.md
+    // H200 the force 0.6% faster at wg 128, 1.8% at 256; docs/notebook/benchmarks.md
     // 2026-11-26 g).
     let q0 = dist2(d0);
     let q1 = dist2(d1);

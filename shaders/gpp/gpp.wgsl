@@ -155,7 +155,7 @@ const BLOCK_STEPS: u32 = 32u;
 // (H100). BLOCKED (injected; the host sets it above a length per precision)
 // sums blocks of BLOCK_STEPS steps apart and then adds the blocks. It is
 // not always on: on the H100 its loop shape made f64 42% slower at wg 256
-// and share 16 (1% at wg 512), though f32 20% faster (BENCHMARKS.md,
+// and share 16 (1% at wg 512), though f32 20% faster (docs/notebook/benchmarks.md,
 // 2026-11-26 (e)).
 fn gpp_accumulate(n1: u32, my_igp: u32, lane: u32) -> Acc3 {
     let m = dims.ncouls;
@@ -176,7 +176,7 @@ fn gpp_accumulate(n1: u32, my_igp: u32, lane: u32) -> Acc3 {
         // the rest as one chain. The block's loop has a fixed trip count:
         // gpp_chain over each block's range instead (one loop form for
         // both) made df64 1.3% and f32's tree 1.5% slower on the H100
-        // (BENCHMARKS.md, 2026-11-26 (f), call 10).
+        // (docs/notebook/benchmarks.md, 2026-11-26 (f), call 10).
         var total = Acc3(c_zero(), c_zero(), c_zero());
         for (; ig + (BLOCK_STEPS * UNROLL - 1u) * LANES < m; ) {
             var blk = Acc3(c_zero(), c_zero(), c_zero());

@@ -7,7 +7,7 @@
 // The loop over mu stays a loop. On the H100 one call per constant
 // direction gained at most 1.7% at the best case but made df64's one-pass
 // D 2.9x slower and the default f32 / f64 cases 2-5% slower; coordinates
-// with constant divisors in the loop gained nothing (BENCHMARKS.md
+// with constant divisors in the loop gained nothing (docs/notebook/benchmarks.md
 // 2026-11-27 l and m).
 fn hop_sum(site: u32) -> Spinor {
     var acc = spinor_zero();

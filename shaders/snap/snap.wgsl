@@ -177,7 +177,7 @@ fn st_utot(a: u32, e: u32, sum: Complex) {
 // clamped place and zeroed by a select, and its product taken anyway (its
 // Clebsch-Gordan index, one outside the term's block, still reads a real).
 // On the H100 that made compute_Y 6% faster in f64 and 5-10% in f32, and
-// 4-10% slower in df64, whose select is two (BENCHMARKS.md), so df64 keeps
+// 4-10% slower in df64, whose select is two (docs/notebook/benchmarks.md), so df64 keeps
 // the branches.
 fn y_pair(a: u32, e: u32, two: bool) {
     let j = i32(elem(e).x);

@@ -17,7 +17,7 @@
 // each row's dE taken instead. Where DE_REMAKE_U, the U each dE term needs
 // is remade from the previous row's two elements the dU recursion has read
 // anyway, instead of read: on the H100 f64's dE was 2.5-4.5% faster so, and
-// f32's 11-14% slower (BENCHMARKS.md). Where U_WALK_FLAT, U's walk takes
+// f32's 11-14% slower (docs/notebook/benchmarks.md). Where U_WALK_FLAT, U's walk takes
 // both terms at the ends of a row too, the previous row's missing element
 // read at a clamped place and zeroed by its factor r(0, q) = 0, so its
 // step has no branch: U 6-7% faster at 2J = 14 in f32 and f64 on the H100;

@@ -41,6 +41,8 @@ fn download(name: &str, text: &str) -> Result<String, String> {
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(if name.ends_with(".csv") {
         "text/csv"
+    } else if name.ends_with(".html") {
+        "text/html"
     } else {
         "application/json"
     });

@@ -74,7 +74,7 @@ fn run_writes(
 /// of an encoder interval also times a query-pool reset after the run's
 /// last dispatch; a pass's queries are reset before the pass begins. On
 /// an H100 through Vulkan that reset made every interval 4.5-6 us longer:
-/// a 2 us copy timed 8.9 us, 4.4 us with pass timestamps (BENCHMARKS.md,
+/// a 2 us copy timed 8.9 us, 4.4 us with pass timestamps (docs/notebook/benchmarks.md,
 /// 2026-11-27 n).
 pub fn method(gpu: &Gpu, pass_timed: bool) -> TimingMethod {
     method_for(&gpu.caps, pass_timed)

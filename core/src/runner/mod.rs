@@ -29,7 +29,7 @@ pub struct RunOptions {
     /// this long (seconds). A GPU's clock governor needs sustained load to
     /// raise the clocks: on the H200 the SM clock idles at 345 MHz, and
     /// after 0.2 s of warm-up 4 of 12 cases were still timed at 345-1095 MHz
-    /// (2-4x slow); after 2 s none were (BENCHMARKS.md). The GPU is kept
+    /// (2-4x slow); after 2 s none were (docs/notebook/benchmarks.md). The GPU is kept
     /// busy between cases ([`Gpu::keep_warm`]), so this is paid once per
     /// process rather than once per case.
     pub warmup_s: f64,

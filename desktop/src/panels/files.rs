@@ -14,6 +14,9 @@ pub enum FileAction {
         /// CSV rather than JSON.
         csv: bool,
     },
+    /// Export this session's results and every loaded file as one HTML
+    /// report (`skylight report`'s page).
+    Report,
     /// Load the result file at the path and overlay it.
     Load,
     /// Overlay a built-in reference run.
@@ -33,6 +36,13 @@ pub fn show(ui: &mut egui::Ui, path: &mut String, loaded: &[LoadedFile]) -> Opti
         }
         if ui.button("Export CSV").clicked() {
             action = Some(FileAction::Export { csv: true });
+        }
+        if ui
+            .button("Export report")
+            .on_hover_text("one HTML page of this session's results and the loaded files")
+            .clicked()
+        {
+            action = Some(FileAction::Report);
         }
         if ui.button("Load & overlay").clicked() {
             action = Some(FileAction::Load);

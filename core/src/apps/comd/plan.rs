@@ -16,7 +16,7 @@ use crate::precision::Precision;
 /// KiB more per workgroup made it 1.8x slower), and the 27 neighbour cells
 /// hold about 470 atoms at CoMD's density, so it stages them in two to four
 /// rounds of whole cells. On the H100 at 2,048,000 atoms these were the
-/// best at wg 128: f32 1.370 ms (BENCHMARKS.md, 2026-11-26 b), f64 with its
+/// best at wg 128: f32 1.370 ms (docs/notebook/benchmarks.md, 2026-11-26 b), f64 with its
 /// hits two a step 1.952 ms (against 2.000 at 128 and 1.989 at 256),
 /// df64 with its f32 filter 6.13 ms (6.73 at 256; 2026-11-26 g).
 fn default_stage_atoms(p: Precision) -> u32 {
@@ -174,7 +174,7 @@ fn passes(
         // (coefficient 13 set). On the H100 at 2,048,000 atoms four passes
         // (the gather apart) took the step from 1.622 to 1.525 ms (f32) and
         // 2.354 to 2.231 ms (f64) against the seven passes of the kernels
-        // timed alone (BENCHMARKS.md, 2026-11-26 (c)); the gather's fusion:
+        // timed alone (docs/notebook/benchmarks.md, 2026-11-26 (c)); the gather's fusion:
         // 2026-11-26 (g).
         KernelName::Step => vec![("clear_cells", clear), ("advance_bin", per_atom), force],
     })

@@ -335,14 +335,14 @@ impl App for Gpp {
                 help: "plane waves per pass-1 loop step, written out (loads issued together; df64 renormalises its accumulators once a step); a comma list sweeps",
                 kind: ParamKind::UInt { min: 1, max: 16 },
                 // The best of f64 and df64 at wg 256 and share 16 on the
-                // H100 (BENCHMARKS.md, 2026-11-26 (e)).
+                // H100 (docs/notebook/benchmarks.md, 2026-11-26 (e)).
                 default: "6",
             },
             ParamSpec {
                 name: "share",
                 help: "bands a pass-1 workgroup sums side by side, in teams of wg/share invocations (a power of two): the teams read the same I_eps/wtilde elements together, so L1 serves all but one; a comma list sweeps",
                 kind: ParamKind::UInt { min: 1, max: 64 },
-                // Every precision's best on the H100 (BENCHMARKS.md,
+                // Every precision's best on the H100 (docs/notebook/benchmarks.md,
                 // 2026-11-26 (e)); one value keeps `run all` as short as
                 // before `share` (both 1 and 16 cost it 50 s there).
                 default: "16",

@@ -141,7 +141,7 @@ pub(super) fn dulist_slots(layout: Layout, t: &Tables) -> usize {
 /// width (NVIDIA's), so that the barriers of u_walks' row sums wait on one
 /// warp. On the H100 (f64, 2J = 14, 26 neighbours) one atom's 26 pairs a
 /// workgroup made compute_U 35% faster than four atoms' 104 (0.375 against
-/// 0.581 ms), and two atoms' 52 took 0.423 ms (BENCHMARKS.md, 2026-11-26 (b)).
+/// 0.581 ms), and two atoms' 52 took 0.423 ms (docs/notebook/benchmarks.md, 2026-11-26 (b)).
 const USUM_INVOCATIONS: usize = 32;
 
 /// (atoms, invocations) of one u_walks or u_sums_staged workgroup: an

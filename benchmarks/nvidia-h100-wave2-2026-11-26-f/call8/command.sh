@@ -1,8 +1,0 @@
-# build: skylight-f = 8e26ab1 (release, stripped); carry .gl .ab .native .baselines-bin
-# .native/src: baselines/export-sources of BabelStream 57637d5, su3_bench dce01b6, Ludwig 7a12d00 (src target mpi_s Makefile.mk version.h); .baselines-bin: snap (TestSNAP Kokkos_V2), gpp (BerkeleyGW-Kernels-CPP Kokkos 5ef713b), both Kokkos 3.7.02 / nvcc 11.8
-# device: gunzip .ab/*.gz; chmod +x .ab/*; . scripts/gpu-setup; bash .ab/call8.sh
-R=$OUT/../r8; mkdir -p $R
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv > $R/gpu.txt
-start=$SECONDS
-baselines/device-run .ab/skylight-f snap milc > $R/native.log 2>&1; echo "device-run rc=$? in $((SECONDS-start)) s" >> $R/native.log
-tar czf $OUT/r8.tgz -C $R .

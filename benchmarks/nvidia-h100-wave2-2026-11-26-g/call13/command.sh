@@ -1,1 +1,0 @@
-baselines/device-run .ab/recip2 comd

@@ -1,6 +1,0 @@
-set -x
-R=$OUT/../r4; mkdir -p $R
-pack() { cp .ab/call4.sh $R/; [ -d native-out ] && cp -r native-out $R/; tar -czf $OUT/r4.tgz -C $OUT/.. r4; }
-trap pack EXIT
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv > $R/gpu.txt 2>&1
-OUT= baselines/device-run .ab/s stream milc > $R/device-run.txt 2>&1

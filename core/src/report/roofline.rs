@@ -1,0 +1,273 @@
+//! The roofline chart of one device, drawn to be read: by default one
+//! marker per app, kernel and precision at its best variant (colour per
+//! app, shape per precision), every ceiling drawn and labelled in a column
+//! beside the plot with the labels spread apart, and no text on the points
+//! (their names are in the legend, the table below the chart and each
+//! marker's tooltip).
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::svg::{self, Axis, Entry, esc};
+use crate::Precision;
+use crate::roofline::{Point, Roofline};
+
+/// Chart width, px.
+const WIDTH: f64 = 820.0;
+/// Plot area: left edge, top edge, width and height, px.
+const LEFT: f64 = 72.0;
+const TOP: f64 = 34.0;
+const PLOT_W: f64 = 560.0;
+const PLOT_H: f64 = 380.0;
+
+/// A point as the chart and its table show it: the best variant of its
+/// app, kernel and precision, with how many variants it was chosen from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mark {
+    /// The point (its variant is the best one).
+    pub point: Point,
+    /// Variants of the app, kernel and precision on the device.
+    pub variants: usize,
+}
+
+/// The points to draw: each app, kernel and precision at its highest
+/// GFLOP/s (every point instead when `all`), in app, kernel, precision
+/// order.
+pub fn marks(roof: &Roofline, all: bool) -> Vec<Mark> {
+    if all {
+        return roof
+            .points
+            .iter()
+            .map(|p| Mark {
+                point: p.clone(),
+                variants: 1,
+            })
+            .collect();
+    }
+    let mut best: BTreeMap<(String, String, Precision), Mark> = BTreeMap::new();
+    for p in &roof.points {
+        let key = (p.app.clone(), p.kernel.clone(), p.precision);
+        match best.get_mut(&key) {
+            Some(m) => {
+                m.variants += 1;
+                if p.gflops > m.point.gflops {
+                    m.point = p.clone();
+                }
+            }
+            None => {
+                best.insert(
+                    key,
+                    Mark {
+                        point: p.clone(),
+                        variants: 1,
+                    },
+                );
+            }
+        }
+    }
+    best.into_values().collect()
+}
+
+/// The dash pattern of a precision's compute ceiling, so ceilings that
+/// coincide still show as two lines of different patterns.
+fn dash(p: Precision) -> &'static str {
+    match p {
+        Precision::F32 => "",
+        Precision::F64 => r#" stroke-dasharray="8 4""#,
+        Precision::Df64 => r#" stroke-dasharray="2 3""#,
+    }
+}
+
+/// The axes that hold every point, the slope and every ceiling's ridge.
+fn axes(roof: &Roofline, marks: &[Mark]) -> (Axis, Axis) {
+    let bw = roof.bandwidth_peak();
+    let ridges = roof
+        .compute
+        .iter()
+        .filter_map(|c| c.precision.and_then(|p| roof.ridge(p)));
+    let ais: Vec<f64> = marks.iter().map(|m| m.point.ai).chain(ridges).collect();
+    let ai_lo = ais.iter().copied().fold(0.1, f64::min) / 3.0;
+    let ai_hi = ais.iter().copied().fold(10.0, f64::max) * 3.0;
+    let peak = roof.compute.iter().map(|c| c.value).fold(0.0, f64::max);
+    let top = marks.iter().map(|m| m.point.gflops).fold(peak, f64::max);
+    let y_hi = if peak > 0.0 {
+        top * 2.5
+    } else {
+        (ai_hi * bw).max(top) * 1.5
+    };
+    let y_lo = marks
+        .iter()
+        .map(|m| m.point.gflops)
+        .fold(ai_lo * bw, f64::min)
+        / 2.0;
+    let x = Axis {
+        lo: ai_lo,
+        hi: ai_hi,
+        log: true,
+        from: LEFT,
+        to: LEFT + PLOT_W,
+        whole: false,
+    };
+    let y = Axis {
+        lo: y_lo.max(1e-9),
+        hi: y_hi.max(y_lo * 10.0).max(1e-8),
+        log: true,
+        from: TOP + PLOT_H,
+        to: TOP,
+        whole: false,
+    };
+    (x, y)
+}
+
+/// The SVG of `roof` with `marks`; `apps` orders the page's apps, whose
+/// position picks each app's colour.
+pub fn chart(roof: &Roofline, marks: &[Mark], apps: &[String]) -> String {
+    let (x, y) = axes(roof, marks);
+    let mut body = String::new();
+    svg::frame(
+        &mut body,
+        &x,
+        &y,
+        "arithmetic intensity (FLOP/byte)",
+        "GFLOP/s",
+    );
+    ceilings(&mut body, roof, &x, &y);
+    for m in marks {
+        let p = &m.point;
+        let colour = app_colour(&p.app, apps);
+        let roof_pct = p
+            .fraction_of_roof
+            .map(|f| format!(", {:.0}% of roof", 100.0 * f))
+            .unwrap_or_default();
+        let tip = format!(
+            "{}/{} {} {}: {:.3} GFLOP/s, {:.3} GB/s at {:.3} FLOP/byte{roof_pct}",
+            p.app, p.kernel, p.precision, p.variant, p.gflops, p.gbps, p.ai
+        );
+        body.push_str(&svg::marker(
+            p.precision,
+            x.px(p.ai),
+            y.px(p.gflops),
+            colour,
+            &tip,
+        ));
+    }
+    let (legend, h) = svg::legend(
+        &legend_entries(marks, apps),
+        LEFT,
+        TOP + PLOT_H + 48.0,
+        WIDTH - LEFT - 10.0,
+    );
+    body.push_str(&legend);
+    let height = TOP + PLOT_H + 56.0 + h;
+    svg::document(
+        "roofline",
+        WIDTH,
+        height,
+        &format!("Roofline of {}", roof.platform.label()),
+        &body,
+    )
+}
+
+/// The colour of `app`: its place among the page's apps.
+pub fn app_colour(app: &str, apps: &[String]) -> &'static str {
+    svg::color(apps.iter().position(|a| a == app).unwrap_or(apps.len()))
+}
+
+/// The bandwidth slope and each compute ceiling, labelled: compute
+/// ceilings in the column right of the plot (spread apart where they
+/// coincide, with a leader to their line), the slope where it leaves the
+/// plot (above it, or in the column when it leaves through the right).
+fn ceilings(out: &mut String, roof: &Roofline, x: &Axis, y: &Axis) {
+    let bw = roof.bandwidth_peak();
+    let bw_label = format!(
+        "{}: {:.1} GB/s",
+        roof.bandwidth
+            .first()
+            .map_or("bandwidth", |c| c.label.as_str()),
+        bw
+    );
+    let exit = (y.hi / bw).min(x.hi);
+    let start = x.lo.max(y.lo / bw);
+    let _ = write!(
+        out,
+        r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#333" stroke-width="1.5" class="ceiling"><title>{}</title></line>"##,
+        x.px(start),
+        y.px(start * bw),
+        x.px(exit),
+        y.px(exit * bw),
+        esc(&bw_label)
+    );
+    // (pixel y of the line at the right edge, label) for the column.
+    let mut column: Vec<(f64, String)> = Vec::new();
+    if exit < x.hi {
+        let w = svg::text_width(&bw_label, 11.0);
+        let cx = x.px(exit).clamp(x.from + w / 2.0, x.to - w / 2.0);
+        let _ = write!(
+            out,
+            r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" class="label">{}</text>"#,
+            y.to - 8.0,
+            esc(&bw_label)
+        );
+    } else {
+        column.push((y.px(x.hi * bw), bw_label));
+    }
+    for c in &roof.compute {
+        let (Some(p), Some(ridge)) = (c.precision, c.precision.and_then(|p| roof.ridge(p))) else {
+            continue;
+        };
+        let from = ridge.max(x.lo);
+        let py = y.px(c.value);
+        let _ = write!(
+            out,
+            r##"<line x1="{:.1}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#333" stroke-width="1.5"{} class="ceiling"><title>{}</title></line>"##,
+            x.px(from),
+            x.to,
+            dash(p),
+            esc(&c.label)
+        );
+        column.push((py, format!("{p} FMA: {:.1} GFLOP/s", c.value)));
+    }
+    let ys: Vec<f64> = column.iter().map(|(py, _)| *py).collect();
+    let placed = svg::spread(&ys, 15.0, y.to + 4.0, y.from);
+    for ((line_y, label), label_y) in column.iter().zip(placed) {
+        let _ = write!(
+            out,
+            r##"<polyline points="{:.1},{line_y:.1} {:.1},{line_y:.1} {:.1},{label_y:.1}" fill="none" stroke="#999"/><text x="{:.1}" y="{:.1}" class="label">{}</text>"##,
+            x.to,
+            x.to + 6.0,
+            x.to + 12.0,
+            x.to + 15.0,
+            label_y + 4.0,
+            esc(label)
+        );
+    }
+}
+
+/// One entry per app drawn (a bar of its colour) and per precision (its
+/// marker on the dash of its compute ceiling).
+fn legend_entries(marks: &[Mark], apps: &[String]) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = apps
+        .iter()
+        .filter(|a| marks.iter().any(|m| &m.point.app == *a))
+        .map(|a| Entry {
+            swatch: format!(
+                r#"<rect x="-9" y="-3" width="18" height="6" rx="1" fill="{}"/>"#,
+                app_colour(a, apps)
+            ),
+            text: a.clone(),
+        })
+        .collect();
+    for p in Precision::ALL {
+        if marks.iter().any(|m| m.point.precision == p) {
+            entries.push(Entry {
+                swatch: format!(
+                    r##"<line x1="-10" y1="0" x2="10" y2="0" stroke="#333" stroke-width="1.5"{}/>{}"##,
+                    dash(p),
+                    svg::marker(p, 0.0, 0.0, "#666", p.name())
+                ),
+                text: format!("{p}"),
+            });
+        }
+    }
+    entries
+}

@@ -1,0 +1,108 @@
+//! The page from a small set of records: its charts are drawn, one marker
+//! per kernel at its best variant, every ceiling labelled apart, failures
+//! listed, nothing fetched or scripted.
+
+use super::*;
+use crate::Precision;
+use crate::app::{Case, Model};
+use crate::fixtures;
+use crate::native::Statistic;
+
+fn rec(app: &str, kernel: &str, variant: &str, p: Precision, flops: f64, t: f64) -> ResultRecord {
+    let case = Case::new(app, kernel, variant, p).param("L", "8");
+    let model = Model { flops, bytes: 1e9 };
+    fixtures::record(case, "GPU A", "vulkan", model, vec![t, t, t])
+}
+
+fn records() -> Vec<ResultRecord> {
+    let mut v = vec![
+        rec("stream", "triad", "wg256", Precision::F32, 0.0, 0.01),
+        // Two compute ceilings of (almost) the same height: both must show.
+        rec("peak", "fma", "wg256", Precision::F32, 1e12, 0.1),
+        rec("peak", "fma", "wg256", Precision::F64, 0.99e12, 0.1),
+        rec("su3", "k", "site", Precision::F32, 4e9, 0.02),
+        rec("su3", "k", "link", Precision::F32, 4e9, 0.01),
+        rec("su3", "k", "site", Precision::F64, 4e9, 0.04),
+        rec("lbm", "step", "aos", Precision::F32, 2e9, 0.03),
+    ];
+    let mut bad = rec("lbm", "step", "soa", Precision::F32, 2e9, 0.03);
+    bad.validation.passed = false;
+    bad.validation.detail = "max rel. error 3e-2 at 17".into();
+    v.push(bad);
+    let mut native = rec("su3", "k", "cuda", Precision::F32, 4e9, 0.008);
+    native.platform.backend = "cuda".into();
+    native.native = Some(fixtures::native_source(
+        "x/su3_bench",
+        false,
+        Statistic::Median,
+    ));
+    v.push(native);
+    v
+}
+
+/// The `y` of each `<text class="label">` in `svg`.
+fn label_ys(svg: &str) -> Vec<f64> {
+    svg.split("<text ")
+        .filter(|t| t.contains("class=\"label\""))
+        .filter_map(|t| t.split("y=\"").nth(1)?.split('"').next()?.parse().ok())
+        .collect()
+}
+
+#[test]
+fn best_variant_marks_one_per_kernel_and_precision() {
+    let recs = records();
+    let roof = Roofline::from_records(&recs).expect("a roofline");
+    let m = marks(&roof, false);
+    let su3: Vec<&Mark> = m.iter().filter(|m| m.point.app == "su3").collect();
+    assert_eq!(su3.len(), 2, "{m:?}");
+    let f32 = su3.iter().find(|m| m.point.precision == Precision::F32);
+    let f32 = f32.expect("su3 f32");
+    assert_eq!((f32.point.variant.as_str(), f32.variants), ("link", 2));
+    assert_eq!(marks(&roof, true).len(), roof.points.len());
+}
+
+#[test]
+fn roofline_labels_every_ceiling_apart() {
+    let recs = records();
+    let roof = Roofline::from_records(&recs).expect("a roofline");
+    let svg = roofline_svg(&roof, &marks(&roof, false), &apps(&recs));
+    assert!(svg.contains("f32 FMA: 10000.0 GFLOP/s"), "{svg}");
+    assert!(svg.contains("f64 FMA: 9900.0 GFLOP/s"), "{svg}");
+    assert!(svg.contains("GB/s"), "{svg}");
+    let mut ys = label_ys(&svg);
+    ys.sort_by(f64::total_cmp);
+    assert!(ys.len() >= 3, "{ys:?}");
+    assert!(ys.windows(2).all(|w| w[1] - w[0] >= 12.0), "{ys:?}");
+    // One marker per app, kernel and precision drawn: su3 f32, su3 f64, lbm f32
+    // (stream and peak are ceilings), plus the legend's two precision shapes.
+    assert_eq!(svg.matches("class=\"mark\"").count(), 3 + 2, "{svg}");
+}
+
+#[test]
+fn page_has_every_section_and_no_script() {
+    let recs = records();
+    let opts = Options {
+        title: "Test <report>".into(),
+        notes: vec!["skipped x.json: not a result file".into()],
+        ..Options::default()
+    };
+    let page = html(&recs, &opts);
+    for want in [
+        "<h1>Test &lt;report&gt;</h1>",
+        "id=\"devices\"",
+        "class=\"roofline\"",
+        "id=\"efficiency\"",
+        "x/su3_bench",
+        "class=\"cascade\"",
+        "id=\"validation\"",
+        "max rel. error 3e-2 at 17",
+        "skipped x.json",
+    ] {
+        assert!(page.contains(want), "no {want}");
+    }
+    for banned in ["<script", "http://", "https://"] {
+        let outside_ns = page.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+        assert!(!outside_ns.contains(banned), "{banned}");
+    }
+    assert!(!page.contains("id=\"scaling\""), "no scale-out records");
+}
