@@ -3,7 +3,7 @@
 //! after the work before it, its upload and unpack before the work after
 //! it) or a sum over the ranks. Each meeting costs one wait for the GPU;
 //! recording and waiting per step cost more than the swap itself on the
-//! lent GPU machines (BENCHMARKS.md, scale-out).
+//! lent GPU machines (docs/notebook/benchmarks.md, scale-out).
 //!
 //! A swap may carry work to run `during` it (a rank's interior planes,
 //! which read no halo): that work is submitted right after the pack, so the

@@ -103,7 +103,7 @@ impl Comm for SelfComm {
 
 /// A collective warm-up: at least `runs` runs, then more until every rank
 /// has warmed up for `seconds` (a GPU's clock governor needs about a second
-/// of load to reach full clocks; see BENCHMARKS.md). Each rank asks
+/// of load to reach full clocks; see docs/notebook/benchmarks.md). Each rank asks
 /// [`WarmUp::more`] before every run; past the fixed runs the answer is
 /// agreed through [`Comm::max`], so every rank makes the same runs and the
 /// same collective calls.

@@ -253,7 +253,7 @@ fn upwind_row(q: usize) -> String {
 /// c_x through workgroup memory. The velocities that do not move along x
 /// are loaded after the barrier: on the H100 that was up to 1.5% faster in
 /// soa than loading them before it, and the same in aosoa-32
-/// (BENCHMARKS.md, 2026-11-27 j). Called by the whole workgroup (barrier).
+/// (docs/notebook/benchmarks.md, 2026-11-27 j). Called by the whole workgroup (barrier).
 fn pull_rows(g: &Groups, load: &str) -> String {
     let mut s = neighbours().to_string();
     s.push_str(

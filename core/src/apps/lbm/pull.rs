@@ -28,7 +28,7 @@ impl Pull {
     /// workgroup memory, which also fits every box of whole rows a
     /// scale-out rank dispatches; load elsewhere. On the H100 rows made
     /// propagate 2.8% (f32) and 4.1% (f64) faster, fused 0.4% and 0.5%,
-    /// and step 1.6% and 2.1% (BENCHMARKS.md, 2026-11-27 j).
+    /// and step 1.6% and 2.1% (docs/notebook/benchmarks.md, 2026-11-27 j).
     pub(super) fn resolved(self, p: &Params, caps: &Capabilities) -> Pull {
         if self != Pull::Auto {
             return self;

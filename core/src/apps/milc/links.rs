@@ -26,7 +26,7 @@ impl Reconstruct {
     /// The form `auto` takes in precision `p`. On the H100 two rows made
     /// the one-pass D 19-21% faster in f32 and f64 and the fused CG 11-13%
     /// faster; in df64, whose arithmetic is many f32 operations, the
-    /// rebuild made the one-pass D 46% slower (BENCHMARKS.md 2026-11-28 q).
+    /// rebuild made the one-pass D 46% slower (docs/notebook/benchmarks.md, 2026-11-28 q).
     pub fn resolved(self, p: Precision) -> Reconstruct {
         match (self, p) {
             (Reconstruct::Auto, Precision::Df64) => Reconstruct::Full,
