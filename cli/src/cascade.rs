@@ -116,13 +116,7 @@ where
     for (i, row) in chosen.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
         // Sorted platforms that ran; those that did not end the cascade at 0.
-        let mut ran: Vec<(usize, f64)> = row
-            .efficiency
-            .iter()
-            .enumerate()
-            .filter_map(|(p, x)| x.map(|x| (p, x)))
-            .collect();
-        ran.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let ran = row.ranked();
         let cascade: Vec<(f64, f64)> = (1..=n)
             .map(|k| {
                 let prefix: Vec<Option<f64>> = (0..k).map(|j| ran.get(j).map(|r| r.1)).collect();

@@ -58,6 +58,21 @@ pub struct PpRow {
     pub pp: f64,
 }
 
+impl PpRow {
+    /// The platforms that ran this code, most efficient first, as
+    /// (platform index, efficiency): the order of Pennycook's cascade.
+    pub fn ranked(&self) -> Vec<(usize, f64)> {
+        let mut ran: Vec<(usize, f64)> = self
+            .efficiency
+            .iter()
+            .enumerate()
+            .filter_map(|(p, e)| e.map(|e| (p, e)))
+            .collect();
+        ran.sort_by(|a, b| b.1.total_cmp(&a.1));
+        ran
+    }
+}
+
 /// PP rows over a platform set.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PpTable {

@@ -29,19 +29,6 @@ pub fn charts(table: &PpTable) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The platforms that ran `row`, most efficient first, as (platform
-/// index, efficiency).
-fn ranked(row: &PpRow) -> Vec<(usize, f64)> {
-    let mut ran: Vec<(usize, f64)> = row
-        .efficiency
-        .iter()
-        .enumerate()
-        .filter_map(|(p, e)| e.map(|e| (p, e)))
-        .collect();
-    ran.sort_by(|a, b| b.1.total_cmp(&a.1));
-    ran
-}
-
 /// Every app's chart on one sheet, `cols` to a row (for a page that links
 /// one picture per study).
 pub fn sheet(table: &PpTable, cols: usize) -> String {
@@ -107,7 +94,7 @@ fn panel(table: &PpTable, app: &str, mut rows: Vec<&PpRow>) -> String {
     let mut entries = Vec::new();
     for (i, row) in rows.iter().enumerate() {
         let colour = svg::color(i);
-        let ran = ranked(row);
+        let ran = row.ranked();
         // A platform that did not run the kernel makes the PP 0 from there.
         let line: Vec<String> = (1..=n)
             .map(|k| {
