@@ -367,15 +367,27 @@ fn a_failing_rank_aborts_the_job_with_its_rank_and_reason() {
     assert!(all.contains("rank 1: opening the adapter"), "{all}");
 }
 
-/// The README's scale-out block, as a user runs it, with few samples and
-/// its files in a scratch folder.
+/// The scale-out commands of docs/scale-out.md (whose block holds the
+/// one README.md shows), as a user runs them, with few samples and their
+/// files in a scratch folder.
 #[test]
 fn readme_scale_out_commands_run() {
+    let docs =
+        std::fs::read_to_string(repo().join("docs/scale-out.md")).expect("docs/scale-out.md");
+    let block = docs.split("```").nth(1).expect("a fenced block");
     let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
     let start = readme
         .find("## Scale-out")
         .expect("README has `## Scale-out`");
-    let block = readme[start..].split("```").nth(1).expect("a fenced block");
+    let shown = readme[start..]
+        .split('`')
+        .find(|c| c.starts_with("mpirun "))
+        .expect("README's scale-out command");
+    let shown = shown.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        block.lines().any(|l| l.trim() == shown),
+        "README's `{shown}` is not in docs/scale-out.md's block"
+    );
     let dir = scratch("readme");
     let mut ran = 0;
     for line in block
@@ -408,7 +420,7 @@ fn readme_scale_out_commands_run() {
             ran += 1;
         }
     }
-    assert!(ran >= 4, "only {ran} README commands ran");
+    assert!(ran >= 4, "only {ran} scale-out commands ran");
     assert!(dir.join("scaling.svg").exists(), "no chart");
     let _ = std::fs::remove_dir_all(dir);
 }
