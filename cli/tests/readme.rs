@@ -3,6 +3,8 @@
 //! lavapipe gets through them) and the commands on committed result files
 //! (efficiency table, PP, cascade plot, the HTML report).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -61,18 +63,7 @@ fn small(mut args: Vec<String>) -> Vec<String> {
     if !args.iter().any(|a| a == "--precision") {
         args.extend(["--precision", "f32"].map(String::from));
     }
-    args.extend(
-        [
-            "--size",
-            "small",
-            "--samples",
-            "2",
-            "--warmup-s",
-            "0",
-            "--quiet",
-        ]
-        .map(String::from),
-    );
+    args.extend(common::FAST.map(String::from));
     args
 }
 

@@ -4,6 +4,8 @@
 //! drawn with no text over text; an unwritable output refused before any
 //! file is read; broken and cut files skipped with a note.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -44,20 +46,11 @@ fn chromium_ready() -> bool {
 #[test]
 fn report_of_a_fresh_small_run_draws_its_charts() {
     let dir = scratch("fresh");
-    let fast = [
-        "--size",
-        "small",
-        "--samples",
-        "2",
-        "--warmup-s",
-        "0",
-        "--quiet",
-    ];
     for app in ["stream", "peak", "su3"] {
         let json = dir.join(format!("{app}.json"));
         let json = json.to_str().expect("utf-8 path");
         let mut args = vec!["run", app, "--json", json];
-        args.extend(fast);
+        args.extend(common::FAST);
         ok(&skylight(&args));
     }
     let html = dir.join("report.html");

@@ -67,22 +67,7 @@ fn panel(table: &PpTable, app: &str, mut rows: Vec<&PpRow>) -> String {
         .flat_map(|r| r.efficiency.iter().flatten())
         .fold(1.0f64, |a, b| a.max(*b))
         * 1.05;
-    let x = Axis {
-        lo: 0.5,
-        hi: n as f64 + 0.5,
-        log: false,
-        from: LEFT,
-        to: LEFT + PLOT_W,
-        whole: true,
-    };
-    let y = Axis {
-        lo: 0.0,
-        hi: top,
-        log: false,
-        from: TOP + PLOT_H,
-        to: TOP,
-        whole: false,
-    };
+    let (x, y) = Axis::counts_against(n, top, (LEFT, TOP, PLOT_W, PLOT_H));
     let mut body = String::new();
     svg::frame(
         &mut body,

@@ -61,22 +61,7 @@ fn chart(mode: Scaling, curves: &[(&String, &Vec<Point>)]) -> String {
         .iter()
         .flat_map(|(_, v)| v.iter().map(|p| p.run_s * 1e3))
         .fold(1e-3, f64::max);
-    let x = Axis {
-        lo: 0.5,
-        hi: max_ranks as f64 + 0.5,
-        log: false,
-        from: LEFT,
-        to: LEFT + PLOT_W,
-        whole: true,
-    };
-    let y = Axis {
-        lo: 0.0,
-        hi: max_ms * 1.1,
-        log: false,
-        from: TOP + PLOT_H,
-        to: TOP,
-        whole: false,
-    };
+    let (x, y) = Axis::counts_against(max_ranks, max_ms * 1.1, (LEFT, TOP, PLOT_W, PLOT_H));
     let mut body = String::new();
     svg::frame(&mut body, &x, &y, "ranks", "ms per run");
     let mut entries = Vec::new();

@@ -58,6 +58,33 @@ pub struct Axis {
 }
 
 impl Axis {
+    /// A chart of `count` things (ranks, platforms) along x against a
+    /// linear value from 0 to `top` along y, in the plot box at
+    /// (`left`, `top_px`) of `width` x `height` pixels: (x, y).
+    pub fn counts_against(
+        count: usize,
+        top: f64,
+        (left, top_px, width, height): (f64, f64, f64, f64),
+    ) -> (Axis, Axis) {
+        let x = Axis {
+            lo: 0.5,
+            hi: count as f64 + 0.5,
+            log: false,
+            from: left,
+            to: left + width,
+            whole: true,
+        };
+        let y = Axis {
+            lo: 0.0,
+            hi: top,
+            log: false,
+            from: top_px + height,
+            to: top_px,
+            whole: false,
+        };
+        (x, y)
+    }
+
     /// The pixel of `v`.
     pub fn px(&self, v: f64) -> f64 {
         let f = if self.log {
