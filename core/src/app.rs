@@ -343,6 +343,14 @@ pub trait Kernel {
     fn validate(&self, outputs: &[&[u8]]) -> Validation;
     /// Work and traffic of one run.
     fn model(&self) -> Model;
+
+    /// Bytes of data one run works on, where that differs from the
+    /// model's bytes of one run (a kernel that re-reads its data, as the
+    /// `cache` sweep does): it picks the memory level the run is rated
+    /// against. `None`: the model's bytes stand for it.
+    fn working_set(&self) -> Option<f64> {
+        None
+    }
     /// App-specific figures for the record (for example `rms_force_deviation`).
     fn metrics(&self, _outputs: &[&[u8]]) -> BTreeMap<String, f64> {
         BTreeMap::new()

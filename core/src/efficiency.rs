@@ -17,7 +17,8 @@ use crate::Precision;
 use crate::native::{self, Statistic};
 use crate::record::ResultRecord;
 use crate::registry;
-use crate::roofline::Roofline;
+use crate::roofline::rating::{self, rated_by_compute};
+use crate::roofline::{MemoryLevel, Roofline};
 
 /// One code's best run of a problem.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -35,8 +36,13 @@ pub struct Entry {
     pub gbps: f64,
     /// Its rate over the attainable rate of the device's measured roofline
     /// at its arithmetic intensity (bandwidth alone for kernels without
-    /// FLOPs), from the record's own rate (the median for Skylight's runs).
+    /// FLOPs), from the record's own rate (the median for Skylight's runs),
+    /// at the memory level its working set lives in.
     pub architectural: Option<f64>,
+    /// That level.
+    pub level: Option<MemoryLevel>,
+    /// Why `architectural` passes 100%, when it does.
+    pub note: Option<String>,
 }
 
 /// One problem on one device.
@@ -141,13 +147,6 @@ fn roofs(records: &[&ResultRecord]) -> BTreeMap<String, Roofline> {
         .collect()
 }
 
-/// Whether `r` is rated against the roofline at its arithmetic intensity,
-/// so against a compute ceiling of its precision, rather than against the
-/// bandwidth ceiling alone (stream and kernels that count no FLOPs).
-fn rated_by_compute(r: &ResultRecord) -> bool {
-    r.model.flops > 0.0 && r.case.app != "stream"
-}
-
 /// Why rows of `records` lack an architectural efficiency: one line per
 /// device whose validated Skylight records lack a ceiling of its
 /// roofline, stream's bandwidth ceiling or the `peak` FMA ceiling of a
@@ -219,15 +218,7 @@ fn entry(r: &ResultRecord, statistic: Statistic, roof: Option<&Roofline>) -> Ent
     let (gflops, gbps) = (rate(r.model.flops), rate(r.model.bytes));
     // The roof's ceilings are medians, so this uses the record's own rates
     // (the median for Skylight's runs, the native code's figure for its).
-    let architectural = roof.and_then(|roof| {
-        if rated_by_compute(r) {
-            roof.attainable(r.arithmetic_intensity, r.case.precision)
-                .map(|a| r.gflops / a)
-        } else {
-            let bw = roof.bandwidth_peak();
-            (bw > 0.0).then(|| r.gbps / bw)
-        }
-    });
+    let rating = roof.and_then(|roof| rating::rate(roof, r));
     let code = match &r.native {
         Some(n) if n.port => format!("{} ({} port)", n.code, n.model),
         Some(n) => format!("{} ({})", n.code, n.model),
@@ -239,7 +230,9 @@ fn entry(r: &ResultRecord, statistic: Statistic, roof: Option<&Roofline>) -> Ent
         time_s: t,
         gflops,
         gbps,
-        architectural,
+        architectural: rating.as_ref().map(|x| x.fraction),
+        level: rating.as_ref().map(|x| x.level),
+        note: rating.and_then(|x| x.note),
     }
 }
 

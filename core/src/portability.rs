@@ -24,7 +24,7 @@ use crate::Precision;
 use crate::efficiency::{back_to_back, problem_of};
 use crate::native::Statistic;
 use crate::record::ResultRecord;
-use crate::roofline::Roofline;
+use crate::roofline::{Roofline, rating};
 
 /// Which efficiency the PP is built on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -242,13 +242,7 @@ fn efficiency(
     match basis {
         Basis::Architectural => {
             let roof = roofs.get(&r.platform.label())?;
-            if r.model.flops > 0.0 && r.case.app != "stream" {
-                roof.attainable(r.arithmetic_intensity, r.case.precision)
-                    .map(|a| r.gflops / a)
-            } else {
-                let bw = roof.bandwidth_peak();
-                (bw > 0.0).then(|| r.gbps / bw)
-            }
+            rating::rate(roof, r).map(|x| x.bounded())
         }
         Basis::Application => {
             let same = |o: &&&ResultRecord| {

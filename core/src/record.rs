@@ -7,8 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::app::{Case, Model, Status, Validation};
 use crate::error::{Error, Result};
 use crate::gpu::PlatformInfo;
-use crate::precision::Precision;
-use crate::roofline::{Ceiling, Point, Roofline};
+use crate::roofline::Roofline;
 use crate::timing::{Phases, Stats, TimingMethod};
 
 mod partial;
@@ -78,6 +77,11 @@ pub struct ResultRecord {
     /// scale-out runs (`None` for a single device).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<crate::scale::ScaleOut>,
+    /// Bytes of data the run works on, where the kernel says
+    /// ([`crate::app::Kernel::working_set`]); else the model's bytes of
+    /// one run stand for it ([`ResultRecord::working_set`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working_set_bytes: Option<f64>,
 }
 
 impl ResultRecord {
@@ -119,7 +123,14 @@ impl ResultRecord {
             native: None,
             phases: None,
             scale: None,
+            working_set_bytes: None,
         }
+    }
+
+    /// Bytes of data the run works on: the kernel's own figure, else the
+    /// bytes one run moves (each datum once, for most kernels).
+    pub fn working_set(&self) -> f64 {
+        self.working_set_bytes.unwrap_or(self.model.bytes)
     }
 }
 
@@ -130,11 +141,6 @@ fn one() -> u32 {
 fn is_one(n: &u32) -> bool {
     *n == 1
 }
-
-/// Apps whose records define ceilings rather than points.
-const BANDWIDTH_APP: &str = "stream";
-const COMPUTE_APP: &str = "peak";
-const COMPUTE_KERNEL: &str = "fma";
 
 /// Where a baseline record came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -187,85 +193,6 @@ impl Statistic {
             Statistic::Mean => "mean",
             Statistic::Min => "min",
         }
-    }
-}
-
-/// The roofline of a set of result records.
-impl Roofline {
-    /// Builds the roofline of the validated records of the first record's
-    /// platform (records of other platforms are left out); `None`
-    /// when they hold no bandwidth measurement.
-    pub fn from_records(records: &[ResultRecord]) -> Option<Roofline> {
-        let platform = records
-            .iter()
-            .find(|r| r.validation.usable())?
-            .platform
-            .clone();
-        let ok: Vec<&ResultRecord> = records
-            .iter()
-            .filter(|r| {
-                r.validation.usable()
-                    && r.platform.name == platform.name
-                    && r.platform.backend == platform.backend
-            })
-            .collect();
-        let mut bandwidth: Vec<Ceiling> = Vec::new();
-        // The best kernel of each stream kind; copies of the driver count too.
-        for r in ok.iter().filter(|r| r.case.app == BANDWIDTH_APP) {
-            let label = format!("stream {} {}", r.case.kernel, r.case.precision);
-            bandwidth.push(Ceiling {
-                label,
-                value: r.gbps,
-                precision: None,
-            });
-        }
-        bandwidth.sort_by(|a, b| b.value.total_cmp(&a.value));
-        bandwidth.truncate(1);
-        if bandwidth.is_empty() {
-            return None;
-        }
-        let mut compute: Vec<Ceiling> = Vec::new();
-        for p in Precision::ALL {
-            let best = ok
-                .iter()
-                .filter(|r| {
-                    r.case.app == COMPUTE_APP
-                        && r.case.kernel == COMPUTE_KERNEL
-                        && r.case.precision == p
-                })
-                .max_by(|a, b| a.gflops.total_cmp(&b.gflops));
-            if let Some(r) = best {
-                compute.push(Ceiling {
-                    label: format!("FMA peak {p}"),
-                    value: r.gflops,
-                    precision: Some(p),
-                });
-            }
-        }
-        let mut roof = Roofline {
-            platform,
-            bandwidth,
-            compute,
-            points: Vec::new(),
-        };
-        roof.points = ok
-            .iter()
-            .filter(|r| r.gflops > 0.0 && r.arithmetic_intensity > 0.0)
-            .filter(|r| !(r.case.app == COMPUTE_APP && r.case.kernel == COMPUTE_KERNEL))
-            .map(|r| Point {
-                app: r.case.app.clone(),
-                kernel: r.case.kernel.clone(),
-                variant: r.case.variant.clone(),
-                precision: r.case.precision,
-                ai: r.arithmetic_intensity,
-                gflops: r.gflops,
-                gbps: r.gbps,
-                fraction_of_roof: roof
-                    .attainable(r.arithmetic_intensity, r.case.precision)
-                    .map(|a| r.gflops / a),
-            })
-            .collect();
-        Some(roof)
     }
 }
 

@@ -182,16 +182,8 @@ mod tests {
                 driver_info: String::new(),
                 df64: None,
             },
-            bandwidth: vec![Ceiling {
-                label: "stream triad f32".into(),
-                value: bw,
-                precision: None,
-            }],
-            compute: vec![Ceiling {
-                label: "FMA peak f32".into(),
-                value: f32_peak,
-                precision: Some(Precision::F32),
-            }],
+            bandwidth: vec![Ceiling::new("stream triad f32", bw, None)],
+            compute: vec![Ceiling::new("FMA peak f32", f32_peak, Some(Precision::F32))],
             points: Vec::new(),
         }
     }

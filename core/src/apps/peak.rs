@@ -157,9 +157,9 @@ impl App for Peak {
             },
             ParamSpec {
                 name: "chains",
-                help: "independent FMA chains per invocation (fma)",
+                help: "independent FMA chains per invocation (fma); a list sweeps, the ceiling is the best",
                 kind: ParamKind::UInt { min: 1, max: 32 },
-                default: "8",
+                default: "8,16,32",
             },
             ParamSpec {
                 name: "iters",
@@ -179,7 +179,7 @@ impl App for Peak {
                 },
                 default: "1,2,4,8,16,32,64,128,256",
             },
-            wg_param("128"),
+            wg_param("128,256"),
         ]
     }
 

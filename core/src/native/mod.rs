@@ -269,6 +269,7 @@ fn to_record(
         native: Some(source.clone()),
         phases: None,
         scale: None,
+        working_set_bytes: twin.working_set_bytes,
     })
 }
 

@@ -370,6 +370,7 @@ async fn try_run_case(
     );
     record.phases = Some(phases);
     record.runs_per_sample = opts.runs();
+    record.working_set_bytes = kernel.working_set();
     Ok(record)
 }
 

@@ -1,12 +1,20 @@
-//! The empirical roofline: ceilings measured on the device by the `stream`
-//! and `peak` apps, and every other kernel's point placed against them.
-//! (A roofline is built from result records by `Roofline::from_records`,
-//! which lives with the records in [`crate::record`].)
+//! The empirical roofline: ceilings measured on the device (device-memory
+//! bandwidth by `stream`, each cache level's and workgroup memory's by
+//! `cache`, compute per precision by `peak`), and every other kernel's
+//! point placed against them ([`Roofline::from_records`]), rated against
+//! the level its working set lives in ([`rating`]).
+
+mod build;
+pub mod levels;
+pub mod rating;
 
 use serde::{Deserialize, Serialize};
 
 use crate::gpu::PlatformInfo;
 use crate::precision::Precision;
+
+pub use levels::MemoryLevel;
+pub use rating::Rating;
 
 /// A measured ceiling.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -17,6 +25,33 @@ pub struct Ceiling {
     pub value: f64,
     /// The precision of a compute ceiling (`None` for bandwidth).
     pub precision: Option<Precision>,
+    /// The memory level of a bandwidth ceiling (`None` for compute, and
+    /// in files from before levels, where the one bandwidth ceiling is
+    /// device memory's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<MemoryLevel>,
+    /// Smallest and largest working set (bytes) the level's plateau spans
+    /// in the sweep that found it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working_set: Option<[f64; 2]>,
+}
+
+impl Ceiling {
+    /// A ceiling of no level.
+    pub fn new(label: impl Into<String>, value: f64, precision: Option<Precision>) -> Ceiling {
+        Ceiling {
+            label: label.into(),
+            value,
+            precision,
+            level: None,
+            working_set: None,
+        }
+    }
+
+    /// The level a bandwidth ceiling belongs to.
+    pub fn memory_level(&self) -> MemoryLevel {
+        self.level.unwrap_or(MemoryLevel::Dram)
+    }
 }
 
 /// One kernel result placed on the roofline.
@@ -36,8 +71,13 @@ pub struct Point {
     pub gflops: f64,
     /// Achieved GB/s.
     pub gbps: f64,
-    /// Achieved over attainable (min of compute ceiling and AI x bandwidth), 0..1.
+    /// Achieved over attainable at the level it is rated against ([`rating`]);
+    /// above 1 only with the rating's note.
     pub fraction_of_roof: Option<f64>,
+    /// The level whose bandwidth it is rated against (absent in files from
+    /// before levels: device memory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<MemoryLevel>,
 }
 
 /// Ceilings and points of one platform.
@@ -45,7 +85,8 @@ pub struct Point {
 pub struct Roofline {
     /// The device measured.
     pub platform: PlatformInfo,
-    /// Bandwidth ceilings, best first (GB/s).
+    /// Bandwidth ceilings (GB/s): device memory's, then each level's from
+    /// the fastest.
     pub bandwidth: Vec<Ceiling>,
     /// Compute ceilings, one per precision measured (GFLOP/s).
     pub compute: Vec<Ceiling>,
@@ -54,9 +95,46 @@ pub struct Roofline {
 }
 
 impl Roofline {
-    /// Best measured bandwidth, GB/s.
+    /// Device-memory bandwidth, GB/s (0 when unmeasured).
     pub fn bandwidth_peak(&self) -> f64 {
-        self.bandwidth.first().map(|c| c.value).unwrap_or(0.0)
+        self.level_bandwidth(MemoryLevel::Dram).unwrap_or(0.0)
+    }
+
+    /// The best bandwidth ceiling of `level`, GB/s.
+    pub fn level_bandwidth(&self, level: MemoryLevel) -> Option<f64> {
+        self.bandwidth
+            .iter()
+            .filter(|c| c.memory_level() == level)
+            .map(|c| c.value)
+            .max_by(f64::total_cmp)
+    }
+
+    /// The levels measured, fastest first, device memory last.
+    pub fn levels(&self) -> Vec<MemoryLevel> {
+        let mut v: Vec<MemoryLevel> = self.bandwidth.iter().map(|c| c.memory_level()).collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// The level a working set of `bytes` lives in: the first cache level
+    /// whose plateau reaches that size, else device memory.
+    pub fn level_of(&self, bytes: f64) -> MemoryLevel {
+        MemoryLevel::CACHES
+            .into_iter()
+            .find(|&l| {
+                self.bandwidth
+                    .iter()
+                    .any(|c| c.memory_level() == l && c.working_set.is_some_and(|w| bytes <= w[1]))
+            })
+            .unwrap_or(MemoryLevel::Dram)
+    }
+
+    /// Attainable GFLOP/s at intensity `ai` (FLOPs per byte at `level`):
+    /// min(peak, ai x that level's bandwidth).
+    pub fn attainable_at(&self, ai: f64, p: Precision, level: MemoryLevel) -> Option<f64> {
+        let peak = self.compute_peak(p)?;
+        Some(peak.min(ai * self.level_bandwidth(level)?))
     }
 
     /// Measured compute ceiling of `p`, GFLOP/s.
@@ -83,10 +161,24 @@ impl Roofline {
 
     /// The roof of `p` as a polyline over `ai_min..ai_max`: the slope, the ridge, the flat part.
     pub fn roof_line(&self, p: Precision, ai_min: f64, ai_max: f64) -> Vec<(f64, f64)> {
-        let (Some(peak), Some(ridge)) = (self.compute_peak(p), self.ridge(p)) else {
+        self.level_roof_line(MemoryLevel::Dram, p, ai_min, ai_max)
+    }
+
+    /// The roof of `p` under `level`'s bandwidth, as [`Roofline::roof_line`].
+    pub fn level_roof_line(
+        &self,
+        level: MemoryLevel,
+        p: Precision,
+        ai_min: f64,
+        ai_max: f64,
+    ) -> Vec<(f64, f64)> {
+        let (Some(peak), Some(bw)) = (self.compute_peak(p), self.level_bandwidth(level)) else {
             return Vec::new();
         };
-        let bw = self.bandwidth_peak();
+        if bw <= 0.0 {
+            return Vec::new();
+        }
+        let ridge = peak / bw;
         let mut v = vec![(ai_min, (ai_min * bw).min(peak))];
         if ridge > ai_min && ridge < ai_max {
             v.push((ridge, peak));
@@ -130,16 +222,8 @@ mod tests {
                 driver_info: String::new(),
                 df64: None,
             },
-            bandwidth: vec![Ceiling {
-                label: "bw".into(),
-                value: 100.0,
-                precision: None,
-            }],
-            compute: vec![Ceiling {
-                label: "f32".into(),
-                value: 1000.0,
-                precision: Some(Precision::F32),
-            }],
+            bandwidth: vec![Ceiling::new("bw", 100.0, None)],
+            compute: vec![Ceiling::new("f32", 1000.0, Some(Precision::F32))],
             points: vec![],
         }
     }

@@ -1,0 +1,137 @@
+//! A roofline from result records: device memory from `stream`, the
+//! cache levels from the `cache` sweeps, workgroup memory from `cache
+//! --kernel shared`, compute from `peak --kernel fma`, and every other
+//! validated kernel as a point rated against its level.
+
+use std::collections::BTreeMap;
+
+use super::levels::{MemoryLevel, plateaus};
+use super::{Ceiling, Point, Roofline, rating};
+use crate::precision::Precision;
+use crate::record::ResultRecord;
+
+const BANDWIDTH_APP: &str = "stream";
+const LEVELS_APP: &str = "cache";
+const SHARED_KERNEL: &str = "shared";
+const COMPUTE_APP: &str = "peak";
+const COMPUTE_KERNEL: &str = "fma";
+
+impl Roofline {
+    /// Builds the roofline of the validated records of the first record's
+    /// platform (records of other platforms are left out); `None`
+    /// when they hold no device-memory bandwidth (`stream`) measurement.
+    pub fn from_records(records: &[ResultRecord]) -> Option<Roofline> {
+        let platform = records
+            .iter()
+            .find(|r| r.validation.usable())?
+            .platform
+            .clone();
+        let ok: Vec<&ResultRecord> = records
+            .iter()
+            .filter(|r| {
+                r.validation.usable()
+                    && r.platform.name == platform.name
+                    && r.platform.backend == platform.backend
+            })
+            .collect();
+        let dram = ok
+            .iter()
+            .filter(|r| r.case.app == BANDWIDTH_APP)
+            .max_by(|a, b| a.gbps.total_cmp(&b.gbps))?;
+        let mut dram_ceiling = Ceiling::new(
+            format!("stream {} {}", dram.case.kernel, dram.case.precision),
+            dram.gbps,
+            None,
+        );
+        dram_ceiling.level = Some(MemoryLevel::Dram);
+        let mut bandwidth = vec![dram_ceiling];
+        bandwidth.extend(level_ceilings(&ok, dram.gbps));
+        let mut roof = Roofline {
+            platform,
+            bandwidth,
+            compute: compute_ceilings(&ok),
+            points: Vec::new(),
+        };
+        roof.points = ok
+            .iter()
+            .filter(|r| r.gflops > 0.0 && r.arithmetic_intensity > 0.0)
+            .filter(|r| !(r.case.app == COMPUTE_APP && r.case.kernel == COMPUTE_KERNEL))
+            .map(|r| {
+                let rated = rating::rate(&roof, r);
+                Point {
+                    app: r.case.app.clone(),
+                    kernel: r.case.kernel.clone(),
+                    variant: r.case.variant.clone(),
+                    precision: r.case.precision,
+                    ai: r.arithmetic_intensity,
+                    gflops: r.gflops,
+                    gbps: r.gbps,
+                    fraction_of_roof: rated.as_ref().map(|x| x.fraction),
+                    level: rated.map(|x| x.level),
+                }
+            })
+            .collect();
+        Some(roof)
+    }
+}
+
+/// The cache levels each sweep kernel (`read`, `copy`) finds, against
+/// device memory's `dram` GB/s, and workgroup memory's ceiling. A level's
+/// range is the read sweep's (the copy's plateaus, which hold two arrays,
+/// end earlier); each form's best workgroup size per working set counts.
+fn level_ceilings(ok: &[&ResultRecord], dram: f64) -> Vec<Ceiling> {
+    let mut sweeps: BTreeMap<&str, BTreeMap<u64, f64>> = BTreeMap::new();
+    let mut shared: Option<&ResultRecord> = None;
+    for r in ok.iter().filter(|r| r.case.app == LEVELS_APP) {
+        if r.case.kernel == SHARED_KERNEL {
+            if shared.is_none_or(|s| r.gbps > s.gbps) {
+                shared = Some(r);
+            }
+            continue;
+        }
+        let ws = r.working_set() as u64;
+        let best = sweeps
+            .entry(r.case.kernel.as_str())
+            .or_default()
+            .entry(ws)
+            .or_default();
+        *best = best.max(r.gbps);
+    }
+    let mut ceilings = Vec::new();
+    if let Some(s) = shared {
+        let mut c = Ceiling::new("cache shared (workgroup memory)", s.gbps, None);
+        c.level = Some(MemoryLevel::Shared);
+        ceilings.push(c);
+    }
+    for (kernel, sweep) in sweeps {
+        let points: Vec<(f64, f64)> = sweep.iter().map(|(&ws, &g)| (ws as f64, g)).collect();
+        for p in plateaus(&points, dram)
+            .into_iter()
+            .filter(|p| p.level != MemoryLevel::Dram)
+        {
+            let mut c = Ceiling::new(format!("cache {kernel} {}", p.level), p.gbps, None);
+            c.level = Some(p.level);
+            c.working_set = Some(p.range);
+            ceilings.push(c);
+        }
+    }
+    ceilings.sort_by(|a, b| a.level.cmp(&b.level).then(b.value.total_cmp(&a.value)));
+    ceilings
+}
+
+/// The best `peak` FMA rate of each precision measured.
+fn compute_ceilings(ok: &[&ResultRecord]) -> Vec<Ceiling> {
+    Precision::ALL
+        .into_iter()
+        .filter_map(|p| {
+            ok.iter()
+                .filter(|r| {
+                    r.case.app == COMPUTE_APP
+                        && r.case.kernel == COMPUTE_KERNEL
+                        && r.case.precision == p
+                })
+                .max_by(|a, b| a.gflops.total_cmp(&b.gflops))
+                .map(|r| Ceiling::new(format!("FMA peak {p}"), r.gflops, Some(p)))
+        })
+        .collect()
+}

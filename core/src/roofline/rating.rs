@@ -1,0 +1,143 @@
+//! Architectural efficiency: a record's rate over what the roofline allows
+//! at the memory level its working set lives in, so that a kernel whose
+//! data sit in L1 is rated against L1's bandwidth rather than device
+//! memory's. A rate above its ceiling is never shown bare: the rating
+//! carries a note saying why, and Pennycook's PP counts it as 1.
+
+use super::{MemoryLevel, Roofline};
+use crate::record::ResultRecord;
+
+/// A record's architectural efficiency.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rating {
+    /// Achieved over attainable at `level` (above 1 only with `note`).
+    pub fraction: f64,
+    /// The level whose bandwidth it is rated against.
+    pub level: MemoryLevel,
+    /// Why the fraction passes 1, when it does.
+    pub note: Option<String>,
+}
+
+impl Rating {
+    /// The fraction within [0, 1], as Pennycook's PP needs it.
+    pub fn bounded(&self) -> f64 {
+        self.fraction.clamp(0.0, 1.0)
+    }
+}
+
+/// Whether `r` is rated against the roofline at its arithmetic intensity,
+/// so against a compute ceiling of its precision, rather than against a
+/// bandwidth ceiling alone (stream and kernels that count no FLOPs).
+pub fn rated_by_compute(r: &ResultRecord) -> bool {
+    r.model.flops > 0.0 && r.case.app != "stream"
+}
+
+/// `r`'s rating on `roof` (its own platform's), from the record's own
+/// rates; `None` where the roofline lacks the ceiling it needs (the FMA
+/// peak of its precision).
+pub fn rate(roof: &Roofline, r: &ResultRecord) -> Option<Rating> {
+    let level = roof.level_of(r.working_set());
+    let bw = roof.level_bandwidth(level).filter(|&b| b > 0.0)?;
+    let fraction = if rated_by_compute(r) {
+        r.gflops / roof.attainable_at(r.arithmetic_intensity, r.case.precision, level)?
+    } else {
+        r.gbps / bw
+    };
+    let note = (fraction > 1.0).then(|| {
+        format!(
+            "{:.0}% of the {level} roof ({bw:.0} GB/s measured): its data sit in a faster level than a {} working set suggests, or it moves fewer bytes than its model counts",
+            fraction * 100.0,
+            bytes(r.working_set())
+        )
+    });
+    Some(Rating {
+        fraction,
+        level,
+        note,
+    })
+}
+
+/// Bytes as a short size: `16 KiB`, `3.0 MiB`, `1.5 GiB`.
+fn bytes(b: f64) -> String {
+    match b {
+        b if b >= f64::from(1u32 << 30) => format!("{:.1} GiB", b / f64::from(1u32 << 30)),
+        b if b >= f64::from(1u32 << 20) => format!("{:.1} MiB", b / f64::from(1u32 << 20)),
+        b => format!("{:.0} KiB", b / 1024.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Precision;
+    use crate::app::{Case, Model};
+    use crate::fixtures;
+    use crate::roofline::Ceiling;
+
+    fn level(level: MemoryLevel, gbps: f64, hi: f64) -> Ceiling {
+        let mut c = Ceiling::new(level.name(), gbps, None);
+        c.level = Some(level);
+        c.working_set = (level != MemoryLevel::Dram).then_some([16384.0, hi]);
+        c
+    }
+
+    fn roof() -> Roofline {
+        let r = record(1.0, 0.0, 1.0);
+        Roofline {
+            platform: r.platform,
+            bandwidth: vec![
+                level(MemoryLevel::Dram, 100.0, 0.0),
+                level(MemoryLevel::L1, 1000.0, 65536.0),
+                level(MemoryLevel::L2, 400.0, 8e6),
+            ],
+            compute: vec![Ceiling::new("f32", 1000.0, Some(Precision::F32))],
+            points: vec![],
+        }
+    }
+
+    fn record(bytes: f64, flops: f64, t: f64) -> ResultRecord {
+        let case = Case::new("x", "k", "v", Precision::F32);
+        fixtures::record(case, "d", "vulkan", Model { flops, bytes }, vec![t])
+    }
+
+    #[test]
+    fn the_working_set_picks_the_level() {
+        let roof = roof();
+        assert_eq!(roof.level_of(32768.0), MemoryLevel::L1);
+        assert_eq!(roof.level_of(1e6), MemoryLevel::L2);
+        assert_eq!(roof.level_of(1e9), MemoryLevel::Dram);
+        // 32 KiB at 800 GB/s: 80% of L1, where against DRAM it would be 800%.
+        let r = rate(&roof, &record(32768.0, 0.0, 32768.0 / 800e9)).expect("rated");
+        assert_eq!(r.level, MemoryLevel::L1);
+        assert!((r.fraction - 0.8).abs() < 1e-9 && r.note.is_none());
+    }
+
+    #[test]
+    fn over_the_roof_is_noted_and_bounded() {
+        let roof = roof();
+        let r = rate(&roof, &record(1e9, 0.0, 1e9 / 150e9)).expect("rated");
+        assert_eq!(r.level, MemoryLevel::Dram);
+        assert!((r.fraction - 1.5).abs() < 1e-9);
+        assert!(
+            r.note
+                .as_deref()
+                .is_some_and(|n| n.contains("150% of the DRAM roof"))
+        );
+        assert_eq!(r.bounded(), 1.0);
+    }
+
+    #[test]
+    fn compute_bound_kernels_meet_the_flat_roof() {
+        let roof = roof();
+        // 100 FLOP/B from L2: the roof is the 1000 GFLOP/s peak.
+        let r = rate(&roof, &record(1e6, 1e8, 1e8 / 500e9)).expect("rated");
+        assert_eq!(r.level, MemoryLevel::L2);
+        assert!((r.fraction - 0.5).abs() < 1e-9);
+        let f64_record = {
+            let mut x = record(1e6, 1e8, 1.0);
+            x.case.precision = Precision::F64;
+            x
+        };
+        assert!(rate(&roof, &f64_record).is_none());
+    }
+}
