@@ -2,6 +2,7 @@
 //! timed), sweeps parameters and draws the empirical roofline.
 
 mod cascade;
+mod counters;
 mod inputs;
 mod isolate;
 mod native;
@@ -88,6 +89,13 @@ enum Command {
     /// instructions: Vulkan's pipeline executable statistics) for the cases
     /// the same flags would run.
     Stats(RunArgs),
+    /// List the hardware counters the adapter's Vulkan driver offers
+    /// (VK_KHR_performance_query), or say that it offers none.
+    Counters {
+        /// Adapter index or name substring (see `skylight list`).
+        #[arg(long, env = "SKYLIGHT_ADAPTER", default_value = "auto")]
+        adapter: String,
+    },
     /// Print the efficiency table of result files: each problem's best
     /// Skylight variant beside its native baseline on the same device.
     Table(table::TableArgs),
@@ -292,6 +300,7 @@ fn real_main() -> Result<bool> {
         Command::Report(args) => page::run(&args),
         Command::Scaling(args) => scaling::run(&args),
         Command::Stats(args) => stats::run(&args),
+        Command::Counters { adapter } => counters::run(&adapter),
         Command::Case { common, case_json } => {
             // The parent passes every option resolved.
             let opts = RunOptions {

@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use plotters::prelude::*;
 use skylight_core::Precision;
-use skylight_core::roofline::{Roofline, axis};
+use skylight_core::roofline::{MemoryLevel, Roofline, axis, size_label};
 
 const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
@@ -14,6 +14,36 @@ fn precision_color(p: Precision) -> RGBColor {
         Precision::F32 => RGBColor(31, 119, 180),
         Precision::F64 => RGBColor(214, 39, 40),
         Precision::Df64 => RGBColor(44, 160, 44),
+    }
+}
+
+/// Each measured level's bandwidth slope: its level, GB/s and legend
+/// text (the level, its bandwidth, and the working sets of its plateau).
+fn level_slopes(roof: &Roofline) -> Vec<(MemoryLevel, f64, String)> {
+    roof.levels()
+        .into_iter()
+        .filter_map(|level| {
+            let bw = roof.level_bandwidth(level)?;
+            let range = roof
+                .bandwidth
+                .iter()
+                .filter(|c| c.memory_level() == level)
+                .find_map(|c| c.working_set)
+                .map(|[lo, hi]| format!(", {}-{}", size_label(lo), size_label(hi)))
+                .unwrap_or_default();
+            Some((level, bw, format!("{level} {bw:.0} GB/s{range}")))
+        })
+        .collect()
+}
+
+/// Darker for slower levels, so device memory's slope reads as the floor.
+fn level_shade(level: MemoryLevel) -> f64 {
+    match level {
+        MemoryLevel::Shared => 0.25,
+        MemoryLevel::L1 => 0.3,
+        MemoryLevel::L2 => 0.4,
+        MemoryLevel::L3 => 0.5,
+        MemoryLevel::Dram => 0.7,
     }
 }
 
@@ -107,24 +137,20 @@ where
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
             });
     }
-    // Plotters does not clip series to the chart, so end the slope at the top edge.
-    let slope_end = ai_max.min(y_max / bw);
-    let slope: Vec<(f64, f64)> = [ai_min, slope_end]
-        .iter()
-        .map(|&a| log((a, a * bw)))
-        .collect();
-    chart
-        .draw_series(LineSeries::new(slope, BLACK.mix(0.3).stroke_width(1)))
-        .map_err(|e| anyhow::anyhow!("{e}"))?
-        .label(format!(
-            "bandwidth {:.0} GB/s ({})",
-            bw,
-            roof.bandwidth
-                .first()
-                .map(|c| c.label.as_str())
-                .unwrap_or("")
-        ))
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.3)));
+    for (level, bw, label) in level_slopes(roof) {
+        // Plotters does not clip series to the chart, so end the slope at the top edge.
+        let slope_end = ai_max.min(y_max / bw);
+        let slope: Vec<(f64, f64)> = [ai_min, slope_end]
+            .iter()
+            .map(|&a| log((a, a * bw)))
+            .collect();
+        let shade = BLACK.mix(level_shade(level));
+        chart
+            .draw_series(LineSeries::new(slope, shade.stroke_width(1)))
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], shade));
+    }
     for p in &roof.points {
         let (x, y) = log((p.ai, p.gflops));
         let color = precision_color(p.precision);

@@ -84,17 +84,21 @@ pub struct CeilingLine {
     pub points: Vec<[f64; 2]>,
 }
 
-/// The roofs of `roof` over `ai_min..ai_max`: one bandwidth slope (drawn up to
-/// the highest ridge so it reads as the memory roof) and one roof per measured
-/// precision (slope, ridge, flat part), all in log space.
+/// The roofs of `roof` over `ai_min..ai_max`: one bandwidth slope per
+/// memory level measured (each drawn up to its highest ridge so it reads
+/// as that level's roof) and one roof per measured precision (device
+/// memory's slope, ridge, flat part), all in log space.
 pub fn ceiling_lines(roof: &Roofline, ai_min: f64, ai_max: f64) -> Vec<CeilingLine> {
     let mut out = Vec::new();
-    let bw = roof.bandwidth_peak();
-    if bw > 0.0 {
+    for level in roof.levels() {
+        let Some(bw) = roof.level_bandwidth(level).filter(|&b| b > 0.0) else {
+            continue;
+        };
         let highest_ridge = Precision::ALL
             .iter()
-            .filter_map(|p| roof.ridge(*p))
-            .fold(0.0f64, f64::max);
+            .filter_map(|p| roof.compute_peak(*p))
+            .fold(0.0f64, f64::max)
+            / bw;
         // Without a compute ceiling the slope is the whole roof: draw it across.
         let top = if highest_ridge > ai_min {
             highest_ridge.min(ai_max)
@@ -107,7 +111,7 @@ pub fn ceiling_lines(roof: &Roofline, ai_min: f64, ai_max: f64) -> Vec<CeilingLi
             .collect();
         if pts.len() == 2 {
             out.push(CeilingLine {
-                label: format!("memory roof {bw:.1} GB/s"),
+                label: format!("{level} roof {bw:.1} GB/s"),
                 precision: None,
                 points: pts,
             });
@@ -155,14 +159,6 @@ pub fn ai_range(ais: impl IntoIterator<Item = f64>, roofs: &[&Roofline]) -> (f64
         return DEFAULT_AI_RANGE;
     }
     (lo / 4.0, hi * 4.0)
-}
-
-/// Achieved over attainable performance (0..1 on a correct roof), if `roof`
-/// has a compute ceiling for `p`.
-pub fn fraction_of_roof(roof: &Roofline, ai: f64, gflops: f64, p: Precision) -> Option<f64> {
-    roof.attainable(ai, p)
-        .filter(|a| *a > 0.0)
-        .map(|a| gflops / a)
 }
 
 #[cfg(test)]
@@ -261,8 +257,5 @@ mod tests {
         let (lo, hi) = ai_range([0.5, 2.0, 0.0], &[&r]);
         assert!(close(lo, 0.125));
         assert!(close(hi, 40.0)); // the ridge at 10 widens the range
-        let f = fraction_of_roof(&r, 1.0, 50.0, Precision::F32).expect("fraction");
-        assert!(close(f, 0.5));
-        assert_eq!(fraction_of_roof(&r, 1.0, 50.0, Precision::Df64), None);
     }
 }

@@ -12,11 +12,10 @@ use skylight_core::Precision;
 use skylight_core::app::Status;
 use skylight_core::efficiency::{self, Entry, problem_of};
 use skylight_core::record::ResultRecord;
-use skylight_core::roofline::Roofline;
+use skylight_core::roofline::{Rating, Roofline, rating};
 use skylight_core::runner::Outcome;
 
 use crate::palette::{self, app_color};
-use crate::plot;
 
 /// Columns of the results table, in display order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,8 +120,8 @@ pub struct Row {
     pub gbps: Option<f64>,
     /// FLOPs per byte.
     pub ai: Option<f64>,
-    /// Achieved over attainable, 0..1.
-    pub roof: Option<f64>,
+    /// Achieved over attainable at its memory level (over 1 only with a note).
+    pub roof: Option<Rating>,
     /// `ok`, a validation failure, `unsupported: needs ...` or an error.
     pub status: String,
     /// Whether the status is a failure (drawn in red).
@@ -236,9 +235,7 @@ impl Row {
             gflops: Some(r.gflops),
             gbps: Some(r.gbps),
             ai: Some(r.arithmetic_intensity),
-            roof: roof.and_then(|roof| {
-                plot::fraction_of_roof(roof, r.arithmetic_intensity, r.gflops, r.case.precision)
-            }),
+            roof: roof.and_then(|roof| rating::rate(roof, r)),
             status,
             failed: !r.validation.usable(),
             timing: r.timing.name().to_string(),
@@ -302,7 +299,8 @@ pub fn sort_order(rows: &[Row], col: Column, ascending: bool) -> Vec<usize> {
             Column::Gflops => num(a.gflops).total_cmp(&num(b.gflops)),
             Column::Gbps => num(a.gbps).total_cmp(&num(b.gbps)),
             Column::Ai => num(a.ai).total_cmp(&num(b.ai)),
-            Column::Roof => num(a.roof).total_cmp(&num(b.roof)),
+            Column::Roof => num(a.roof.as_ref().map(|x| x.fraction))
+                .total_cmp(&num(b.roof.as_ref().map(|x| x.fraction))),
             Column::AppEff => num(a.app_eff).total_cmp(&num(b.app_eff)),
             Column::ArchEff => num(a.arch_eff).total_cmp(&num(b.arch_eff)),
             Column::Status => a.status.cmp(&b.status),
@@ -416,9 +414,17 @@ fn cell(ui: &mut egui::Ui, r: &Row, c: Column) {
         Column::Gflops => num(r.gflops),
         Column::Gbps => num(r.gbps),
         Column::Ai => num(r.ai),
-        Column::Roof => r
-            .roof
-            .map_or("—".to_string(), |f| format!("{:.1}", f * 100.0)),
+        Column::Roof => match &r.roof {
+            None => "—".to_string(),
+            Some(x) => {
+                let text = format!("{:.1} {}", x.fraction * 100.0, x.level);
+                if let Some(note) = &x.note {
+                    ui.label(format!("{text} *")).on_hover_text(note);
+                    return;
+                }
+                text
+            }
+        },
         Column::AppEff => pct(r.app_eff),
         Column::ArchEff => pct(r.arch_eff),
         Column::Status => r.status.clone(),

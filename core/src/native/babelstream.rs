@@ -87,6 +87,7 @@ fn row(c: &[&str]) -> std::result::Result<NativeRun, String> {
         // BabelStream times each launch alone, ended by a device sync.
         runs_per_sample: 1,
         model_kernel: None,
+        own: None,
         check: Validation {
             reference: false,
             max_error: 0.0,

@@ -192,6 +192,7 @@ fn group(done: &[Run]) -> Vec<NativeRun> {
                 // One fenced kernel call per invocation.
                 runs_per_sample: 1,
                 model_kernel: None,
+                own: None,
                 check: Validation {
                     reference: false,
                     max_error: if finite { worst } else { f64::MAX },

@@ -150,6 +150,7 @@ fn run_of(f: &BTreeMap<String, String>) -> std::result::Result<NativeRun, String
         times: Reported::Samples(samples),
         runs_per_sample,
         model_kernel,
+        own: None,
         check: Validation {
             reference: false,
             max_error: num("max_error")?,
@@ -174,6 +175,7 @@ mod tests {
             times: Reported::Samples(vec![1.5e-3, 1.25e-3]),
             runs_per_sample: 1,
             model_kernel: None,
+            own: None,
             check: Validation {
                 reference: false,
                 max_error: 3e-7,
@@ -216,6 +218,7 @@ mod tests {
         let both = NativeRun {
             runs_per_sample: 20,
             model_kernel: Some("dslash-fused".into()),
+            own: None,
             ..run()
         };
         let line = format_line(&both);

@@ -261,6 +261,7 @@ impl Log {
                 // Ludwig host-times each kernel call, synchronised.
                 runs_per_sample: 1,
                 model_kernel: None,
+                own: None,
                 check: check.clone(),
             })
             .collect())

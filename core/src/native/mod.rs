@@ -10,6 +10,7 @@
 
 mod babelstream;
 mod gpp;
+mod gpu_benches;
 mod line;
 mod ludwig;
 mod su3_bench;
@@ -72,8 +73,22 @@ pub struct NativeRun {
     /// of Skylight's `dslash`, and moves the one pass's bytes, not the
     /// split's.
     pub model_kernel: Option<String>,
+    /// The run's own model, for a code whose problems Skylight's cases do
+    /// not share (gpu-benches' working sets are not powers of two): then
+    /// no Skylight record of the same problem is needed, only one of the
+    /// same app for the platform.
+    pub own: Option<OwnModel>,
     /// The native code's own check (or the port's, against its CPU reference).
     pub check: Validation,
+}
+
+/// A native run's work, traffic and working set, where it says them itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OwnModel {
+    /// FLOPs and bytes of one timed run.
+    pub model: Model,
+    /// Bytes of data it works on.
+    pub working_set: f64,
 }
 
 impl NativeRun {
@@ -109,6 +124,15 @@ pub struct NativeCode {
 /// Every native code with a parser.
 pub fn codes() -> Vec<NativeCode> {
     vec![
+        NativeCode {
+            name: "gpu_benches",
+            model: "CUDA",
+            code: "te42kyfo/gpu-benches",
+            port: false,
+            statistic: Statistic::Min,
+            times_loops: false,
+            parse: gpu_benches::parse,
+        },
         NativeCode {
             name: "babelstream",
             model: "CUDA",
@@ -209,12 +233,13 @@ fn to_record(
         .find(|r| {
             r.native.is_none()
                 && r.case.app == run.app
-                && r.case.kernel == run.model_from()
-                && r.case.precision == run.precision
-                && run
-                    .matches
-                    .iter()
-                    .all(|(k, v)| r.case.params.get(k) == Some(v))
+                && (run.own.is_some()
+                    || r.case.kernel == run.model_from()
+                        && r.case.precision == run.precision
+                        && run
+                            .matches
+                            .iter()
+                            .all(|(k, v)| r.case.params.get(k) == Some(v)))
         })
         .ok_or_else(|| {
             Error::bad_param("like", format!(
@@ -247,7 +272,15 @@ fn to_record(
     let mut platform = twin.platform.clone();
     platform.backend = source.model.to_ascii_lowercase();
     platform.df64 = None;
-    let model: Model = twin.model;
+    let (model, working_set) = match &run.own {
+        Some(own) => (own.model, Some(own.working_set)),
+        None => (twin.model, twin.working_set_bytes),
+    };
+    let intensity = if model.bytes > 0.0 {
+        model.flops / model.bytes
+    } else {
+        0.0
+    };
     Ok(ResultRecord {
         case,
         platform,
@@ -256,7 +289,7 @@ fn to_record(
         samples_s,
         gflops: model.flops / figure / 1e9,
         gbps: model.bytes / figure / 1e9,
-        arithmetic_intensity: twin.arithmetic_intensity,
+        arithmetic_intensity: intensity,
         stats,
         model,
         validation: run.check.clone(),
@@ -269,7 +302,7 @@ fn to_record(
         native: Some(source.clone()),
         phases: None,
         scale: None,
-        working_set_bytes: twin.working_set_bytes,
+        working_set_bytes: working_set,
     })
 }
 

@@ -107,6 +107,7 @@ fn finish(p: Partial, origin: &str) -> Result<NativeRun> {
         },
         runs_per_sample: u32::try_from(iterations).unwrap_or(u32::MAX),
         model_kernel: None,
+        own: None,
         check: Validation {
             reference: false,
             max_error: 0.0,

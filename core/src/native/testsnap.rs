@@ -151,6 +151,7 @@ fn group(done: &[Run]) -> Vec<NativeRun> {
                 // Each force call's kernels are fenced: lone launches.
                 runs_per_sample: 1,
                 model_kernel: None,
+                own: None,
                 check: Validation {
                     reference: false,
                     max_error: if finite { worst } else { f64::MAX },

@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 use super::svg::{self, Axis, Entry, esc};
 use crate::Precision;
-use crate::roofline::{Point, Roofline};
+use crate::roofline::{MemoryLevel, Point, Roofline, size_label};
 
 /// Chart width, px.
 const WIDTH: f64 = 820.0;
@@ -173,43 +173,60 @@ pub fn app_colour(app: &str, apps: &[String]) -> &'static str {
     svg::color(apps.iter().position(|a| a == app).unwrap_or(apps.len()))
 }
 
-/// The bandwidth slope and each compute ceiling, labelled: compute
-/// ceilings in the column right of the plot (spread apart where they
-/// coincide, with a leader to their line), the slope where it leaves the
-/// plot (above it, or in the column when it leaves through the right).
+/// Each memory level's bandwidth slope and each compute ceiling,
+/// labelled: compute ceilings in the column right of the plot (spread
+/// apart where they coincide, with a leader to their line), the slopes
+/// where they leave the plot (along the top, spread apart, or in the
+/// column when they leave through the right).
 fn ceilings(out: &mut String, roof: &Roofline, x: &Axis, y: &Axis) {
-    let bw = roof.bandwidth_peak();
-    let bw_label = format!(
-        "{}: {:.1} GB/s",
-        roof.bandwidth
-            .first()
-            .map_or("bandwidth", |c| c.label.as_str()),
-        bw
-    );
-    let exit = (y.hi / bw).min(x.hi);
-    let start = x.lo.max(y.lo / bw);
-    let _ = write!(
-        out,
-        r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#333" stroke-width="1.5" class="ceiling"><title>{}</title></line>"##,
-        x.px(start),
-        y.px(start * bw),
-        x.px(exit),
-        y.px(exit * bw),
-        esc(&bw_label)
-    );
     // (pixel y of the line at the right edge, label) for the column.
     let mut column: Vec<(f64, String)> = Vec::new();
-    if exit < x.hi {
-        let w = svg::text_width(&bw_label, 11.0);
-        let cx = x.px(exit).clamp(x.from + w / 2.0, x.to - w / 2.0);
+    // (pixel x where the slope leaves through the top, label) for the top.
+    let mut top: Vec<(f64, String)> = Vec::new();
+    for level in roof.levels() {
+        let Some(bw) = roof.level_bandwidth(level) else {
+            continue;
+        };
+        let label = format!("{level}: {bw:.1} GB/s");
+        let exit = (y.hi / bw).min(x.hi);
+        let start = x.lo.max(y.lo / bw);
+        let (colour, width) = match level {
+            MemoryLevel::Dram => ("#333", 1.5),
+            _ => ("#888", 1.0),
+        };
+        let _ = write!(
+            out,
+            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-width="{width}" class="ceiling"><title>{}</title></line>"##,
+            x.px(start),
+            y.px(start * bw),
+            x.px(exit),
+            y.px(exit * bw),
+            esc(&level_title(roof, level, &label))
+        );
+        if exit < x.hi {
+            top.push((x.px(exit), label));
+        } else {
+            column.push((y.px(x.hi * bw), label));
+        }
+    }
+    let widest = top
+        .iter()
+        .map(|(_, l)| svg::text_width(l, 11.0))
+        .fold(0.0, f64::max);
+    let xs: Vec<f64> = top.iter().map(|(px, _)| *px).collect();
+    let placed = svg::spread(
+        &xs,
+        widest + 8.0,
+        x.from + widest / 2.0,
+        x.to - widest / 2.0,
+    );
+    for ((_, label), cx) in top.iter().zip(placed) {
         let _ = write!(
             out,
             r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" class="label">{}</text>"#,
             y.to - 8.0,
-            esc(&bw_label)
+            esc(label)
         );
-    } else {
-        column.push((y.px(x.hi * bw), bw_label));
     }
     for c in &roof.compute {
         let (Some(p), Some(ridge)) = (c.precision, c.precision.and_then(|p| roof.ridge(p))) else {
@@ -241,6 +258,24 @@ fn ceilings(out: &mut String, roof: &Roofline, x: &Axis, y: &Axis) {
             esc(label)
         );
     }
+}
+
+/// A slope's tooltip: its label, what measured it and the working sets
+/// of its plateau.
+fn level_title(roof: &Roofline, level: MemoryLevel, label: &str) -> String {
+    let best = roof
+        .bandwidth
+        .iter()
+        .filter(|c| c.memory_level() == level)
+        .max_by(|a, b| a.value.total_cmp(&b.value));
+    let Some(c) = best else {
+        return label.to_string();
+    };
+    let range = c
+        .working_set
+        .map(|[lo, hi]| format!(", working sets {} to {}", size_label(lo), size_label(hi)))
+        .unwrap_or_default();
+    format!("{label} ({}{range})", c.label)
 }
 
 /// One entry per app drawn (a bar of its colour) and per precision (its

@@ -188,6 +188,16 @@ impl Roofline {
     }
 }
 
+/// Bytes as a short size for labels: `16 KiB`, `3.0 MiB`, `1.5 GiB`.
+pub fn size_label(b: f64) -> String {
+    const K: f64 = 1024.0;
+    match b {
+        b if b >= K * K * K => format!("{:.1} GiB", b / (K * K * K)),
+        b if b >= K * K => format!("{:.1} MiB", b / (K * K)),
+        b => format!("{:.0} KiB", b / K),
+    }
+}
+
 /// Log10 axis helpers shared by the plot front ends.
 pub mod axis {
     /// Decades `10^k` covering `lo..=hi` (both > 0).

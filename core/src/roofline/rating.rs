@@ -4,7 +4,7 @@
 //! memory's. A rate above its ceiling is never shown bare: the rating
 //! carries a note saying why, and Pennycook's PP counts it as 1.
 
-use super::{MemoryLevel, Roofline};
+use super::{MemoryLevel, Roofline, size_label};
 use crate::record::ResultRecord;
 
 /// A record's architectural efficiency.
@@ -47,7 +47,7 @@ pub fn rate(roof: &Roofline, r: &ResultRecord) -> Option<Rating> {
         format!(
             "{:.0}% of the {level} roof ({bw:.0} GB/s measured): its data sit in a faster level than a {} working set suggests, or it moves fewer bytes than its model counts",
             fraction * 100.0,
-            bytes(r.working_set())
+            size_label(r.working_set())
         )
     });
     Some(Rating {
@@ -55,15 +55,6 @@ pub fn rate(roof: &Roofline, r: &ResultRecord) -> Option<Rating> {
         level,
         note,
     })
-}
-
-/// Bytes as a short size: `16 KiB`, `3.0 MiB`, `1.5 GiB`.
-fn bytes(b: f64) -> String {
-    match b {
-        b if b >= f64::from(1u32 << 30) => format!("{:.1} GiB", b / f64::from(1u32 << 30)),
-        b if b >= f64::from(1u32 << 20) => format!("{:.1} MiB", b / f64::from(1u32 << 20)),
-        b => format!("{:.0} KiB", b / 1024.0),
-    }
 }
 
 #[cfg(test)]

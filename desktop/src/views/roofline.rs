@@ -147,11 +147,15 @@ fn series(rows: &[Row]) -> (Vec<Series>, HashMap<String, Vec<String>>) {
 
 /// What hovering a point says about its result.
 fn hover_text(r: &Row, ai: f64, gflops: f64) -> String {
-    let roof = r
-        .roof
-        .map_or("no roof for this precision".to_string(), |f| {
-            format!("{:.1}% of roof", f * 100.0)
-        });
+    let roof = match &r.roof {
+        None => "no roof for this precision".to_string(),
+        Some(x) => {
+            let of = format!("{:.1}% of the {} roof", x.fraction * 100.0, x.level);
+            x.note
+                .as_ref()
+                .map_or(of.clone(), |n| format!("{of} ({n})"))
+        }
+    };
     format!(
         "{} / {} [{}] {}\n{gflops:.2} GFLOP/s, {:.2} GB/s\nAI {ai:.3} FLOP/B, {roof}\n{} (timed by {}){}",
         r.app,

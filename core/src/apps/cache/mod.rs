@@ -120,6 +120,10 @@ impl App for Cache {
         ]
     }
 
+    fn problem(&self) -> &'static [&'static str] {
+        &["ws"]
+    }
+
     /// Integer data: bandwidth does not depend on the precision, so one run.
     fn default_precisions(&self) -> Vec<Precision> {
         vec![Precision::F32]

@@ -11,6 +11,8 @@
 //! backend (macOS) answer [`Error::MissingFeature`].
 
 #[cfg(vulkan)]
+mod counters;
+#[cfg(vulkan)]
 mod vulkan;
 
 use super::{Gpu, PipelineSource};
@@ -19,6 +21,32 @@ use crate::error::Error;
 use crate::error::Result;
 use crate::precision::Precision;
 use crate::shader::ConstValue;
+
+/// A hardware counter the driver offers (`VK_KHR_performance_query`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Counter {
+    /// The driver's name for it.
+    pub name: String,
+    /// The driver's category.
+    pub category: String,
+    /// The driver's description.
+    pub description: String,
+    /// Its unit, as Vulkan names it (`BYTES`, `CYCLES`, ...).
+    pub unit: String,
+}
+
+/// The counters `gpu`'s driver offers on its compute queue family;
+/// [`Error::MissingFeature`] where it offers none (no
+/// `VK_KHR_performance_query`) or the adapter is not Vulkan.
+pub fn performance_counters(gpu: &Gpu) -> Result<Vec<Counter>> {
+    #[cfg(vulkan)]
+    return counters::list(gpu);
+    #[cfg(not(vulkan))]
+    {
+        let _ = gpu;
+        Err(Error::MissingFeature("the Vulkan backend"))
+    }
+}
 
 /// One figure the driver reports for a compiled executable.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
