@@ -1,13 +1,18 @@
-// Memory-level bandwidth. `sweep_read`: every invocation reads REPS vec4<u32>
-// from a buffer of M vec4 (a power of two), stepping by the invocation count
-// and wrapping, so the whole set is swept and re-read from whichever cache
-// level holds it. `sweep_copy`: the read-write form, dst[j] = src[j] + 1 over
-// two halves of the working set (invocations that meet on an element write
-// the same value). `shared_read`: the same read loop over workgroup memory.
+// Memory-level bandwidth. `sweep_read`: each workgroup reads a window of
+// REPS x WG vec4<u32> from a buffer of M vec4 (a power of two), wrapping,
+// its invocations side by side, from a start `stride` elements past the
+// previous workgroup's. A set smaller than the window is re-read whole by
+// every workgroup (so by every compute unit: it stays in the nearest cache
+// that holds it); a larger one is spread over the workgroups and read from
+// the level that holds it all. `sweep_copy`: the read-write form, dst[j] =
+// src[j] + 1 over two halves of the working set (invocations that meet on
+// an element write the same value). `shared_read`: the read loop over
+// workgroup memory.
 struct Dims {
     mask: u32,
     threads: u32,
     reps: u32,
+    stride: u32,
 }
 
 @group(0) @binding(0) var<storage, read> data: array<vec4<u32>>;
@@ -15,26 +20,36 @@ struct Dims {
 @group(0) @binding(2) var<uniform> dims: Dims;
 
 @compute @workgroup_size(WG)
-fn sweep_read(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn sweep_read(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
     let i = linear_id(gid, nwg);
     if (i >= dims.threads) { return; }
     var acc = vec4<u32>(0u);
-    var j = i & dims.mask;
+    var j = (linear_group(wid, nwg) * dims.stride + lid) & dims.mask;
     for (var r = 0u; r < dims.reps; r++) {
         acc += data[j];
-        j = (j + dims.threads) & dims.mask;
+        j = (j + WG) & dims.mask;
     }
     out[i].x = acc.x + acc.y + acc.z + acc.w;
 }
 
 @compute @workgroup_size(WG)
-fn sweep_copy(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn sweep_copy(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
     let i = linear_id(gid, nwg);
     if (i >= dims.threads) { return; }
-    var j = i & dims.mask;
+    var j = (linear_group(wid, nwg) * dims.stride + lid) & dims.mask;
     for (var r = 0u; r < dims.reps; r++) {
         out[j] = data[j] + vec4<u32>(1u);
-        j = (j + dims.threads) & dims.mask;
+        j = (j + WG) & dims.mask;
     }
 }
 

@@ -51,7 +51,12 @@ impl CacheGpu {
         let out = gpu.storage_poisoned("out", out_len, &POISON.to_le_bytes())?;
         let dims = gpu.uniform(
             "dims",
-            bytemuck::cast_slice(&[(m - 1) as u32, threads as u32, reps as u32, 0]),
+            bytemuck::cast_slice(&[
+                (m - 1) as u32,
+                threads as u32,
+                reps as u32,
+                stride(params, m) as u32,
+            ]),
         );
         let bg = gpu.bind(&pipe, &[&input, &out, &dims]);
         Ok(CacheGpu {
@@ -66,21 +71,31 @@ impl CacheGpu {
     }
 
     /// The sum invocation `i` must write: element k adds 16k + 6 (mod
-    /// 2^32), read from k = i, i + step, ... (mod m).
+    /// 2^32), read from its workgroup's start plus its place in it, then
+    /// every workgroup size on (mod m).
     fn want_sum(&self, i: u64) -> u32 {
-        let step = match self.params.kernel {
-            KernelName::Shared => self.params.wg as u64,
-            _ => self.params.threads,
+        let wg = u64::from(self.params.wg);
+        let start = match self.params.kernel {
+            KernelName::Shared => 0,
+            _ => (i / wg) * stride(&self.params, self.m),
         };
         let mask = self.m - 1;
-        let mut j = i & mask;
+        let mut j = (start + i % wg) & mask;
         let mut acc = 0u32;
         for _ in 0..self.reps {
             acc = acc.wrapping_add((16 * j as u32).wrapping_add(6));
-            j = (j + step) & mask;
+            j = (j + wg) & mask;
         }
         acc
     }
+}
+
+/// Elements between neighbouring workgroups' windows: the set spread
+/// evenly over the workgroups (0 when it has fewer elements than there are
+/// workgroups: each then reads it all). Each window ([`Params::reps`] x wg
+/// elements) is at least this long, so the windows cover the set.
+fn stride(params: &Params, m: u64) -> u64 {
+    m / (params.threads / u64::from(params.wg)).max(1)
 }
 
 impl Kernel for CacheGpu {
