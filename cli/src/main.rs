@@ -58,7 +58,8 @@ enum Command {
     Run(RunArgs),
     /// Run an app over comma lists of parameters and print the sweep table.
     Sweep(RunArgs),
-    /// Measure the roofline (stream + peak) and place other results on it.
+    /// Measure the roofline (stream, the cache levels and peak) and place
+    /// other results on it.
     Roofline {
         #[command(flatten)]
         common: CommonArgs,
@@ -440,7 +441,7 @@ fn roofline(
                 done: Vec::new(),
             };
             let mut requests = Vec::new();
-            for name in ["stream", "peak"] {
+            for name in ["stream", "cache", "peak"] {
                 let mut req = Request::default().precisions(&common.precision);
                 if let Some(s) = &common.size {
                     req = req.set("size", s.clone());
@@ -458,6 +459,8 @@ fn roofline(
     let Some(roof) = Roofline::from_records(&records) else {
         bail!("no validated stream result: cannot draw a roofline");
     };
+    report::print_roofline(&roof);
+    report::print_native_ceilings(&roof, &records);
     if let Some(path) = plot_to {
         plot::draw(&roof, &path)?;
         eprintln!("roofline written to {}", path.display());

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use skylight_core::app::App;
 use skylight_core::gpu::AdapterEntry;
 use skylight_core::record::ResultRecord;
-use skylight_core::roofline::Roofline;
+use skylight_core::roofline::{Ceiling, MemoryLevel, Roofline, native_ceilings, size_label};
 use skylight_core::runner::Outcome;
 
 fn mib(bytes: u64) -> String {
@@ -252,13 +252,38 @@ pub fn print_sweep(records: &[ResultRecord]) {
 }
 
 /// Ceilings, ridge points and each point's fraction of the roof.
+/// A bandwidth ceiling as text: level, GB/s, what measured it and the
+/// working sets its level spans.
+pub fn bandwidth_line(c: &Ceiling) -> String {
+    let range = c
+        .working_set
+        .map(|[lo, hi]| format!(", working sets {} to {}", size_label(lo), size_label(hi)))
+        .unwrap_or_default();
+    format!(
+        "{:<6} {:>10.1} GB/s   ({}{range})",
+        c.memory_level().name(),
+        c.value,
+        c.label
+    )
+}
+
+/// Prints the ceilings the native baselines among `records` measure
+/// beside Skylight's ([`native_ceilings`]), when there are any.
+pub fn print_native_ceilings(r: &Roofline, records: &[ResultRecord]) {
+    let native = native_ceilings(r, records);
+    if !native.is_empty() {
+        println!("  native baselines of the same device:");
+    }
+    for c in &native {
+        println!("  native ceiling    {}", bandwidth_line(c));
+    }
+}
+
+/// Prints the roofline: its ceilings, then each point rated at its level.
 pub fn print_roofline(r: &Roofline) {
     println!("\nroofline of {}", r.platform.label());
     for c in &r.bandwidth {
-        println!(
-            "  bandwidth ceiling {:>10.1} GB/s      ({})",
-            c.value, c.label
-        );
+        println!("  bandwidth ceiling {}", bandwidth_line(c));
     }
     for c in &r.compute {
         let p = c.precision.unwrap_or(skylight_core::Precision::F32);
@@ -272,7 +297,10 @@ pub fn print_roofline(r: &Roofline) {
     for p in &r.points {
         let frac = p
             .fraction_of_roof
-            .map(|f| format!("{:.0}% of roof", f * 100.0))
+            .map(|f| {
+                let level = p.level.unwrap_or(MemoryLevel::Dram);
+                format!("{:.0}% of the {level} roof", f * 100.0)
+            })
             .unwrap_or_default();
         println!(
             "  point {:<10} {:<10} {:<20} {:<5} AI {:>8.3}  {:>10.1} GFLOP/s  {}",

@@ -12,6 +12,7 @@ use crate::record::ResultRecord;
 
 const BANDWIDTH_APP: &str = "stream";
 const LEVELS_APP: &str = "cache";
+const READ_KERNEL: &str = "read";
 const SHARED_KERNEL: &str = "shared";
 const COMPUTE_APP: &str = "peak";
 const COMPUTE_KERNEL: &str = "fma";
@@ -75,27 +76,23 @@ impl Roofline {
     }
 }
 
-/// The cache levels each sweep kernel (`read`, `copy`) finds, against
-/// device memory's `dram` GB/s, and workgroup memory's ceiling. A level's
-/// range is the read sweep's (the copy's plateaus, which hold two arrays,
-/// end earlier); each form's best workgroup size per working set counts.
+/// The cache levels the read sweep finds (the best workgroup size of each
+/// working set), against device memory's `dram` GB/s, and workgroup
+/// memory's ceiling. The copy sweep is no ceiling: where the set is small
+/// every workgroup writes the same lines, which measures contended writes
+/// (a fifth of the read rate at 16 KiB on an H200), not the level.
 fn level_ceilings(ok: &[&ResultRecord], dram: f64) -> Vec<Ceiling> {
-    let mut sweeps: BTreeMap<&str, BTreeMap<u64, f64>> = BTreeMap::new();
+    let mut sweep: BTreeMap<u64, f64> = BTreeMap::new();
     let mut shared: Option<&ResultRecord> = None;
     for r in ok.iter().filter(|r| r.case.app == LEVELS_APP) {
-        if r.case.kernel == SHARED_KERNEL {
-            if shared.is_none_or(|s| r.gbps > s.gbps) {
-                shared = Some(r);
+        match r.case.kernel.as_str() {
+            SHARED_KERNEL if shared.is_none_or(|s| r.gbps > s.gbps) => shared = Some(r),
+            READ_KERNEL => {
+                let best = sweep.entry(r.working_set() as u64).or_default();
+                *best = best.max(r.gbps);
             }
-            continue;
+            _ => {}
         }
-        let ws = r.working_set() as u64;
-        let best = sweeps
-            .entry(r.case.kernel.as_str())
-            .or_default()
-            .entry(ws)
-            .or_default();
-        *best = best.max(r.gbps);
     }
     let mut ceilings = Vec::new();
     if let Some(s) = shared {
@@ -103,20 +100,78 @@ fn level_ceilings(ok: &[&ResultRecord], dram: f64) -> Vec<Ceiling> {
         c.level = Some(MemoryLevel::Shared);
         ceilings.push(c);
     }
-    for (kernel, sweep) in sweeps {
-        let points: Vec<(f64, f64)> = sweep.iter().map(|(&ws, &g)| (ws as f64, g)).collect();
-        for p in plateaus(&points, dram)
-            .into_iter()
-            .filter(|p| p.level != MemoryLevel::Dram)
-        {
-            let mut c = Ceiling::new(format!("cache {kernel} {}", p.level), p.gbps, None);
-            c.level = Some(p.level);
-            c.working_set = Some(p.range);
-            ceilings.push(c);
-        }
+    let points: Vec<(f64, f64)> = sweep.iter().map(|(&ws, &g)| (ws as f64, g)).collect();
+    for p in plateaus(&points, dram)
+        .into_iter()
+        .filter(|p| p.level != MemoryLevel::Dram)
+    {
+        let mut c = Ceiling::new(format!("cache read {}", p.level), p.gbps, None);
+        c.level = Some(p.level);
+        c.working_set = Some(p.range);
+        ceilings.push(c);
     }
     ceilings.sort_by(|a, b| a.level.cmp(&b.level).then(b.value.total_cmp(&a.value)));
     ceilings
+}
+
+/// The ceilings the native baselines among `records` measure on the
+/// roofline's device, to set beside Skylight's: device memory from the
+/// best native `stream` run (BabelStream), and the levels each native
+/// cache sweep (gpu-benches' `gpu-cache`, `gpu-l2-cache`) finds, cut as
+/// Skylight's sweep is, against that device-memory ceiling (Skylight's
+/// where no native one is there).
+pub fn native_ceilings(roof: &Roofline, records: &[ResultRecord]) -> Vec<Ceiling> {
+    let native: Vec<&ResultRecord> = records
+        .iter()
+        .filter(|r| {
+            r.native.is_some() && r.validation.usable() && r.platform.name == roof.platform.name
+        })
+        .collect();
+    let mut out = Vec::new();
+    let best_stream = native
+        .iter()
+        .filter(|r| r.case.app == BANDWIDTH_APP)
+        .max_by(|a, b| a.gbps.total_cmp(&b.gbps));
+    let dram = best_stream.map_or(roof.bandwidth_peak(), |r| r.gbps);
+    if let Some(r) = best_stream {
+        let code = r.native.as_ref().map_or("", |n| n.code.as_str());
+        let mut c = Ceiling::new(
+            format!("{code} {} {}", r.case.kernel, r.case.precision),
+            r.gbps,
+            None,
+        );
+        c.level = Some(MemoryLevel::Dram);
+        out.push(c);
+    }
+    let mut sweeps: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for r in native.iter().filter(|r| r.case.app == LEVELS_APP) {
+        let config = r
+            .case
+            .params
+            .get("native-config")
+            .cloned()
+            .unwrap_or_default();
+        sweeps
+            .entry(config)
+            .or_default()
+            .push((r.working_set(), r.gbps));
+    }
+    for (config, sweep) in sweeps {
+        for p in plateaus(&sweep, dram) {
+            // A sweep that starts past L1 (gpu-l2-cache) finds L2 first:
+            // each cache part takes the level Skylight's sweep found for
+            // the sets in its middle.
+            let level = match p.level {
+                MemoryLevel::Dram => MemoryLevel::Dram,
+                _ => roof.level_of((p.range[0] * p.range[1]).sqrt()),
+            };
+            let mut c = Ceiling::new(format!("{config} {level}"), p.gbps, None);
+            c.level = Some(level);
+            c.working_set = Some(p.range);
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The best `peak` FMA rate of each precision measured.

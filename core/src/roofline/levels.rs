@@ -1,7 +1,7 @@
 //! Memory levels and how the `cache` app's working-set sweep is cut into
-//! them: runs of neighbouring working sets at about the same bandwidth
-//! (plateaus) are one level each, named from the smallest set up (L1, L2,
-//! L3), except those at the device-memory ceiling, which are DRAM.
+//! them: the largest sets at the device-memory ceiling are DRAM, the rest
+//! is cut at the steps between levels and each part is a cache level,
+//! named from the smallest sets up (L1, L2, L3).
 
 use serde::{Deserialize, Serialize};
 
@@ -43,9 +43,15 @@ impl std::fmt::Display for MemoryLevel {
     }
 }
 
-/// Neighbouring working sets within this factor of a plateau's first
-/// bandwidth belong to it.
-const PLATEAU_SPREAD: f64 = 1.2;
+/// A sweep is cut where one working set's bandwidth is this factor from
+/// the next one's (the steps between levels), never inside a run of
+/// smaller changes (the slow slide of a level whose far parts are slower,
+/// as the H200's two L2 halves are).
+const STEP: f64 = 1.3;
+
+/// Sets this far under the level's ceiling at its large end are the step
+/// into the next level, not the level.
+const TAIL: f64 = 0.85;
 
 /// A plateau within this factor of the device-memory ceiling is device memory.
 const DRAM_SPREAD: f64 = 1.3;
@@ -57,55 +63,86 @@ pub struct Plateau {
     pub level: MemoryLevel,
     /// Smallest and largest working set on it, bytes.
     pub range: [f64; 2],
-    /// Median bandwidth over it, GB/s.
+    /// What it sustains as it fills: the median over the larger half of
+    /// its sets, GB/s.
     pub gbps: f64,
 }
 
 /// Cuts `sweep` (working set in bytes, GB/s; any order, one point a set)
-/// into plateaus of at least two sets, and names them against `dram`, the
-/// device-memory ceiling in GB/s: plateaus within [`DRAM_SPREAD`] of it
-/// are one DRAM level, the faster ones L1, L2, L3 from the smallest set
-/// (beyond three, the slowest are left out: no device here has more).
-/// Sets between plateaus (the steps) belong to none.
+/// into levels, against `dram`, the device-memory ceiling in GB/s: the
+/// largest sets within [`DRAM_SPREAD`] of it are device memory; the rest
+/// is cut at its largest steps while any step passes [`STEP`], and each
+/// part of at least two sets is a cache level, named L1, L2, L3 from the
+/// smallest sets (beyond three, the slowest are left out: no device here
+/// has more).
 pub fn plateaus(sweep: &[(f64, f64)], dram: f64) -> Vec<Plateau> {
-    let mut points: Vec<(f64, f64)> = sweep
+    let points = octaves(sweep);
+    let caches_end = points
         .iter()
-        .copied()
-        .filter(|&(ws, g)| ws > 0.0 && g > 0.0)
+        .rposition(|p| dram <= 0.0 || p.1 > dram * DRAM_SPREAD)
+        .map_or(0, |i| i + 1);
+    let (caches, memory) = points.split_at(caches_end);
+    let mut found: Vec<Plateau> = split_at_steps(caches)
+        .into_iter()
+        .filter(|part| part.len() >= 2)
+        .zip(MemoryLevel::CACHES)
+        .filter_map(|(part, level)| level_of_part(part, level))
         .collect();
-    points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut runs: Vec<Vec<(f64, f64)>> = Vec::new();
-    for p in points {
-        match runs.last_mut() {
-            Some(run) if within(run[0].1, p.1, PLATEAU_SPREAD) => run.push(p),
-            _ => runs.push(vec![p]),
-        }
-    }
-    let mut caches = MemoryLevel::CACHES.iter();
-    let mut found: Vec<Plateau> = Vec::new();
-    for run in runs.into_iter().filter(|r| r.len() >= 2) {
-        let gbps = median(run.iter().map(|p| p.1).collect());
-        let range = [run[0].0, run[run.len() - 1].0];
-        if dram > 0.0 && gbps <= dram * DRAM_SPREAD {
-            match found.last_mut() {
-                Some(last) if last.level == MemoryLevel::Dram => {
-                    last.range[1] = range[1];
-                }
-                _ => found.push(Plateau {
-                    level: MemoryLevel::Dram,
-                    range,
-                    gbps,
-                }),
-            }
-        } else if let Some(&level) = caches.next() {
-            found.push(Plateau { level, range, gbps });
-        }
+    if memory.len() >= 2 {
+        found.extend(level_of_part(memory, MemoryLevel::Dram));
     }
     found
 }
 
-fn within(a: f64, b: f64, factor: f64) -> bool {
-    a.max(b) <= a.min(b) * factor
+/// One point per octave of working set (the one nearest its power of
+/// two), in order, so that a dense sweep (gpu-benches measures every few
+/// KiB) has steps of the same size as Skylight's sweep of powers of two.
+fn octaves(sweep: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut by_octave: std::collections::BTreeMap<i32, (f64, f64)> = Default::default();
+    for &(ws, g) in sweep.iter().filter(|&&(ws, g)| ws > 0.0 && g > 0.0) {
+        let k = ws.log2().floor() as i32;
+        let entry = by_octave.entry(k).or_insert((ws, g));
+        if ws.log2() - f64::from(k) < entry.0.log2() - f64::from(k) {
+            *entry = (ws, g);
+        }
+    }
+    by_octave.into_values().collect()
+}
+
+/// `points` cut at every step of more than [`STEP`], largest first.
+fn split_at_steps(points: &[(f64, f64)]) -> Vec<&[(f64, f64)]> {
+    let biggest = (1..points.len())
+        .map(|i| (i, ratio(points[i - 1].1, points[i].1)))
+        .filter(|&(_, r)| r > STEP)
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    match biggest {
+        Some((i, _)) => {
+            let (lo, hi) = points.split_at(i);
+            let mut parts = split_at_steps(lo);
+            parts.extend(split_at_steps(hi));
+            parts
+        }
+        None if points.is_empty() => Vec::new(),
+        None => vec![points],
+    }
+}
+
+/// The level a part of the sweep is: its ceiling from the larger half of
+/// its sets, its range without the tail that falls towards the next level.
+fn level_of_part(part: &[(f64, f64)], level: MemoryLevel) -> Option<Plateau> {
+    let upper = &part[part.len() / 2..];
+    let gbps = median(upper.iter().map(|p| p.1).collect());
+    let end = part.iter().rposition(|p| p.1 >= gbps * TAIL)?;
+    let kept = &part[..=end];
+    (kept.len() >= 2 || level == MemoryLevel::Dram).then(|| Plateau {
+        level,
+        range: [kept[0].0, kept[kept.len() - 1].0],
+        gbps,
+    })
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    a.max(b) / a.min(b)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -125,49 +162,79 @@ mod tests {
     const K: f64 = 1024.0;
     const M: f64 = K * K;
 
-    /// The shape of an H200's sweep: L1, a step, L2, a step, device memory.
+    /// The H200's read sweep (GB/s), 2026-11-28.
     fn gpu_like() -> Vec<(f64, f64)> {
-        vec![
-            (16.0 * K, 30000.0),
-            (32.0 * K, 31000.0),
-            (64.0 * K, 29500.0),
-            (256.0 * K, 18000.0),
-            (1.0 * M, 11000.0),
-            (4.0 * M, 10500.0),
-            (16.0 * M, 10000.0),
-            (64.0 * M, 6000.0),
-            (256.0 * M, 4100.0),
-            (1024.0 * M, 4000.0),
+        [
+            (16.0 * K, 27369.0),
+            (32.0 * K, 27280.0),
+            (64.0 * K, 27214.0),
+            (128.0 * K, 27038.0),
+            (256.0 * K, 15294.0),
+            (512.0 * K, 16648.0),
+            (1.0 * M, 14519.0),
+            (2.0 * M, 13263.0),
+            (4.0 * M, 11446.0),
+            (8.0 * M, 9801.0),
+            (16.0 * M, 9258.0),
+            (32.0 * M, 8862.0),
+            (64.0 * M, 7031.0),
+            (128.0 * M, 4707.0),
+            (256.0 * M, 4494.0),
+            (512.0 * M, 4395.0),
+            (1024.0 * M, 4388.0),
         ]
+        .to_vec()
     }
 
     #[test]
     fn finds_and_names_each_level() {
-        let p = plateaus(&gpu_like(), 4200.0);
+        let p = plateaus(&gpu_like(), 4376.5);
         let levels: Vec<MemoryLevel> = p.iter().map(|p| p.level).collect();
         assert_eq!(
             levels,
             [MemoryLevel::L1, MemoryLevel::L2, MemoryLevel::Dram]
         );
-        assert_eq!(p[0].range, [16.0 * K, 64.0 * K]);
-        assert_eq!(p[0].gbps, 30000.0);
-        assert_eq!(p[1].range, [1.0 * M, 16.0 * M]);
-        assert_eq!(p[2].range, [256.0 * M, 1024.0 * M]);
+        assert_eq!(p[0].range, [16.0 * K, 128.0 * K]);
+        assert_eq!(p[0].gbps, (27214.0 + 27038.0) / 2.0);
+        // The L2 slides from 16.6 to 8.9 TB/s over its two halves; the
+        // step to 64 MiB (7.0) is the way into device memory.
+        assert_eq!(p[1].range, [256.0 * K, 32.0 * M]);
+        assert_eq!(p[1].gbps, 9258.0);
+        assert_eq!(p[2].range, [128.0 * M, 1024.0 * M]);
     }
 
     #[test]
-    fn a_lone_step_is_no_level_and_order_does_not_matter() {
+    fn a_dense_sweep_is_read_by_octaves() {
+        // Every 8 KiB from 8 KiB to 1 MiB: L1 to 160 KiB, a slope, then L2.
+        let sweep: Vec<(f64, f64)> = (1..=128)
+            .map(|i| {
+                let ws = f64::from(i) * 8.0 * K;
+                let g = match ws {
+                    w if w <= 160.0 * K => 27000.0,
+                    w if w < 400.0 * K => 27000.0 - (w - 160.0 * K) / (240.0 * K) * 17000.0,
+                    _ => 10000.0,
+                };
+                (ws, g)
+            })
+            .collect();
+        let p = plateaus(&sweep, 4000.0);
+        let levels: Vec<MemoryLevel> = p.iter().map(|p| p.level).collect();
+        assert_eq!(levels, [MemoryLevel::L1, MemoryLevel::L2]);
+        assert_eq!(p[0].range, [8.0 * K, 128.0 * K]);
+        assert_eq!(p[1].gbps, 10000.0);
+    }
+
+    #[test]
+    fn order_does_not_matter() {
         let mut sweep = gpu_like();
         sweep.reverse();
-        let p = plateaus(&sweep, 4200.0);
-        assert!(p.iter().all(|p| p.range[0] != 256.0 * K));
-        assert_eq!(p.len(), 3);
+        assert_eq!(plateaus(&sweep, 4376.5), plateaus(&gpu_like(), 4376.5));
     }
 
     #[test]
     fn a_sweep_that_never_leaves_the_caches_has_no_dram_level() {
-        let sweep: Vec<(f64, f64)> = gpu_like().into_iter().take(6).collect();
-        let p = plateaus(&sweep, 4200.0);
+        let sweep: Vec<(f64, f64)> = gpu_like().into_iter().take(8).collect();
+        let p = plateaus(&sweep, 4376.5);
         assert!(p.iter().all(|p| p.level != MemoryLevel::Dram));
         assert_eq!(p.len(), 2);
     }

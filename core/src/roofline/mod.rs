@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::gpu::PlatformInfo;
 use crate::precision::Precision;
 
+pub use build::native_ceilings;
 pub use levels::MemoryLevel;
 pub use rating::Rating;
 
