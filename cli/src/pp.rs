@@ -106,8 +106,9 @@ fn text(t: &PpTable) -> String {
             r.precision.to_string(),
             r.variant
         ));
-        for e in &r.efficiency {
+        for (e, &capped) in r.efficiency.iter().zip(&r.capped) {
             s.push_str(&match e {
+                Some(e) if capped => format!(" {:>6.1}%†", 100.0 * e),
                 Some(e) => format!(" {:>6.1}%", 100.0 * e),
                 None => format!(" {:>7}", "-"),
             });
@@ -123,6 +124,9 @@ fn text(t: &PpTable) -> String {
             s.push_str(&format!("  ({})", why.join("; ")));
         }
         s.push('\n');
+    }
+    if t.rows.iter().any(|r| r.capped.contains(&true)) {
+        s.push_str(&format!("† {}\n", skylight_core::portability::CAPPED));
     }
     s
 }

@@ -36,6 +36,9 @@ pub enum Basis {
     Application,
 }
 
+/// Why an efficiency shown as 100% with a mark was over 100%.
+pub const CAPPED: &str = "over 100% of the roof of its memory level, counted as 100%: its data sit in a faster level than its working set suggests, or it moves fewer bytes than its model counts";
+
 /// The row label of each kernel's per-platform best variant.
 pub const BEST: &str = "best per platform";
 
@@ -54,6 +57,9 @@ pub struct PpRow {
     pub efficiency: Vec<Option<f64>>,
     /// Why a platform has no efficiency (`None` where it has one).
     pub missing: Vec<Option<String>>,
+    /// Where a platform's rate passed its roof: its efficiency is counted
+    /// as 1 ([`CAPPED`] says why).
+    pub capped: Vec<bool>,
     /// Pennycook's PP over the platforms.
     pub pp: f64,
 }
@@ -161,10 +167,19 @@ pub fn table(
             labels.extend(seen);
         }
         for variant in labels {
-            let (efficiency, missing): (Vec<_>, Vec<_>) = chosen
+            let (raw, missing): (Vec<_>, Vec<_>) = chosen
                 .iter()
                 .map(|p| cell(&variant, p, &largest, &effs, basis, precision))
                 .unzip();
+            let capped: Vec<bool> = raw
+                .iter()
+                .map(|e| basis == Basis::Architectural && e.is_some_and(|e| e > 1.0))
+                .collect();
+            let efficiency: Vec<Option<f64>> = raw
+                .iter()
+                .zip(&capped)
+                .map(|(e, &c)| if c { Some(1.0) } else { *e })
+                .collect();
             rows.push(PpRow {
                 app: app.clone(),
                 kernel: kernel.clone(),
@@ -173,6 +188,7 @@ pub fn table(
                 variant,
                 efficiency,
                 missing,
+                capped,
             });
         }
     }
@@ -242,7 +258,7 @@ fn efficiency(
     match basis {
         Basis::Architectural => {
             let roof = roofs.get(&r.platform.label())?;
-            rating::rate(roof, r).map(|x| x.bounded())
+            rating::rate(roof, r).map(|x| x.fraction)
         }
         Basis::Application => {
             let same = |o: &&&ResultRecord| {

@@ -11,6 +11,7 @@ use std::fmt::Write;
 use super::{apps, marks, roofline_svg, rooflines, scaling_svgs};
 use crate::efficiency::{self, Row};
 use crate::record::ResultRecord;
+use crate::roofline::rating;
 use crate::scale::curves;
 
 /// One reference set: a folder of result files.
@@ -158,9 +159,17 @@ fn native_table(rows: &[Row]) -> String {
             n.code,
             s.variant.replace('|', "/"),
             pct(r.application),
-            pct(s.architectural),
-            pct(n.architectural)
+            rating::shown(s.architectural, s.level, 0),
+            rating::shown(n.architectural, n.level, 0)
         );
+    }
+    footnote(md)
+}
+
+/// `md` with the footnote of `†` when it marks an efficiency past 100%.
+fn footnote(mut md: String) -> String {
+    if md.contains('†') {
+        let _ = writeln!(md, "\n† {}", crate::portability::CAPPED);
     }
     md
 }
@@ -197,11 +206,11 @@ fn roof_table(records: &[ResultRecord]) -> String {
                 p.variant,
                 sig(p.gflops),
                 sig(p.gbps),
-                pct(p.fraction_of_roof)
+                rating::shown(p.fraction_of_roof, p.level, 0)
             );
         }
     }
-    md
+    footnote(md)
 }
 
 /// Each curve's points: time of a run, speed-up and efficiency over the
@@ -261,10 +270,14 @@ fn portability_section(sets: &[Set], figures: &str, figs: &mut Vec<(String, Stri
                 continue;
             }
             let _ = write!(md, "| {}/{} |", r.app, r.kernel);
-            for e in &r.efficiency {
-                let _ = write!(md, " {} |", pct(*e));
+            for (e, &capped) in r.efficiency.iter().zip(&r.capped) {
+                let mark = if capped { "†" } else { "" };
+                let _ = write!(md, " {}{mark} |", pct(*e));
             }
             let _ = writeln!(md, " {} |", pct(Some(r.pp)));
+        }
+        if table.rows.iter().any(|r| r.capped.contains(&true)) {
+            let _ = writeln!(md, "\n† {}", crate::portability::CAPPED);
         }
         let file = format!("{figures}/cascade-{p}.svg");
         let _ = writeln!(md, "\n![cascade plots, {p}]({file})");

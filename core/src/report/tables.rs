@@ -10,8 +10,9 @@ use super::roofline::{Mark, app_colour};
 use super::svg::esc;
 use crate::app::Status;
 use crate::efficiency::{Entry, Row};
-use crate::portability::PpTable;
+use crate::portability::{CAPPED, PpTable};
 use crate::record::ResultRecord;
+use crate::roofline::{MemoryLevel, rating};
 
 /// A cell: its HTML and whether it is a number (right-aligned).
 pub struct Cell(pub String, pub bool);
@@ -29,6 +30,20 @@ pub fn num(s: String) -> Cell {
 /// A percentage of `x` (a fraction), or empty.
 pub fn pct(x: Option<f64>) -> Cell {
     num(x.map(|v| format!("{:.1}%", 100.0 * v)).unwrap_or_default())
+}
+
+/// An architectural efficiency cell: its level where not device memory,
+/// and past 100% a mark whose tooltip says why.
+pub fn arch(fraction: Option<f64>, level: Option<MemoryLevel>) -> Cell {
+    let shown = rating::shown(fraction, level, 1);
+    if fraction.is_some_and(|f| f > 1.0) {
+        Cell(
+            format!("<span title=\"{}\">{}</span>", esc(CAPPED), esc(&shown)),
+            true,
+        )
+    } else {
+        num(shown)
+    }
 }
 
 /// An HTML table with header `head`.
@@ -128,7 +143,7 @@ pub fn marks(marks: &[Mark], apps: &[String]) -> String {
                 num(format!("{:.3}", p.ai)),
                 num(format!("{:.2}", p.gflops)),
                 num(format!("{:.2}", p.gbps)),
-                pct(p.fraction_of_roof),
+                arch(p.fraction_of_roof, p.level),
             ]
         })
         .collect();
@@ -164,8 +179,12 @@ pub fn efficiency(rows: &[Row]) -> String {
         .filter_map(|r| {
             let n = r.native.as_ref()?;
             let (sv, sf, sa) = match &r.skylight {
-                Some(s) => (s.variant.clone(), figure(&r.app, s), s.architectural),
-                None => (String::new(), String::new(), None),
+                Some(s) => (
+                    s.variant.clone(),
+                    figure(&r.app, s),
+                    arch(s.architectural, s.level),
+                ),
+                None => (String::new(), String::new(), num(String::new())),
             };
             let stat = if r.back_to_back {
                 format!("{}, back-to-back", r.statistic.name())
@@ -182,8 +201,8 @@ pub fn efficiency(rows: &[Row]) -> String {
                 text(&sv),
                 num(sf),
                 pct(r.application),
-                pct(sa),
-                pct(n.architectural),
+                sa,
+                arch(n.architectural, n.level),
                 text(&stat),
             ])
         })
@@ -220,8 +239,12 @@ pub fn pp(table_: &PpTable) -> String {
                 text(&format!("{}/{}", r.app, r.kernel)),
                 text(&r.precision.to_string()),
             ];
-            for (e, why) in r.efficiency.iter().zip(&r.missing) {
+            for ((e, why), &capped) in r.efficiency.iter().zip(&r.missing).zip(&r.capped) {
                 row.push(match (e, why) {
+                    (Some(_), _) if capped => Cell(
+                        format!("<span title=\"{}\">{}†</span>", esc(CAPPED), pct(*e).0),
+                        true,
+                    ),
                     (Some(_), _) => pct(*e),
                     (None, Some(why)) => {
                         Cell(format!("<span title=\"{}\">-</span>", esc(why)), true)

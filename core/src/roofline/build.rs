@@ -87,7 +87,10 @@ fn level_ceilings(ok: &[&ResultRecord], dram: f64) -> Vec<Ceiling> {
     for r in ok.iter().filter(|r| r.case.app == LEVELS_APP) {
         match r.case.kernel.as_str() {
             SHARED_KERNEL if shared.is_none_or(|s| r.gbps > s.gbps) => shared = Some(r),
-            READ_KERNEL => {
+            // Records from before each workgroup read its own window (no
+            // working set of their own) measured each invocation's
+            // footprint, not the set's: they make no levels.
+            READ_KERNEL if r.working_set_bytes.is_some() => {
                 let best = sweep.entry(r.working_set() as u64).or_default();
                 *best = best.max(r.gbps);
             }

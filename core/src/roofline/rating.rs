@@ -2,7 +2,8 @@
 //! at the memory level its working set lives in, so that a kernel whose
 //! data sit in L1 is rated against L1's bandwidth rather than device
 //! memory's. A rate above its ceiling is never shown bare: the rating
-//! carries a note saying why, and Pennycook's PP counts it as 1.
+//! carries a note saying why, and Pennycook's PP counts it as 1
+//! ([`crate::portability::CAPPED`]).
 
 use super::{MemoryLevel, Roofline, size_label};
 use crate::record::ResultRecord;
@@ -18,10 +19,18 @@ pub struct Rating {
     pub note: Option<String>,
 }
 
-impl Rating {
-    /// The fraction within [0, 1], as Pennycook's PP needs it.
-    pub fn bounded(&self) -> f64 {
-        self.fraction.clamp(0.0, 1.0)
+/// An architectural efficiency as tables show it, to `decimals` places:
+/// `87.4%`, with its level where that is not device memory (`87.4% L1`),
+/// and marked `†` past 100% (the tables' footnote is
+/// [`crate::portability::CAPPED`]'s reason).
+pub fn shown(fraction: Option<f64>, level: Option<MemoryLevel>, decimals: usize) -> String {
+    let Some(f) = fraction else {
+        return String::new();
+    };
+    let mark = if f > 1.0 { "†" } else { "" };
+    match level {
+        Some(l) if l != MemoryLevel::Dram => format!("{:.decimals$}%{mark} {l}", 100.0 * f),
+        _ => format!("{:.decimals$}%{mark}", 100.0 * f),
     }
 }
 
@@ -104,7 +113,7 @@ mod tests {
     }
 
     #[test]
-    fn over_the_roof_is_noted_and_bounded() {
+    fn over_the_roof_is_noted() {
         let roof = roof();
         let r = rate(&roof, &record(1e9, 0.0, 1e9 / 150e9)).expect("rated");
         assert_eq!(r.level, MemoryLevel::Dram);
@@ -114,7 +123,14 @@ mod tests {
                 .as_deref()
                 .is_some_and(|n| n.contains("150% of the DRAM roof"))
         );
-        assert_eq!(r.bounded(), 1.0);
+    }
+
+    #[test]
+    fn shown_names_the_level_and_marks_over_100() {
+        assert_eq!(shown(Some(0.874), Some(MemoryLevel::L1), 1), "87.4% L1");
+        assert_eq!(shown(Some(0.874), Some(MemoryLevel::Dram), 0), "87%");
+        assert_eq!(shown(Some(1.12), None, 0), "112%†");
+        assert_eq!(shown(None, None, 0), "");
     }
 
     #[test]

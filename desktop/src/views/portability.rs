@@ -111,8 +111,12 @@ fn grid(ui: &mut egui::Ui, table: &PpTable, chosen: &mut usize) {
                 }
                 ui.label(row.precision.name());
                 ui.label(&row.variant);
-                for (e, why) in row.efficiency.iter().zip(&row.missing) {
+                for ((e, why), &capped) in row.efficiency.iter().zip(&row.missing).zip(&row.capped)
+                {
                     match (e, why) {
+                        (Some(e), _) if capped => ui
+                            .label(format!("{:.1}% †", e * 100.0))
+                            .on_hover_text(skylight_core::portability::CAPPED),
                         (Some(e), _) => ui.label(format!("{:.1}%", e * 100.0)),
                         (None, why) => ui.colored_label(
                             palette::FAILURE,
@@ -213,6 +217,7 @@ mod tests {
             variant: BEST.into(),
             efficiency: vec![Some(0.5), None, Some(1.0)],
             missing: vec![None, Some("no validated f32 run".into()), None],
+            capped: vec![false; 3],
             pp: 0.0,
         };
         let (ran, pps) = cascade(&row);
