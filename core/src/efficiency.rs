@@ -347,9 +347,16 @@ mod tests {
         let arch = big.skylight.as_ref().and_then(|e| e.architectural);
         assert!(arch.is_some_and(|a| a > 1.0), "{arch:?}");
         let table = markdown(&rows, true);
-        assert_eq!(table.lines().filter(|l| l.starts_with('|')).count(), 3, "{table}");
+        assert_eq!(
+            table.lines().filter(|l| l.starts_with('|')).count(),
+            3,
+            "{table}"
+        );
         // Past its roof: marked, and the footnote says why.
-        assert!(table.contains("%†") && table.contains(crate::portability::CAPPED), "{table}");
+        assert!(
+            table.contains("%†") && table.contains(crate::portability::CAPPED),
+            "{table}"
+        );
     }
 
     #[test]

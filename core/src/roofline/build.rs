@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use super::levels::{MemoryLevel, plateaus};
 use super::{Ceiling, Point, Roofline, rating};
+use crate::gpu::PlatformInfo;
 use crate::precision::Precision;
 use crate::record::ResultRecord;
 
@@ -46,7 +47,7 @@ impl Roofline {
         );
         dram_ceiling.level = Some(MemoryLevel::Dram);
         let mut bandwidth = vec![dram_ceiling];
-        bandwidth.extend(level_ceilings(&ok, dram.gbps));
+        bandwidth.extend(level_ceilings(&ok, dram.gbps, cache_levels(&platform)));
         let mut roof = Roofline {
             platform,
             bandwidth,
@@ -81,7 +82,7 @@ impl Roofline {
 /// memory's ceiling. The copy sweep is no ceiling: where the set is small
 /// every workgroup writes the same lines, which measures contended writes
 /// (a fifth of the read rate at 16 KiB on an H200), not the level.
-fn level_ceilings(ok: &[&ResultRecord], dram: f64) -> Vec<Ceiling> {
+fn level_ceilings(ok: &[&ResultRecord], dram: f64, caches: usize) -> Vec<Ceiling> {
     let mut sweep: BTreeMap<u64, f64> = BTreeMap::new();
     let mut shared: Option<&ResultRecord> = None;
     for r in ok.iter().filter(|r| r.case.app == LEVELS_APP) {
@@ -104,7 +105,7 @@ fn level_ceilings(ok: &[&ResultRecord], dram: f64) -> Vec<Ceiling> {
         ceilings.push(c);
     }
     let points: Vec<(f64, f64)> = sweep.iter().map(|(&ws, &g)| (ws as f64, g)).collect();
-    for p in plateaus(&points, dram)
+    for p in plateaus(&points, dram, caches)
         .into_iter()
         .filter(|p| p.level != MemoryLevel::Dram)
     {
@@ -160,7 +161,7 @@ pub fn native_ceilings(roof: &Roofline, records: &[ResultRecord]) -> Vec<Ceiling
             .push((r.working_set(), r.gbps));
     }
     for (config, sweep) in sweeps {
-        for p in plateaus(&sweep, dram) {
+        for p in plateaus(&sweep, dram, cache_levels(&roof.platform)) {
             // A sweep that starts past L1 (gpu-l2-cache) finds L2 first:
             // each cache part takes the level Skylight's sweep found for
             // the sets in its middle.
@@ -175,6 +176,12 @@ pub fn native_ceilings(roof: &Roofline, records: &[ResultRecord]) -> Vec<Ceiling
         }
     }
     out
+}
+
+/// How many cache levels a sweep on `platform` can find: three on a CPU
+/// (the Vulkan or OpenGL driver's device type), two on a GPU.
+fn cache_levels(platform: &PlatformInfo) -> usize {
+    if platform.device_type == "cpu" { 3 } else { 2 }
 }
 
 /// The best `peak` FMA rate of each precision measured.

@@ -47,7 +47,7 @@ impl std::fmt::Display for MemoryLevel {
 /// the next one's (the steps between levels), never inside a run of
 /// smaller changes (the slow slide of a level whose far parts are slower,
 /// as the H200's two L2 halves are).
-const STEP: f64 = 1.3;
+const STEP: f64 = 1.2;
 
 /// Sets this far under the level's ceiling at its large end are the step
 /// into the next level, not the level.
@@ -73,21 +73,37 @@ pub struct Plateau {
 /// largest sets within [`DRAM_SPREAD`] of it are device memory; the rest
 /// is cut at its largest steps while any step passes [`STEP`], and each
 /// part of at least two sets is a cache level, named L1, L2, L3 from the
-/// smallest sets (beyond three, the slowest are left out: no device here
-/// has more).
-pub fn plateaus(sweep: &[(f64, f64)], dram: f64) -> Vec<Plateau> {
+/// smallest sets. A device has at most `caches` levels (two on a GPU:
+/// L1 per compute unit, then one L2 whose halves, near and far, can look
+/// like two steps; three on a CPU): the parts past the last level's start
+/// are that level.
+pub fn plateaus(sweep: &[(f64, f64)], dram: f64, caches: usize) -> Vec<Plateau> {
     let points = octaves(sweep);
     let caches_end = points
         .iter()
         .rposition(|p| dram <= 0.0 || p.1 > dram * DRAM_SPREAD)
         .map_or(0, |i| i + 1);
-    let (caches, memory) = points.split_at(caches_end);
-    let mut found: Vec<Plateau> = split_at_steps(caches)
-        .into_iter()
-        .filter(|part| part.len() >= 2)
-        .zip(MemoryLevel::CACHES)
-        .filter_map(|(part, level)| level_of_part(part, level))
-        .collect();
+    let (cached, memory) = points.split_at(caches_end);
+    // Where each part of two or more sets starts, in `cached`.
+    let mut starts: Vec<usize> = Vec::new();
+    let mut at = 0;
+    for part in split_at_steps(cached) {
+        if part.len() >= 2 {
+            starts.push(at);
+        }
+        at += part.len();
+    }
+    starts.truncate(caches.clamp(1, MemoryLevel::CACHES.len()));
+    let mut found: Vec<Plateau> = Vec::new();
+    for (k, &start) in starts.iter().enumerate() {
+        // A part ends where the next level starts; the last one runs to
+        // device memory, over any lone sets and smaller parts past it.
+        let end = match starts.get(k + 1) {
+            Some(&next) => split_at_steps(&cached[start..next])[0].len() + start,
+            None => cached.len(),
+        };
+        found.extend(level_of_part(&cached[start..end], MemoryLevel::CACHES[k]));
+    }
     if memory.len() >= 2 {
         found.extend(level_of_part(memory, MemoryLevel::Dram));
     }
@@ -188,7 +204,7 @@ mod tests {
 
     #[test]
     fn finds_and_names_each_level() {
-        let p = plateaus(&gpu_like(), 4376.5);
+        let p = plateaus(&gpu_like(), 4376.5, 2);
         let levels: Vec<MemoryLevel> = p.iter().map(|p| p.level).collect();
         assert_eq!(
             levels,
@@ -217,7 +233,7 @@ mod tests {
                 (ws, g)
             })
             .collect();
-        let p = plateaus(&sweep, 4000.0);
+        let p = plateaus(&sweep, 4000.0, 2);
         let levels: Vec<MemoryLevel> = p.iter().map(|p| p.level).collect();
         assert_eq!(levels, [MemoryLevel::L1, MemoryLevel::L2]);
         assert_eq!(p[0].range, [8.0 * K, 128.0 * K]);
@@ -225,16 +241,43 @@ mod tests {
     }
 
     #[test]
+    fn a_gpu_has_one_level_past_l1() {
+        // The same H200 on another run: 256 KiB to 2 MiB near L1's rate,
+        // then the far half's slope, all one L2.
+        let mut sweep = gpu_like();
+        for (p, g) in sweep
+            .iter_mut()
+            .skip(4)
+            .zip([21291.0, 23375.0, 21352.0, 20498.0, 15720.0, 10519.0])
+        {
+            p.1 = g;
+        }
+        let p = plateaus(&sweep, 4376.5, 2);
+        let levels: Vec<MemoryLevel> = p.iter().map(|p| p.level).collect();
+        assert_eq!(
+            levels,
+            [MemoryLevel::L1, MemoryLevel::L2, MemoryLevel::Dram]
+        );
+        assert_eq!(p[0].range, [16.0 * K, 128.0 * K]);
+        assert_eq!(p[1].range, [256.0 * K, 32.0 * M]);
+        // A CPU would see three caches in the same curve.
+        assert_eq!(plateaus(&sweep, 4376.5, 3).len(), 4);
+    }
+
+    #[test]
     fn order_does_not_matter() {
         let mut sweep = gpu_like();
         sweep.reverse();
-        assert_eq!(plateaus(&sweep, 4376.5), plateaus(&gpu_like(), 4376.5));
+        assert_eq!(
+            plateaus(&sweep, 4376.5, 2),
+            plateaus(&gpu_like(), 4376.5, 2)
+        );
     }
 
     #[test]
     fn a_sweep_that_never_leaves_the_caches_has_no_dram_level() {
         let sweep: Vec<(f64, f64)> = gpu_like().into_iter().take(8).collect();
-        let p = plateaus(&sweep, 4376.5);
+        let p = plateaus(&sweep, 4376.5, 2);
         assert!(p.iter().all(|p| p.level != MemoryLevel::Dram));
         assert_eq!(p.len(), 2);
     }
@@ -242,9 +285,9 @@ mod tests {
     #[test]
     fn flat_sweep_at_the_memory_ceiling_is_one_dram_level() {
         let sweep = [(16.0 * K, 20.0), (1.0 * M, 21.0), (64.0 * M, 19.0)];
-        let p = plateaus(&sweep, 20.0);
+        let p = plateaus(&sweep, 20.0, 3);
         assert_eq!(p.len(), 1);
         assert_eq!(p[0].level, MemoryLevel::Dram);
-        assert!(plateaus(&[], 20.0).is_empty());
+        assert!(plateaus(&[], 20.0, 3).is_empty());
     }
 }
