@@ -181,6 +181,7 @@ mod tests {
             bandwidth: vec![Ceiling::new("stream triad f32", bw, None)],
             compute: vec![Ceiling::new("FMA peak f32", f32_peak, Some(Precision::F32))],
             points: Vec::new(),
+            sweep: Vec::new(),
         }
     }
 

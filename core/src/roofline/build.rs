@@ -47,12 +47,19 @@ impl Roofline {
         );
         dram_ceiling.level = Some(MemoryLevel::Dram);
         let mut bandwidth = vec![dram_ceiling];
-        bandwidth.extend(level_ceilings(&ok, dram.gbps, cache_levels(&platform)));
+        let sweep = read_sweep(&ok);
+        bandwidth.extend(level_ceilings(
+            &ok,
+            &sweep,
+            dram.gbps,
+            cache_levels(&platform),
+        ));
         let mut roof = Roofline {
             platform,
             bandwidth,
             compute: compute_ceilings(&ok),
             points: Vec::new(),
+            sweep,
         };
         roof.points = ok
             .iter()
@@ -77,34 +84,43 @@ impl Roofline {
     }
 }
 
-/// The cache levels the read sweep finds (the best workgroup size of each
-/// working set), against device memory's `dram` GB/s, and workgroup
-/// memory's ceiling. The copy sweep is no ceiling: where the set is small
-/// every workgroup writes the same lines, which measures contended writes
-/// (a fifth of the read rate at 16 KiB on an H200), not the level.
-fn level_ceilings(ok: &[&ResultRecord], dram: f64, caches: usize) -> Vec<Ceiling> {
+/// The read sweep's best rate of each working set (the best workgroup
+/// size), by set. Records from before each workgroup read its own window
+/// (no working set of their own) measured each invocation's footprint,
+/// not the set's: they are left out.
+fn read_sweep(ok: &[&ResultRecord]) -> Vec<[f64; 2]> {
     let mut sweep: BTreeMap<u64, f64> = BTreeMap::new();
-    let mut shared: Option<&ResultRecord> = None;
-    for r in ok.iter().filter(|r| r.case.app == LEVELS_APP) {
-        match r.case.kernel.as_str() {
-            SHARED_KERNEL if shared.is_none_or(|s| r.gbps > s.gbps) => shared = Some(r),
-            // Records from before each workgroup read its own window (no
-            // working set of their own) measured each invocation's
-            // footprint, not the set's: they make no levels.
-            READ_KERNEL if r.working_set_bytes.is_some() => {
-                let best = sweep.entry(r.working_set() as u64).or_default();
-                *best = best.max(r.gbps);
-            }
-            _ => {}
-        }
+    for r in ok.iter().filter(|r| {
+        r.case.app == LEVELS_APP && r.case.kernel == READ_KERNEL && r.working_set_bytes.is_some()
+    }) {
+        let best = sweep.entry(r.working_set() as u64).or_default();
+        *best = best.max(r.gbps);
     }
+    sweep.into_iter().map(|(ws, g)| [ws as f64, g]).collect()
+}
+
+/// The cache levels `sweep` shows, against device memory's `dram` GB/s,
+/// and workgroup memory's ceiling. The copy sweep is no ceiling: where the
+/// set is small every workgroup writes the same lines, which measures
+/// contended writes (a fifth of the read rate at 16 KiB on an H200), not
+/// the level.
+fn level_ceilings(
+    ok: &[&ResultRecord],
+    sweep: &[[f64; 2]],
+    dram: f64,
+    caches: usize,
+) -> Vec<Ceiling> {
+    let shared = ok
+        .iter()
+        .filter(|r| r.case.app == LEVELS_APP && r.case.kernel == SHARED_KERNEL)
+        .max_by(|a, b| a.gbps.total_cmp(&b.gbps));
     let mut ceilings = Vec::new();
     if let Some(s) = shared {
         let mut c = Ceiling::new("cache shared (workgroup memory)", s.gbps, None);
         c.level = Some(MemoryLevel::Shared);
         ceilings.push(c);
     }
-    let points: Vec<(f64, f64)> = sweep.iter().map(|(&ws, &g)| (ws as f64, g)).collect();
+    let points: Vec<(f64, f64)> = sweep.iter().map(|&[ws, g]| (ws, g)).collect();
     for p in plateaus(&points, dram, caches)
         .into_iter()
         .filter(|p| p.level != MemoryLevel::Dram)

@@ -93,6 +93,11 @@ pub struct Roofline {
     pub compute: Vec<Ceiling>,
     /// Kernel points.
     pub points: Vec<Point>,
+    /// The read sweep the cache levels come from: (working set in bytes,
+    /// GB/s), the best of each set, by set; what a kernel of a given
+    /// working set is rated against ([`Roofline::bandwidth_at`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sweep: Vec<[f64; 2]>,
 }
 
 impl Roofline {
@@ -131,11 +136,22 @@ impl Roofline {
             .unwrap_or(MemoryLevel::Dram)
     }
 
-    /// Attainable GFLOP/s at intensity `ai` (FLOPs per byte at `level`):
-    /// min(peak, ai x that level's bandwidth).
-    pub fn attainable_at(&self, ai: f64, p: Precision, level: MemoryLevel) -> Option<f64> {
-        let peak = self.compute_peak(p)?;
-        Some(peak.min(ai * self.level_bandwidth(level)?))
+    /// The level a working set of `bytes` lives in and the bandwidth data
+    /// of that size attain: the best the read sweep reached with a set at
+    /// least as large (so the fast start of a level that slows as it
+    /// fills, as the H200's L2 does, rates small sets against what small
+    /// sets reach), and at least the level's ceiling; past the sweep, the
+    /// level's ceiling.
+    pub fn bandwidth_at(&self, bytes: f64) -> Option<(MemoryLevel, f64)> {
+        let level = self.level_of(bytes);
+        let ceiling = self.level_bandwidth(level)?;
+        let swept = self
+            .sweep
+            .iter()
+            .filter(|[ws, _]| *ws >= bytes)
+            .map(|[_, g]| *g)
+            .max_by(f64::total_cmp);
+        Some((level, swept.map_or(ceiling, |g| g.max(ceiling))))
     }
 
     /// Measured compute ceiling of `p`, GFLOP/s.
@@ -236,6 +252,7 @@ mod tests {
             bandwidth: vec![Ceiling::new("bw", 100.0, None)],
             compute: vec![Ceiling::new("f32", 1000.0, Some(Precision::F32))],
             points: vec![],
+            sweep: vec![],
         }
     }
 

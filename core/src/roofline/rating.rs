@@ -45,10 +45,12 @@ pub fn rated_by_compute(r: &ResultRecord) -> bool {
 /// rates; `None` where the roofline lacks the ceiling it needs (the FMA
 /// peak of its precision).
 pub fn rate(roof: &Roofline, r: &ResultRecord) -> Option<Rating> {
-    let level = roof.level_of(r.working_set());
-    let bw = roof.level_bandwidth(level).filter(|&b| b > 0.0)?;
+    let (level, bw) = roof
+        .bandwidth_at(r.working_set())
+        .filter(|&(_, b)| b > 0.0)?;
     let fraction = if rated_by_compute(r) {
-        r.gflops / roof.attainable_at(r.arithmetic_intensity, r.case.precision, level)?
+        let peak = roof.compute_peak(r.case.precision)?;
+        r.gflops / peak.min(r.arithmetic_intensity * bw)
     } else {
         r.gbps / bw
     };
@@ -92,6 +94,7 @@ mod tests {
             ],
             compute: vec![Ceiling::new("f32", 1000.0, Some(Precision::F32))],
             points: vec![],
+            sweep: vec![],
         }
     }
 
@@ -110,6 +113,23 @@ mod tests {
         let r = rate(&roof, &record(32768.0, 0.0, 32768.0 / 800e9)).expect("rated");
         assert_eq!(r.level, MemoryLevel::L1);
         assert!((r.fraction - 0.8).abs() < 1e-9 && r.note.is_none());
+    }
+
+    #[test]
+    fn a_level_that_slows_as_it_fills_rates_small_sets_against_their_own_speed() {
+        let mut roof = roof();
+        // L2 reaches 800 GB/s at 128 KiB, 400 at 8 MB.
+        roof.sweep = vec![
+            [16384.0, 1000.0],
+            [131072.0, 800.0],
+            [8e6, 400.0],
+            [1e9, 100.0],
+        ];
+        assert_eq!(roof.bandwidth_at(100_000.0), Some((MemoryLevel::L2, 800.0)));
+        assert_eq!(roof.bandwidth_at(4e6), Some((MemoryLevel::L2, 400.0)));
+        assert_eq!(roof.bandwidth_at(2e9), Some((MemoryLevel::Dram, 100.0)));
+        let r = rate(&roof, &record(100_000.0, 0.0, 100_000.0 / 720e9)).expect("rated");
+        assert!((r.fraction - 0.9).abs() < 1e-9, "{r:?}");
     }
 
     #[test]
