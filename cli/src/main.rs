@@ -430,6 +430,7 @@ fn roofline(
     with: &[PathBuf],
     from: Option<PathBuf>,
 ) -> Result<bool> {
+    let measured = from.is_none();
     let (mut records, ok) = match from {
         Some(path) => (inputs::load(&path)?.records, true),
         None => {
@@ -459,7 +460,10 @@ fn roofline(
     let Some(roof) = Roofline::from_records(&records) else {
         bail!("no validated stream result: cannot draw a roofline");
     };
-    report::print_roofline(&roof);
+    // A measuring run has printed its roofline as it finished.
+    if !measured || !with.is_empty() {
+        report::print_roofline(&roof);
+    }
     report::print_native_ceilings(&roof, &records);
     if let Some(path) = plot_to {
         plot::draw(&roof, &path)?;

@@ -285,6 +285,20 @@ pub fn print_roofline(r: &Roofline) {
     for c in &r.bandwidth {
         println!("  bandwidth ceiling {}", bandwidth_line(c));
     }
+    let caches = r
+        .levels()
+        .into_iter()
+        .any(|l| MemoryLevel::CACHES.contains(&l));
+    if !caches {
+        println!(
+            "  {}",
+            match r.sweep.is_empty() {
+                true => "no cache levels: these records hold no `cache` read sweep",
+                false =>
+                    "no cache level: the read sweep never passed device memory's ceiling by 30%",
+            }
+        );
+    }
     for c in &r.compute {
         let p = c.precision.unwrap_or(skylight_core::Precision::F32);
         println!(

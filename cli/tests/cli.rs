@@ -103,8 +103,57 @@ fn small_run_writes_results_and_a_chart() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let chart = std::fs::read_to_string(&svg).expect("chart written");
     assert!(
-        chart.contains("<svg") && chart.contains("bandwidth"),
+        chart.contains("<svg") && chart.contains("DRAM"),
         "chart lacks content"
+    );
+}
+
+/// `skylight roofline` measures device memory, the cache sweep, workgroup
+/// memory and the FMA peak on the adapter, and states each level it finds
+/// (or that the sweep found none) with the working sets it spans.
+#[test]
+fn roofline_measures_and_states_every_level() {
+    let (o, json) = run_to_json(
+        "levels",
+        &[
+            "roofline",
+            "--size",
+            "small",
+            "--precision",
+            "f32",
+            "--samples",
+            "2",
+            "--warmup-s",
+            "0",
+            "--quiet",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for line in [
+        "bandwidth ceiling DRAM",
+        "bandwidth ceiling shared",
+        "compute ceiling",
+    ] {
+        assert!(out.contains(line), "no `{line}` in:\n{out}");
+    }
+    let caches = out.lines().filter(|l| l.contains("(cache read L")).count();
+    assert!(
+        (caches > 0 && out.contains("working sets")) || out.contains("no cache level"),
+        "levels not stated:\n{out}"
+    );
+    let file = std::fs::read_to_string(&json).expect("result file");
+    assert!(
+        file.contains("\"kernel\": \"shared\""),
+        "no workgroup-memory record"
+    );
+    let o = skylight(&["counters"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("counters (VK_KHR_performance_query)")
+            || out.contains("not offered by this driver"),
+        "{out}"
     );
 }
 
