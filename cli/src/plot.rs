@@ -154,6 +154,23 @@ where
     for p in &roof.points {
         let (x, y) = log((p.ai, p.gflops));
         let color = precision_color(p.precision);
+        // Its intensity at L1 (every load counted), joined on the same rate.
+        if let Some(l1) = p
+            .issued_ai
+            .filter(|&a| a > 0.0 && (a / p.ai - 1.0).abs() > 1e-3)
+        {
+            let lx = l1.log10();
+            chart
+                .draw_series(LineSeries::new([(lx, y), (x, y)], color.mix(0.5)))
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    (lx, y),
+                    4,
+                    color.stroke_width(1),
+                )))
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
         chart
             .draw_series(std::iter::once(Circle::new((x, y), 4, color.filled())))
             .map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -351,6 +351,14 @@ pub trait Kernel {
     fn working_set(&self) -> Option<f64> {
         None
     }
+
+    /// Bytes one run's loads and stores request, every access counted
+    /// (what the nearest cache serves), where the app's model can say
+    /// them: the kernel's intensity at L1 beside the model's at device
+    /// memory, for the hierarchical roofline. `None`: not modelled.
+    fn issued_bytes(&self) -> Option<f64> {
+        None
+    }
     /// App-specific figures for the record (for example `rms_force_deviation`).
     fn metrics(&self, _outputs: &[&[u8]]) -> BTreeMap<String, f64> {
         BTreeMap::new()

@@ -82,6 +82,10 @@ pub struct ResultRecord {
     /// one run stand for it ([`ResultRecord::working_set`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub working_set_bytes: Option<f64>,
+    /// Bytes the run's loads and stores request, where the kernel says
+    /// ([`crate::app::Kernel::issued_bytes`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issued_bytes: Option<f64>,
 }
 
 impl ResultRecord {
@@ -124,6 +128,7 @@ impl ResultRecord {
             phases: None,
             scale: None,
             working_set_bytes: None,
+            issued_bytes: None,
         }
     }
 

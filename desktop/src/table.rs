@@ -120,6 +120,9 @@ pub struct Row {
     pub gbps: Option<f64>,
     /// FLOPs per byte.
     pub ai: Option<f64>,
+    /// FLOPs per byte its loads and stores request (its intensity at L1),
+    /// where the app's model says.
+    pub issued_ai: Option<f64>,
     /// Achieved over attainable at its memory level (over 1 only with a note).
     pub roof: Option<Rating>,
     /// `ok`, a validation failure, `unsupported: needs ...` or an error.
@@ -235,6 +238,10 @@ impl Row {
             gflops: Some(r.gflops),
             gbps: Some(r.gbps),
             ai: Some(r.arithmetic_intensity),
+            issued_ai: r
+                .issued_bytes
+                .filter(|&b| b > 0.0)
+                .map(|b| r.model.flops / b),
             roof: roof.and_then(|roof| rating::rate(roof, r)),
             status,
             failed: !r.validation.usable(),
@@ -267,6 +274,7 @@ impl Row {
             gflops: None,
             gbps: None,
             ai: None,
+            issued_ai: None,
             roof: None,
             status,
             failed,
@@ -446,6 +454,7 @@ impl Row {
             gflops,
             gbps: gflops.zip(ai).map(|(g, ai)| g / ai),
             ai,
+            issued_ai: None,
             roof: None,
             status: "ok".into(),
             failed: false,

@@ -303,6 +303,7 @@ fn to_record(
         phases: None,
         scale: None,
         working_set_bytes: working_set,
+        issued_bytes: None,
     })
 }
 

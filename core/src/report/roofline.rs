@@ -85,7 +85,12 @@ fn axes(roof: &Roofline, marks: &[Mark]) -> (Axis, Axis) {
         .compute
         .iter()
         .filter_map(|c| c.precision.and_then(|p| roof.ridge(p)));
-    let ais: Vec<f64> = marks.iter().map(|m| m.point.ai).chain(ridges).collect();
+    let ais: Vec<f64> = marks
+        .iter()
+        .flat_map(|m| [Some(m.point.ai), m.point.issued_ai])
+        .flatten()
+        .chain(ridges)
+        .collect();
     let ai_lo = ais.iter().copied().fold(0.1, f64::min) / 3.0;
     let ai_hi = ais.iter().copied().fold(10.0, f64::max) * 3.0;
     let peak = roof.compute.iter().map(|c| c.value).fold(0.0, f64::max);
@@ -135,6 +140,25 @@ pub fn chart(roof: &Roofline, marks: &[Mark], apps: &[String]) -> String {
     for m in marks {
         let p = &m.point;
         let colour = app_colour(&p.app, apps);
+        // The kernel's intensity at L1 (every load counted) on the same
+        // rate, joined to its device-memory point: the hierarchical view.
+        if let Some(l1) = p
+            .issued_ai
+            .filter(|&a| a > 0.0 && (a / p.ai - 1.0).abs() > 1e-3)
+        {
+            let _ = write!(
+                body,
+                r#"<line x1="{:.1}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="{colour}" stroke-width="1" stroke-dasharray="3 2"/><circle cx="{:.1}" cy="{py:.1}" r="3.5" fill="white" stroke="{colour}" stroke-width="1.5"><title>{}</title></circle>"#,
+                x.px(l1),
+                x.px(p.ai),
+                x.px(l1),
+                esc(&format!(
+                    "{}/{} {} at L1: {l1:.3} FLOP/byte (every load and store counted)",
+                    p.app, p.kernel, p.precision
+                )),
+                py = y.px(p.gflops),
+            );
+        }
         let roof_pct = p
             .fraction_of_roof
             .map(|f| format!(", {:.0}% of roof", 100.0 * f))
@@ -292,6 +316,16 @@ fn legend_entries(marks: &[Mark], apps: &[String]) -> Vec<Entry> {
             text: a.clone(),
         })
         .collect();
+    if marks.iter().any(|m| {
+        m.point
+            .issued_ai
+            .is_some_and(|a| (a / m.point.ai - 1.0).abs() > 1e-3)
+    }) {
+        entries.push(Entry {
+            swatch: r##"<line x1="-10" y1="0" x2="6" y2="0" stroke="#666" stroke-dasharray="3 2"/><circle cx="-10" cy="0" r="3.5" fill="white" stroke="#666" stroke-width="1.5"/>"##.to_string(),
+            text: "at L1 (every load counted)".into(),
+        });
+    }
     for p in Precision::ALL {
         if marks.iter().any(|m| m.point.precision == p) {
             entries.push(Entry {

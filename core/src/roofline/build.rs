@@ -73,6 +73,10 @@ impl Roofline {
                     variant: r.case.variant.clone(),
                     precision: r.case.precision,
                     ai: r.arithmetic_intensity,
+                    issued_ai: r
+                        .issued_bytes
+                        .filter(|&b| b > 0.0)
+                        .map(|b| r.model.flops / b),
                     gflops: r.gflops,
                     gbps: r.gbps,
                     fraction_of_roof: rated.as_ref().map(|x| x.fraction),

@@ -68,6 +68,10 @@ pub struct Point {
     pub precision: Precision,
     /// FLOPs per byte (analytic).
     pub ai: f64,
+    /// FLOPs per byte its loads and stores request (its intensity at L1),
+    /// where the app's model says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issued_ai: Option<f64>,
     /// Achieved GFLOP/s.
     pub gflops: f64,
     /// Achieved GB/s.

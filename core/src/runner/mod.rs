@@ -371,6 +371,7 @@ async fn try_run_case(
     record.phases = Some(phases);
     record.runs_per_sample = opts.runs();
     record.working_set_bytes = kernel.working_set();
+    record.issued_bytes = kernel.issued_bytes();
     Ok(record)
 }
 

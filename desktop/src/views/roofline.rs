@@ -43,6 +43,9 @@ struct Series {
 struct Scene {
     ceilings: Vec<CeilingItem>,
     series: Vec<Series>,
+    /// Each point with an intensity at L1: a dotted line from there to
+    /// the point, on its rate (the hierarchical view), in its app's colour.
+    l1_links: Vec<(Color32, [PlotPoint; 2])>,
     /// Hover text of each series' points, by series name, in point order.
     hover: HashMap<String, Vec<String>>,
     /// The AI range to show, in log space.
@@ -67,9 +70,21 @@ impl Scene {
             .flat_map(|&(source, roof)| ceilings(source, roof, ai_min, ai_max))
             .collect();
         let (series, hover) = series(now.rows);
+        let l1_links = now
+            .rows
+            .iter()
+            .filter_map(|r| {
+                let (ai, l1, g) = (r.ai?, r.issued_ai?, r.gflops?);
+                let from = plot::log_point(l1, g)?;
+                let to = plot::log_point(ai, g)?;
+                ((l1 / ai - 1.0).abs() > 1e-3)
+                    .then(|| (app_color(&r.app, r.source), [from.into(), to.into()]))
+            })
+            .collect();
         Scene {
             ceilings,
             series,
+            l1_links,
             hover,
             x_range: (
                 plot::to_log(ai_min).unwrap_or(-1.0),
@@ -231,6 +246,14 @@ impl RooflineView {
                                 .color(c.color),
                         );
                     }
+                }
+                for (color, ends) in &scene.l1_links {
+                    // No name: the legend keeps one entry per series.
+                    pui.line(
+                        Line::new("", ends.as_slice())
+                            .color(*color)
+                            .style(LineStyle::dotted_dense()),
+                    );
                 }
                 for s in &scene.series {
                     pui.points(

@@ -14,7 +14,7 @@ use super::links::{Reconstruct, link_rows};
 pub(super) use super::program::Sync;
 use super::program::{Buffers, Parts, Program, Step, one};
 use super::reference::{Inputs, Setup, lattice};
-use super::{KernelName, Params, case_model, solve_metrics};
+use super::{KernelName, Params, case_issued, case_model, solve_metrics};
 use crate::app::{Kernel, Model, Timestamps, Validation, one_pass_runs};
 use crate::error::Result;
 use crate::gpu::{Capabilities, Gpu, Pipeline, dispatch_shape};
@@ -359,6 +359,17 @@ impl Kernel for MilcGpu {
             self.setup.iterations,
             self.prog.precision,
         )
+    }
+
+    fn issued_bytes(&self) -> Option<f64> {
+        Some(case_issued(
+            self.setup.kernel,
+            self.setup.fused,
+            self.prog.reconstruct,
+            self.prog.sites as u64,
+            self.setup.iterations,
+            self.prog.precision,
+        ))
     }
 
     fn metrics(&self, outputs: &[&[u8]]) -> BTreeMap<String, f64> {

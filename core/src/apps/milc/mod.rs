@@ -49,8 +49,8 @@ use crate::precision::Precision;
 use crate::scale::Part;
 use crate::shader::ShaderSpec;
 pub use links::Reconstruct;
-use model::case_model;
 pub use model::per_site;
+use model::{case_issued, case_model};
 use problem::{KAPPA, default_tol, parse_lattice, parse_number};
 use wilson::{LINKS, SPINOR};
 

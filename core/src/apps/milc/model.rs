@@ -77,8 +77,54 @@ pub(super) fn case_model(
     iterations: u64,
     p: Precision,
 ) -> Model {
+    case_total(kernel, fused, iterations, |entry| {
+        site_model(entry, r, sites, p)
+    })
+}
+
+/// Bytes one run of `kernel` requests, every load and store counted (what
+/// the nearest cache serves): as [`case_model`]'s bytes, but the one-pass
+/// operators read each of the 8 neighbours' spinors and links, not each
+/// datum once ([`issued_per_site`]).
+pub(super) fn case_issued(
+    kernel: KernelName,
+    fused: bool,
+    r: Reconstruct,
+    sites: u64,
+    iterations: u64,
+    p: Precision,
+) -> f64 {
+    let site = |entry: &str| Model {
+        flops: 0.0,
+        bytes: (issued_per_site(entry, r) * sites * p.real_bytes()) as f64,
+    };
+    case_total(kernel, fused, iterations, site).bytes
+}
+
+/// Reals per site the loads and stores of `entry` request: [`per_site`]'s,
+/// except where a kernel reads other sites' data, the one-pass operators:
+/// 8 neighbours' spinors (and, in `M`, the site's own), 8 links (its 4 and
+/// the 4 backward ones), one spinor out.
+pub fn issued_per_site(entry: &str, r: Reconstruct) -> u64 {
+    let (s, u) = (SPINOR as u64, r.reals_per_site());
+    match entry {
+        "dslash_fused" => 8 * s + 2 * u + s,
+        "m_fused" | "m_fused_norm" => 9 * s + 2 * u + s,
+        other => per_site(other, r).0,
+    }
+}
+
+/// A run's totals over its dispatches, `site` giving one dispatch of an
+/// entry point: a Dslash is its five split kernels, and a solve of `n`
+/// iterations (see `cg.rs`) applies M 1 + 2n times.
+fn case_total(
+    kernel: KernelName,
+    fused: bool,
+    iterations: u64,
+    site: impl Fn(&str) -> Model,
+) -> Model {
     let times = |entry: &str, n: u64| {
-        let m = site_model(entry, r, sites, p);
+        let m = site(entry);
         Model {
             flops: m.flops * n as f64,
             bytes: m.bytes * n as f64,

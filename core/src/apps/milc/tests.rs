@@ -271,3 +271,21 @@ fn plans_dispatch_every_site_and_split_what_a_binding_cannot_hold() {
     let split = gpu::Plan::new(&capped, &roomy).expect("split");
     assert_eq!(split.build.count(codegen::Field::Links), 3);
 }
+
+#[test]
+fn issued_bytes_count_every_neighbour_the_one_pass_operators_read() {
+    let full = Reconstruct::Full;
+    // 8 neighbours' spinors, 8 links, one spinor out: 360 reals a site,
+    // three times the 120 each datum once.
+    assert_eq!(super::model::issued_per_site("dslash_fused", full), 360);
+    let issued = case_issued(KernelName::DslashFused, false, full, 10, 1, Precision::F32);
+    assert_eq!(issued, 360.0 * 4.0 * 10.0);
+    // M also reads the site's own spinor; kernels that read each datum
+    // once request what they move.
+    assert_eq!(super::model::issued_per_site("m_fused", full), 384);
+    let axpy = case_issued(KernelName::Axpy, false, full, 10, 1, Precision::F64);
+    assert_eq!(
+        axpy,
+        case_model(KernelName::Axpy, false, full, 10, 1, Precision::F64).bytes
+    );
+}

@@ -207,4 +207,9 @@ impl Kernel for StreamGpu {
     fn model(&self) -> Model {
         model(self.kernel, self.n, self.precision)
     }
+
+    /// Every element is loaded and stored once: the model's bytes.
+    fn issued_bytes(&self) -> Option<f64> {
+        Some(self.model().bytes)
+    }
 }
