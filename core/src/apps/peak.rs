@@ -313,7 +313,7 @@ fn spec(p: Precision, wg: u32, chains: u32, iters: u32, intensity: u32) -> Shade
 /// `iters` allows, since the loop's counter, compare and branch would
 /// otherwise cost a tenth of the issue slots at 32 chains.
 fn unroll(iters: u32) -> u32 {
-    if iters % 4 == 0 { 4 } else { 1 }
+    if iters.is_multiple_of(4) { 4 } else { 1 }
 }
 
 /// `fma_chains_run(s, a, b)`: `chains` recurrences in named variables (chain c

@@ -69,7 +69,7 @@ fn row(program: &str, c: &[&str]) -> std::result::Result<NativeRun, String> {
         _ => return Err(format!("not a {program} row")),
     };
     let gbps = num(rate_at)?;
-    if c.get(rate_at + 1) != Some(&"GB/s") || !(gbps > 0.0) {
+    if c.get(rate_at + 1) != Some(&"GB/s") || gbps.is_nan() || gbps <= 0.0 {
         return Err(format!(
             "no positive rate in GB/s in column {}",
             rate_at + 1
