@@ -1,13 +1,27 @@
 //! Shared helpers for the integration tests: open the real adapter once per
 //! test binary, and fail (never skip) when CI has none.
 
-use skylight_core::gpu::{Gpu, Selector};
+use skylight_core::gpu::{Api, Gpu, Selector};
 
-/// Opens the adapter chosen by `SKYLIGHT_ADAPTER` (default: auto). Panics with
-/// a clear message when none exists, so a CI run without lavapipe fails.
-pub fn gpu() -> Gpu {
+/// The adapter `SKYLIGHT_ADAPTER` picks (default: auto) on the backend
+/// `SKYLIGHT_BACKEND` names (default: the primary ones), as the CLI reads them.
+pub fn adapter_choice() -> (Selector, Option<Api>) {
     let sel = Selector::parse(&std::env::var("SKYLIGHT_ADAPTER").unwrap_or_default());
-    match pollster::block_on(Gpu::open(&sel)) {
+    let api = std::env::var("SKYLIGHT_BACKEND")
+        .ok()
+        .filter(|b| !b.trim().is_empty())
+        .map(|b| {
+            b.parse()
+                .unwrap_or_else(|e| panic!("SKYLIGHT_BACKEND: {e}"))
+        });
+    (sel, api)
+}
+
+/// Opens the adapter of [`adapter_choice`]. Panics with a clear message
+/// when none exists, so a CI run without lavapipe fails.
+pub fn gpu() -> Gpu {
+    let (sel, api) = adapter_choice();
+    match pollster::block_on(Gpu::open(&sel, api)) {
         Ok(g) => g,
         Err(e) => panic!(
             "no usable GPU adapter ({e}); the integration tests need one: install mesa-vulkan-drivers for lavapipe"

@@ -59,7 +59,7 @@ pub mod timing;
 /// kept for front ends: they live in [`gpu`].
 pub mod device {
     pub use crate::gpu::{
-        AdapterEntry, Capabilities, Df64Status, Gpu, PlatformInfo, Selector, list_adapters,
+        AdapterEntry, Api, Capabilities, Df64Status, Gpu, PlatformInfo, Selector, list_adapters,
     };
 }
 

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use web_time::Instant;
 
 use super::adapter::{self, Capabilities, PlatformInfo, Selector};
+use super::backend::Api;
 use super::df64::{self, Df64Status};
 use super::heater::Busy;
 use super::pipeline::{Bind, Compiler, Pipeline, PipelineSource};
@@ -65,12 +66,12 @@ pub struct Gpu {
 }
 
 impl Gpu {
-    /// Opens a device with every feature the suite uses that the adapter has,
-    /// and with the adapter's own limits rather than wgpu's defaults; then runs
-    /// the df64 self-test.
-    pub async fn open(selector: &Selector) -> Result<Gpu> {
-        let inst = adapter::instance();
-        let (adapter, entry) = adapter::select_adapter(&inst, selector).await?;
+    /// Opens a device on the adapter `selector` picks of `api` (see
+    /// [`adapter::select_adapter`]) with every feature the suite uses that
+    /// the adapter has, and with the adapter's own limits rather than
+    /// wgpu's defaults; then runs the df64 self-test.
+    pub async fn open(selector: &Selector, api: Option<Api>) -> Result<Gpu> {
+        let (adapter, entry) = adapter::select_adapter(selector, api).await?;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("skylight"),

@@ -1,5 +1,5 @@
-//! The device layer, one job per file, bottom-up: [`adapter`] finds adapters
-//! and says what each can do, [`memory`] how much memory it has;
+//! The device layer, one job per file, bottom-up: [`backend`] names the
+//! graphics APIs; [`adapter`] finds adapters and says what each can do, [`memory`] how much memory it has;
 //! [`resources`] makes buffers and bind groups and
 //! maps buffers; [`readback`] reads buffers back through one kept staging
 //! buffer; [`poison`] fills outputs with a pattern on the device;
@@ -12,6 +12,7 @@
 //! (registers, instructions).
 
 pub mod adapter;
+pub mod backend;
 pub mod device;
 pub mod df64;
 pub mod heater;
@@ -28,9 +29,10 @@ pub mod timer;
 pub mod uploads;
 
 pub use adapter::{
-    AdapterEntry, Capabilities, PlatformInfo, Selector, adapters, instance, list_adapters,
-    select_adapter,
+    AdapterEntry, Capabilities, PlatformInfo, Selector, adapters, adapters_on, instance,
+    list_adapters, select_adapter,
 };
+pub use backend::Api;
 pub use device::Gpu;
 pub use df64::Df64Status;
 pub use heater::Busy;
