@@ -35,6 +35,7 @@ fn a_device_opened_elsewhere_runs_cases() {
             Outcome::Done(r) => {
                 assert!(r.validation.passed, "{}", r.validation.detail);
                 assert_eq!(r.timing, TimingMethod::WallClock);
+                skylight_tests::assert_spans_fifty_quanta(r);
             }
             other => panic!("{other:?}"),
         }
