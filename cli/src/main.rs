@@ -2,6 +2,7 @@
 //! timed), sweeps parameters and draws the empirical roofline.
 
 mod cascade;
+mod compare;
 mod inputs;
 mod isolate;
 mod native;
@@ -93,6 +94,10 @@ enum Command {
     /// Print the efficiency table of result files: each problem's best
     /// Skylight variant beside its native baseline on the same device.
     Table(table::TableArgs),
+    /// Print the same problems on several platforms side by side (one GPU
+    /// through Vulkan and GL: what the API costs): each platform's best
+    /// variant and its time over the first platform's.
+    Compare(compare::CompareArgs),
     /// Runs one serialized case and prints its record as JSON (the child
     /// process of `--isolate`).
     #[command(hide = true)]
@@ -314,6 +319,7 @@ fn real_main() -> Result<bool> {
         } => roofline(&common, plot, &with, from),
         Command::Native(args) => native::run(&args),
         Command::Table(args) => table::run(&args),
+        Command::Compare(args) => compare::run(&args),
         Command::Pp(args) => pp::run(&args),
         Command::Report(args) => page::run(&args),
         Command::Scaling(args) => scaling::run(&args),

@@ -436,3 +436,30 @@ fn backend_gl_runs_and_records_it() {
         );
     }
 }
+
+/// `skylight compare` sets the same problems of two platforms side by side
+/// with the second's time over the first's; one platform is exit 2.
+#[test]
+fn compare_sets_platforms_side_by_side() {
+    let repo = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let lavapipe = format!("{repo}/benchmarks/reference/lavapipe");
+    let browser = format!("{repo}/benchmarks/reference/browser");
+    let o = skylight(&[
+        "compare",
+        &browser,
+        &lavapipe,
+        "--platforms",
+        "(vulkan),(webgpu)",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout).into_owned();
+    let head = table.lines().next().unwrap_or_default();
+    assert!(
+        head.contains("| time unnamed webgpu adapter (cpu) (webgpu) / llvmpipe"),
+        "{head}"
+    );
+    assert!(table.contains("| su3 | mat-mul | f32 |"), "{table}");
+    let o = skylight(&["compare", &lavapipe]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("two platforms"), "{}", stderr(&o));
+}
