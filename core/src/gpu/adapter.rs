@@ -244,14 +244,13 @@ pub async fn adapters(instance: &wgpu::Instance, backends: wgpu::Backends) -> Ve
 /// then (with `gl`) GL's, which a GL instance of its own finds, so that
 /// runs that never ask for GL pay nothing for EGL's probing.
 async fn found(gl: bool) -> Vec<wgpu::Adapter> {
-    let mut all = adapters(&instance(), wgpu::Backends::PRIMARY).await;
-    #[cfg(not(target_arch = "wasm32"))]
-    if gl && Api::Gl.check_built().is_ok() {
-        all.extend(adapters(&instance_for(wgpu::Backends::GL), wgpu::Backends::GL).await);
+    let primary = adapters(&instance(), wgpu::Backends::PRIMARY).await;
+    // A browser's GL is WebGL, which has no compute.
+    if !gl || cfg!(target_arch = "wasm32") || Api::Gl.check_built().is_err() {
+        return primary;
     }
-    #[cfg(target_arch = "wasm32")]
-    let _ = gl;
-    all
+    let gl = adapters(&instance_for(wgpu::Backends::GL), wgpu::Backends::GL).await;
+    primary.into_iter().chain(gl).collect()
 }
 
 fn entries(all: &[wgpu::Adapter]) -> Vec<AdapterEntry> {
