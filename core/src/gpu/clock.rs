@@ -24,7 +24,7 @@ pub const MAX_RUNS: u32 = 10_000;
 /// `run_s` seconds each span [`MIN_QUANTA`] quanta of `resolution_s`.
 pub fn runs_for(floor: u32, resolution_s: f64, run_s: f64) -> u32 {
     let floor = floor.clamp(1, MAX_RUNS);
-    if !(resolution_s > 0.0) {
+    if resolution_s.is_nan() || resolution_s <= 0.0 {
         return floor;
     }
     let need = if run_s > 0.0 {

@@ -90,7 +90,7 @@ pub(super) async fn time_kernel(
         resolution_s = gpu.resolution(method).await?;
         let shortest = samples.iter().copied().fold(f64::INFINITY, f64::min) * f64::from(runs);
         if shortest >= MIN_QUANTA * resolution_s || runs >= MAX_RUNS || attempt == ATTEMPTS {
-            if !(Stats::of(&samples).median > 0.0) {
+            if Stats::of(&samples).median <= 0.0 {
                 return Err(Error::Device(format!(
                     "{} runs a sample timed zero: shorter than the timer's {resolution_s:e} s resolution",
                     runs
