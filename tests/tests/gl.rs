@@ -22,7 +22,7 @@ const OPTS: RunOptions = RunOptions {
     runs_per_sample: 1,
 };
 
-const GL_MISSING: &str = "no GL adapter: the GL tests need one (apt-get install libegl-mesa0 libgles2 libgl1-mesa-dri for Mesa's llvmpipe)";
+const GL_MISSING: &str = "no GL adapter: the GL tests need one (apt-get install libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri for Mesa's llvmpipe)";
 
 fn gl() -> Gpu {
     pollster::block_on(Gpu::open(&Selector::Auto, Some(Api::Gl)))

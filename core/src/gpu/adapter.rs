@@ -322,10 +322,7 @@ fn auto_rank(e: &AdapterEntry) -> u8 {
 /// The position in `entries` that `selector` picks on `api` (any backend
 /// where `None`, but GL only by index or name), or why none.
 fn pick(entries: &[AdapterEntry], selector: &Selector, api: Option<Api>) -> Result<usize> {
-    let on_api = |i: usize| match api {
-        Some(a) => entries[i].info.backend == a.name(),
-        None => true,
-    };
+    let on_api = |i: usize| api.is_none_or(|a| entries[i].info.backend == a.name());
     let pick = match selector {
         Selector::Auto => (0..entries.len())
             .filter(|&i| on_api(i) && (api.is_some() || entries[i].info.backend != "gl"))
@@ -366,7 +363,7 @@ fn no_adapter_on(api: Api) -> Error {
     let hint = match api {
         Api::Vulkan => " (no Vulkan driver: apt-get install mesa-vulkan-drivers for lavapipe)",
         Api::Gl => {
-            " (EGL found no GL driver with compute shaders: apt-get install libegl-mesa0 libgles2 libgl1-mesa-dri for Mesa's llvmpipe)"
+            " (EGL found no GL driver with compute shaders: apt-get install libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri for Mesa's llvmpipe)"
         }
         _ => " (none with compute shaders)",
     };

@@ -46,10 +46,14 @@ pub fn more_runs(runs: u32, resolution_s: f64, shortest_s: f64) -> u32 {
     grown.min(f64::from(MAX_RUNS)) as u32
 }
 
-/// The quantum of a timer's ticks: the greatest common divisor of their
-/// distances from the first, where rounding leaves every value on a
-/// multiple of it (`None` while every tick is the same).
+/// The quantum of a timer's ticks over intervals: the greatest common
+/// divisor of their distances from the first, where rounding leaves every
+/// value on a multiple of it. `None` from fewer than two intervals (one
+/// interval's only distance is its length) or while every tick is the same.
 pub fn quantum(ticks: &[[u64; 2]]) -> Option<u64> {
+    if ticks.len() < 2 {
+        return None;
+    }
     let mut values = ticks.iter().flatten();
     let first = *values.next()?;
     let q = values.fold(0, |q, &v| gcd(q, v.abs_diff(first)));
@@ -152,7 +156,8 @@ mod tests {
     }
 
     /// Values rounded to 100 us (in ns ticks) give that quantum, whatever
-    /// their offset; fine ticks give one; equal ticks none.
+    /// their offset; fine ticks give one; equal ticks, or one interval,
+    /// none.
     #[test]
     fn the_quantum_is_the_ticks_common_divisor() {
         let rounded = [
@@ -168,6 +173,7 @@ mod tests {
             Some(1)
         );
         assert_eq!(quantum(&[[5, 5], [5, 5]]), None);
+        assert_eq!(quantum(&[[1_000_003, 1_065_212]]), None);
         assert_eq!(quantum(&[]), None);
     }
 
