@@ -179,10 +179,10 @@ mod tests {
 
     /// A stream triad of `time_s` on `name` through `backend`, variant `variant`.
     fn triad(name: &str, backend: &str, variant: &str, time_s: f64) -> ResultRecord {
-        let case = Case::new("stream", "triad", variant, Precision::F32).param("size", 1024);
+        let case = Case::new("stream", "triad", variant, Precision::F32).param("n", 1 << 20);
         let model = Model {
-            flops: 2048.0,
-            bytes: 12288.0,
+            flops: 2e6,
+            bytes: 12e6,
         };
         fixtures::record(case, name, backend, model, vec![time_s])
     }
@@ -214,7 +214,11 @@ mod tests {
             md.contains("| time H200/PCIe (gl) / H200 (vulkan) |"),
             "{md}"
         );
-        assert!(md.contains("| wg128: 6.1 GB/s (2.000 ms) | 2.00 |"), "{md}");
+        assert!(
+            md.contains("| n=1048576 | wg256: 12.0 GB/s (1.000 ms) |"),
+            "{md}"
+        );
+        assert!(md.contains("| wg128: 6.0 GB/s (2.000 ms) | 2.00 |"), "{md}");
     }
 
     /// A problem one platform did not run has no time and no ratio there.
