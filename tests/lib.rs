@@ -1,18 +1,99 @@
 //! Shared helpers for the integration tests: open the real adapter once per
 //! test binary, and fail (never skip) when CI has none.
 
-use skylight_core::gpu::{Gpu, Selector};
+use skylight_core::gpu::clock::MIN_QUANTA;
+use skylight_core::gpu::{Api, Capabilities, Gpu, Selector};
 
-/// Opens the adapter chosen by `SKYLIGHT_ADAPTER` (default: auto). Panics with
-/// a clear message when none exists, so a CI run without lavapipe fails.
-pub fn gpu() -> Gpu {
+/// The adapter `SKYLIGHT_ADAPTER` picks (default: auto) on the backend
+/// `SKYLIGHT_BACKEND` names (default: the primary ones), as the CLI reads them.
+pub fn adapter_choice() -> (Selector, Option<Api>) {
     let sel = Selector::parse(&std::env::var("SKYLIGHT_ADAPTER").unwrap_or_default());
-    match pollster::block_on(Gpu::open(&sel)) {
+    let api = std::env::var("SKYLIGHT_BACKEND")
+        .ok()
+        .filter(|b| !b.trim().is_empty())
+        .map(|b| {
+            b.parse()
+                .unwrap_or_else(|e| panic!("SKYLIGHT_BACKEND: {e}"))
+        });
+    (sel, api)
+}
+
+/// Opens the adapter of [`adapter_choice`]. Panics with a clear message
+/// when none exists, so a CI run without lavapipe fails.
+pub fn gpu() -> Gpu {
+    let (sel, api) = adapter_choice();
+    match pollster::block_on(Gpu::open(&sel, api)) {
         Ok(g) => g,
         Err(e) => panic!(
             "no usable GPU adapter ({e}); the integration tests need one: install mesa-vulkan-drivers for lavapipe"
         ),
     }
+}
+
+/// The CI preset of each app: small sizes, short sweeps.
+pub fn small(app: &str) -> Request {
+    let r = Request::default().set("size", "small");
+    match app {
+        "peak" => r.set("iters", "64").set("intensity", "1,16"),
+        "cache" => r.set("ws", "16k,1m"),
+        // Every variant is covered by tests/tests/gpp.rs; here one order keeps lavapipe fast.
+        "gpp" => r.set("inputs", "random").set("order", "nx"),
+        "su3" => r.set("size", "4").set("wg", "32,64"),
+        // Every kernel, layout and mapping; the launch shapes are in tests/tests/comd.rs.
+        "comd" => r.set("steps", "2"),
+        // Every variant, and 2J up to 14, are covered by tests/tests/snap.rs.
+        "snap" => r.set("twojmax", "4"),
+        _ => r,
+    }
+}
+
+/// Every outcome passed or is a case that needs a feature the adapter of
+/// `caps` lacks, and at least one case ran: a request that runs nothing
+/// fails. Each ran with `opts`' samples, each sample spanning 50 quanta of
+/// its timer.
+pub fn assert_all_passed(outcomes: &[Outcome], opts: RunOptions, caps: &Capabilities) {
+    let ran = outcomes
+        .iter()
+        .filter(|o| matches!(o, Outcome::Done(_)))
+        .count();
+    assert!(ran > 0, "no case ran ({} outcomes)", outcomes.len());
+    for o in outcomes {
+        match o {
+            Outcome::Done(r) => {
+                assert!(
+                    r.validation.passed,
+                    "{}: {}",
+                    r.case.label(),
+                    r.validation.detail
+                );
+                assert!(r.stats.median > 0.0, "{}: zero time", r.case.label());
+                assert_eq!(r.samples_s.len(), opts.samples as usize);
+                assert_spans_fifty_quanta(r);
+            }
+            Outcome::Failed { case, error } => panic!("{}: {error}", case.label()),
+            Outcome::Unsupported { case, reason } => {
+                let lacks = reason
+                    .strip_prefix("needs ")
+                    .is_some_and(|f| !caps.feature_names().contains(&f));
+                assert!(lacks, "{}: {reason}", case.label());
+            }
+        }
+    }
+}
+
+/// `r`'s shortest sample spans [`MIN_QUANTA`] quanta of its timer's
+/// resolution, which the record states.
+pub fn assert_spans_fifty_quanta(r: &ResultRecord) {
+    let resolution = r
+        .timer_resolution_s
+        .unwrap_or_else(|| panic!("{}: no timer resolution", r.case.label()));
+    let span = r.stats.min * f64::from(r.runs_per_sample);
+    assert!(
+        span >= MIN_QUANTA * resolution,
+        "{}: a sample of {} runs spans {span:e} s, under {MIN_QUANTA} quanta of {resolution:e} s",
+        r.case.label(),
+        r.runs_per_sample
+    );
 }
 
 /// Borrowed views of owned readbacks, as [`skylight_core::app::Kernel`]'s

@@ -4,14 +4,14 @@
 use anyhow::{Context, Result};
 use skylight_core::Error;
 use skylight_core::gpu::stats::performance_counters;
-use skylight_core::gpu::{Gpu, Selector};
+use skylight_core::gpu::{Api, Gpu, Selector};
 
-/// Prints the counters of the adapter `selector` names, one per line
+/// Prints the counters of the adapter `selector` names (on `api`), one per line
 /// (category, name, unit, description); a driver without the extension
 /// is reported as such, which is an answer, not a failure.
-pub fn run(selector: &str) -> Result<bool> {
-    let gpu =
-        pollster::block_on(Gpu::open(&Selector::parse(selector))).context("opening the adapter")?;
+pub fn run(selector: &str, api: Option<Api>) -> Result<bool> {
+    let gpu = pollster::block_on(Gpu::open(&Selector::parse(selector), api))
+        .context("opening the adapter")?;
     match performance_counters(&gpu) {
         Ok(counters) => {
             println!(

@@ -14,14 +14,17 @@ use std::sync::{Mutex, MutexGuard};
 use anyhow::{Context, Result, bail};
 use skylight_core::Error;
 use skylight_core::app::Case;
-use skylight_core::gpu::{Gpu, Selector};
+use skylight_core::gpu::PlatformInfo;
 use skylight_core::record::ResultRecord;
 use skylight_core::registry;
 use skylight_core::runner::{self, Outcome, RunOptions};
 
-/// Runs `case` in a child `skylight case` process on the adapter with index
-/// `adapter`; a child that fails becomes [`Outcome::Failed`] with its message.
-pub fn run_case(case: &Case, adapter: usize, opts: RunOptions) -> Outcome {
+use crate::CommonArgs;
+
+/// Runs `case` in a child `skylight case` process on the adapter `adapter`
+/// describes (its index and backend); a child that fails becomes
+/// [`Outcome::Failed`] with its message.
+pub fn run_case(case: &Case, adapter: &PlatformInfo, opts: RunOptions) -> Outcome {
     child(case, adapter, opts).unwrap_or_else(|e| Outcome::Failed {
         case: case.clone(),
         error: Error::Isolated(format!("{e:#}")),
@@ -43,12 +46,13 @@ pub fn kill_in_flight() {
     }
 }
 
-fn child(case: &Case, adapter: usize, opts: RunOptions) -> Result<Outcome> {
+fn child(case: &Case, adapter: &PlatformInfo, opts: RunOptions) -> Result<Outcome> {
     let exe = std::env::current_exe().context("locating this binary")?;
     let mut command = Command::new(exe);
     command
         .arg("case")
-        .args(["--adapter", &adapter.to_string()])
+        .args(["--adapter", &adapter.index.unwrap_or(0).to_string()])
+        .args(["--backend", &adapter.backend])
         .args(["--samples", &opts.samples.to_string()])
         .args(["--warmup", &opts.warmup.to_string()])
         .args(["--warmup-s", &opts.warmup_s.to_string()])
@@ -100,11 +104,10 @@ fn child(case: &Case, adapter: usize, opts: RunOptions) -> Result<Outcome> {
 /// The child's side: runs the one case of `case_json` on a fresh device and
 /// prints its result record as JSON (validation failures included: the
 /// record says so); an error or an unsupported case is an error.
-pub fn serve(case_json: &str, adapter: &str, opts: RunOptions) -> Result<bool> {
+pub fn serve(case_json: &str, common: &CommonArgs, opts: RunOptions) -> Result<bool> {
     let case: Case = serde_json::from_str(case_json).context("parsing --case-json")?;
     let app = registry::find(&case.app)?;
-    let gpu =
-        pollster::block_on(Gpu::open(&Selector::parse(adapter))).context("opening the adapter")?;
+    let gpu = crate::open_gpu(common).context("opening the adapter")?;
     match pollster::block_on(runner::run_case(&gpu, app, &case, opts)) {
         Outcome::Done(r) => {
             println!("{}", serde_json::to_string(&*r)?);

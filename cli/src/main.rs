@@ -2,6 +2,7 @@
 //! timed), sweeps parameters and draws the empirical roofline.
 
 mod cascade;
+mod compare;
 mod counters;
 mod inputs;
 mod isolate;
@@ -26,7 +27,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use skylight_core::app::{App, Request};
-use skylight_core::gpu::{Gpu, Selector, list_adapters};
+use skylight_core::gpu::{Api, Gpu, Selector, adapters_on, list_adapters};
 use skylight_core::roofline::Roofline;
 use skylight_core::runner::RunOptions;
 use skylight_core::{Error, Precision, registry};
@@ -51,6 +52,8 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        backend: BackendArg,
     },
     /// List the registered apps and their parameters.
     Apps,
@@ -96,10 +99,16 @@ enum Command {
         /// Adapter index or name substring (see `skylight list`).
         #[arg(long, env = "SKYLIGHT_ADAPTER", default_value = "auto")]
         adapter: String,
+        #[command(flatten)]
+        backend: BackendArg,
     },
     /// Print the efficiency table of result files: each problem's best
     /// Skylight variant beside its native baseline on the same device.
     Table(table::TableArgs),
+    /// Print the same problems on several platforms side by side (one GPU
+    /// through Vulkan and GL: what the API costs): each platform's best
+    /// variant and its time over the first platform's.
+    Compare(compare::CompareArgs),
     /// Runs one serialized case and prints its record as JSON (the child
     /// process of `--isolate`).
     #[command(hide = true)]
@@ -112,13 +121,34 @@ enum Command {
     },
 }
 
+/// The graphics API an adapter is looked for on.
+#[derive(Args, Clone)]
+struct BackendArg {
+    /// Graphics API: vulkan, gl, metal, dx12 or webgpu (the browser's, in
+    /// the web build) [default: Vulkan, Metal or DX12, whichever this
+    /// platform has; GL only when named].
+    #[arg(long, env = "SKYLIGHT_BACKEND")]
+    backend: Option<Api>,
+}
+
+impl BackendArg {
+    /// The API asked for, after checking that this build has it.
+    fn api(&self) -> skylight_core::Result<Option<Api>> {
+        self.backend
+            .map(|a| a.check_built().map(|()| a))
+            .transpose()
+    }
+}
+
 #[derive(Args, Clone)]
 struct CommonArgs {
     /// Adapter index or name substring (see `skylight list`).
     #[arg(long, env = "SKYLIGHT_ADAPTER", default_value = "auto")]
     adapter: String,
+    #[command(flatten)]
+    backend: BackendArg,
     /// Run on the CPU reference platform (f64, rayon) instead of a GPU.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "backend")]
     cpu: bool,
     /// Precisions, comma separated: f32, f64, df64 (default: all the adapter supports).
     #[arg(long, value_delimiter = ',')]
@@ -274,8 +304,11 @@ fn main() -> ExitCode {
 fn real_main() -> Result<bool> {
     let cli = Cli::parse();
     match cli.command {
-        Command::List { json } => {
-            let adapters = pollster::block_on(list_adapters());
+        Command::List { json, backend } => {
+            let adapters = match backend.api()? {
+                None => pollster::block_on(list_adapters()),
+                api => pollster::block_on(adapters_on(api))?,
+            };
             if json {
                 println!("{}", serde_json::to_string_pretty(&adapters)?);
             } else {
@@ -297,11 +330,12 @@ fn real_main() -> Result<bool> {
         } => roofline(&common, plot, &with, from),
         Command::Native(args) => native::run(&args),
         Command::Table(args) => table::run(&args),
+        Command::Compare(args) => compare::run(&args),
         Command::Pp(args) => pp::run(&args),
         Command::Report(args) => page::run(&args),
         Command::Scaling(args) => scaling::run(&args),
         Command::Stats(args) => stats::run(&args),
-        Command::Counters { adapter } => counters::run(&adapter),
+        Command::Counters { adapter, backend } => counters::run(&adapter, backend.api()?),
         Command::Case { common, case_json } => {
             // The parent passes every option resolved.
             let opts = RunOptions {
@@ -311,7 +345,7 @@ fn real_main() -> Result<bool> {
                 budget_s: common.budget_s.unwrap_or(0.0),
                 runs_per_sample: common.runs_per_sample.unwrap_or(1),
             };
-            isolate::serve(&case_json, &common.adapter, opts)
+            isolate::serve(&case_json, &common, opts)
         }
     }
 }
@@ -368,7 +402,7 @@ fn open_platform(common: &CommonArgs) -> Result<Platform> {
     if common.cpu {
         return Ok(Platform::Cpu);
     }
-    match pollster::block_on(Gpu::open(&Selector::parse(&common.adapter))) {
+    match open_gpu(common) {
         Ok(gpu) => {
             if !common.quiet {
                 eprintln!(
@@ -382,7 +416,9 @@ fn open_platform(common: &CommonArgs) -> Result<Platform> {
             Ok(Platform::Gpu(Box::new(gpu)))
         }
         Err(Error::NoAdapter(why))
-            if common.adapter == "auto" && std::env::var_os("CI").is_none() =>
+            if common.adapter == "auto"
+                && common.backend.backend.is_none()
+                && std::env::var_os("CI").is_none() =>
         {
             eprintln!(
                 "no GPU adapter found{why}: running the CPU reference backend instead (install mesa-vulkan-drivers for lavapipe)"
@@ -391,6 +427,12 @@ fn open_platform(common: &CommonArgs) -> Result<Platform> {
         }
         Err(e) => Err(e).context("opening the adapter"),
     }
+}
+
+/// Opens the adapter `common` picks (`--adapter` on `--backend`).
+fn open_gpu(common: &CommonArgs) -> skylight_core::Result<Gpu> {
+    let api = common.backend.api()?;
+    pollster::block_on(Gpu::open(&Selector::parse(&common.adapter), api))
 }
 
 /// Warm-up that lets a GPU's clock governor reach full clocks (docs/notebook/benchmarks.md).

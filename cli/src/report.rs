@@ -80,6 +80,15 @@ pub fn header() -> String {
     )
 }
 
+/// How `r` was timed, with its runs a sample where a sample spans several
+/// (`wall x12`: the host clock around 12 back-to-back runs).
+fn timing(r: &ResultRecord) -> String {
+    match r.runs_per_sample {
+        1 => r.timing.name().to_string(),
+        n => format!("{} x{n}", r.timing.name()),
+    }
+}
+
 /// One line for a case: its figures, or why it is unsupported or failed.
 pub fn row(o: &Outcome) -> String {
     let c = o.case();
@@ -94,7 +103,7 @@ pub fn row(o: &Outcome) -> String {
             r.gflops,
             r.gbps,
             r.arithmetic_intensity,
-            r.timing.name(),
+            timing(r),
             r.validation.status().label(),
             r.validation.detail
         ),

@@ -268,16 +268,11 @@ fn run_app(
         }
     };
     // With --isolate every case runs in a child process on the same adapter.
-    let adapter = match platform {
-        Platform::Gpu(gpu) => gpu.info.index.unwrap_or(0),
-        Platform::Cpu => 0,
-    };
     let opts = settings.opts;
-    let mut child = |case: &Case| isolate::run_case(case, adapter, opts);
     let target = match platform {
         Platform::Gpu(gpu) if settings.isolate => Target::External {
             caps: &gpu.caps,
-            run: &mut child,
+            run: &mut |case: &Case| isolate::run_case(case, &gpu.info, opts),
         },
         Platform::Gpu(gpu) => Target::Gpu(gpu),
         Platform::Cpu => Target::Cpu,

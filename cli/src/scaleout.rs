@@ -14,12 +14,12 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use skylight_core::app::Case;
-use skylight_core::gpu::{Gpu, Selector, list_adapters};
+use skylight_core::gpu::{Gpu, Selector, adapters_on};
 use skylight_core::runner::{self, Outcome};
 use skylight_core::scale::{Comm, Decomposition, Distributed, ScaleMode};
 use skylight_core::{Error, registry};
 
-use super::{RunArgs, report};
+use super::{CommonArgs, RunArgs, report};
 use crate::output::Output;
 
 /// Exit code of a rank that aborts the job.
@@ -304,21 +304,22 @@ fn plan(args: &RunArgs, mode: ScaleMode, ranks: usize) -> Result<Planned> {
 }
 
 /// The adapter of node-local rank `local`: with `auto`, ranks on a node
-/// take its GPUs in turn (all of them share a CPU adapter such as lavapipe
-/// when the node has no GPU); an explicit adapter is every rank's.
-fn selector(adapter: &str, local: usize) -> Selector {
-    if adapter != "auto" {
-        return Selector::parse(adapter);
+/// take its GPUs (of `--backend`, or the primary backends) in turn (all of
+/// them share a CPU adapter such as lavapipe when the node has no GPU); an
+/// explicit adapter is every rank's.
+fn selector(common: &CommonArgs, local: usize) -> Result<Selector> {
+    if common.adapter != "auto" {
+        return Ok(Selector::parse(&common.adapter));
     }
-    let gpus: Vec<usize> = pollster::block_on(list_adapters())
+    let gpus: Vec<usize> = pollster::block_on(adapters_on(common.backend.api()?))?
         .into_iter()
         .filter(|a| a.info.device_type != "cpu")
         .filter_map(|a| a.info.index)
         .collect();
-    match gpus.len() {
+    Ok(match gpus.len() {
         0 => Selector::Auto,
-        n => Selector::parse(&gpus[local % n].to_string()),
-    }
+        n => Selector::Index(gpus[local % n]),
+    })
 }
 
 /// This rank's part of the job: open its adapter, run every case.
@@ -332,8 +333,11 @@ fn ranks_run(
 ) -> Result<bool> {
     let rank = world.rank() as usize;
     let local = world.split_shared(world.rank()).rank() as usize;
-    let gpu = pollster::block_on(Gpu::open(&selector(&args.common.adapter, local)))
-        .with_context(|| format!("opening the adapter of node-local rank {local}"))?;
+    let gpu = pollster::block_on(Gpu::open(
+        &selector(&args.common, local)?,
+        args.common.backend.api()?,
+    ))
+    .with_context(|| format!("opening the adapter of node-local rank {local}"))?;
     // The cases the device can run, as a single-device run would plan them.
     let app = registry::find(split.name())?;
     let runner::Plan { cases, skipped } = runner::plan(app, req, &gpu.caps, true)?;

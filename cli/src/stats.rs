@@ -6,7 +6,6 @@
 
 use anyhow::{Context, Result, bail};
 use skylight_core::gpu::stats::{PipelineStats, pipeline_stats};
-use skylight_core::gpu::{Gpu, Selector};
 use skylight_core::{Error, registry, runner};
 
 use super::RunArgs;
@@ -25,8 +24,7 @@ pub fn run(args: &RunArgs) -> Result<bool> {
     if let Some(path) = &args.common.json {
         super::check_writable(path)?;
     }
-    let gpu = pollster::block_on(Gpu::open(&Selector::parse(&args.common.adapter)))
-        .context("opening the adapter")?;
+    let gpu = super::open_gpu(&args.common).context("opening the adapter")?;
     let plan = runner::plan(app, &req, &gpu.caps, true)?;
     for case in &plan.cases {
         // Preparing a case compiles its kernels; cases the adapter cannot

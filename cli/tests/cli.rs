@@ -3,6 +3,8 @@
 
 use std::process::{Command, Output};
 
+mod common;
+
 fn skylight(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skylight"))
         .args(args)
@@ -412,4 +414,101 @@ note: no single-GPU run without MPI of lbm/step soa/vvl1/wg128 f32 L=32, lbm/ste
     assert_eq!(String::from_utf8_lossy(&o.stdout), expected);
     let chart = std::fs::read_to_string(&svg).expect("the chart is written");
     assert!(chart.contains("strong scaling") && chart.contains("weak scaling"));
+}
+
+/// `skylight list` shows every backend's adapters (CI has lavapipe through
+/// Vulkan and llvmpipe through GL), and `--backend` keeps to one.
+#[test]
+fn list_shows_every_backend_and_backend_keeps_to_one() {
+    let o = skylight(&["list"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let all = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        all.contains("backend vulkan") && all.contains("backend gl"),
+        "{all}"
+    );
+    let o = skylight(&["list", "--backend", "gl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let gl = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        gl.contains("backend gl") && !gl.contains("backend vulkan"),
+        "{gl}"
+    );
+}
+
+/// A backend that is no backend, one this build lacks, or one beside
+/// `--cpu` is exit 2 before any device work.
+#[test]
+fn bad_backends_are_exit_2_before_any_device_work() {
+    for (args, says) in [
+        (
+            &["run", "stream", "--backend", "opengl"][..],
+            "unknown backend",
+        ),
+        (
+            &["run", "stream", "--backend", "metal"][..],
+            "no metal backend",
+        ),
+        (&["list", "--backend", "dx12"][..], "no dx12 backend"),
+        (&["run", "stream", "--backend", "gl", "--cpu"][..], "--cpu"),
+    ] {
+        let o = skylight(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_skylight"))
+        .args(["run", "stream"])
+        .env("SKYLIGHT_BACKEND", "webgpu")
+        .output()
+        .expect("the skylight binary runs");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no webgpu backend"), "{}", stderr(&o));
+}
+
+/// `--backend gl` runs on llvmpipe through GL, and the records say so,
+/// with their timer's resolution.
+#[test]
+fn backend_gl_runs_and_records_it() {
+    let mut args = vec!["run", "stream", "--backend", "gl", "--kernel", "triad"];
+    args.extend(common::FAST);
+    let (o, json) = run_to_json("gl", &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&json).expect("results written");
+    let file: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let records = file["records"].as_array().expect("records");
+    assert!(!records.is_empty(), "{text}");
+    for r in records {
+        assert_eq!(r["platform"]["backend"], "gl", "{text}");
+        assert!(
+            r["timer_resolution_s"].as_f64().is_some_and(|s| s > 0.0),
+            "{text}"
+        );
+    }
+}
+
+/// `skylight compare` sets the same problems of two platforms side by side
+/// with the second's time over the first's; one platform is exit 2.
+#[test]
+fn compare_sets_platforms_side_by_side() {
+    let repo = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let lavapipe = format!("{repo}/benchmarks/reference/lavapipe");
+    let browser = format!("{repo}/benchmarks/reference/browser");
+    let o = skylight(&[
+        "compare",
+        &browser,
+        &lavapipe,
+        "--platforms",
+        "(vulkan),(webgpu)",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout).into_owned();
+    let head = table.lines().next().unwrap_or_default();
+    assert!(
+        head.contains("| time unnamed webgpu adapter (cpu) (webgpu) / llvmpipe"),
+        "{head}"
+    );
+    assert!(table.contains("| su3 | mat-mul | f32 |"), "{table}");
+    let o = skylight(&["compare", &lavapipe]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("two platforms"), "{}", stderr(&o));
 }

@@ -236,6 +236,16 @@ fn entry(r: &ResultRecord, statistic: Statistic, roof: Option<&Roofline>) -> Ent
     }
 }
 
+/// How a run's rate reads in a table, with its time: GB/s for stream and
+/// kernels that count no FLOPs, else GFLOP/s.
+pub(crate) fn rate_text(app: &str, gflops: f64, gbps: f64, time_s: f64) -> String {
+    if app == "stream" || gflops == 0.0 {
+        format!("{gbps:.1} GB/s ({:.3} ms)", time_s * 1e3)
+    } else {
+        format!("{gflops:.1} GFLOP/s ({:.3} ms)", time_s * 1e3)
+    }
+}
+
 /// The rows as a Markdown table; `native_only` keeps the rows that have a
 /// native baseline. The statistic column says when both times are of
 /// back-to-back runs, since a problem may have a row of each kind.
@@ -244,13 +254,7 @@ pub fn markdown(rows: &[Row], native_only: bool) -> String {
         "| device | app | kernel | prec | problem | native code (config) | native | Skylight best variant | Skylight | application eff. | architectural eff. Skylight / native | statistic |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows.iter().filter(|r| !native_only || r.native.is_some()) {
-        let fig = |e: &Entry| {
-            if r.app == "stream" || e.gflops == 0.0 {
-                format!("{:.1} GB/s ({:.3} ms)", e.gbps, e.time_s * 1e3)
-            } else {
-                format!("{:.1} GFLOP/s ({:.3} ms)", e.gflops, e.time_s * 1e3)
-            }
-        };
+        let fig = |e: &Entry| rate_text(&r.app, e.gflops, e.gbps, e.time_s);
         let pct = |x: Option<f64>| x.map(|v| format!("{:.1}%", 100.0 * v)).unwrap_or_default();
         let arch = |e: &Entry| rating::shown(e.architectural, e.level, 1);
         let (ncode, nfig, narch) = match &r.native {

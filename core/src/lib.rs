@@ -21,8 +21,9 @@
 //!    (the decomposition, the halo swap on the GPU, a communicator trait).
 //! 7. Results: [`record`] (result records and files), [`roofline`],
 //!    [`native`] (native baselines as records), [`efficiency`] (Skylight
-//!    beside the native code of a device) and [`portability`] (Pennycook's
-//!    PP across platforms); [`report`] puts them on one HTML page.
+//!    beside the native code of a device), [`portability`] (Pennycook's
+//!    PP across platforms) and [`compare`] (the same problems' times on
+//!    several platforms); [`report`] puts them on one HTML page.
 //!
 //! Data flows one way: a front end builds a [`app::Request`], the [`runner`]
 //! prepares and times each [`app::Case`] on a [`gpu::Gpu`] (or on the CPU
@@ -32,6 +33,7 @@
 
 pub mod app;
 pub mod apps;
+pub mod compare;
 pub mod efficiency;
 pub mod error;
 #[cfg(test)]
@@ -59,7 +61,7 @@ pub mod timing;
 /// kept for front ends: they live in [`gpu`].
 pub mod device {
     pub use crate::gpu::{
-        AdapterEntry, Capabilities, Df64Status, Gpu, PlatformInfo, Selector, list_adapters,
+        AdapterEntry, Api, Capabilities, Df64Status, Gpu, PlatformInfo, Selector, list_adapters,
     };
 }
 

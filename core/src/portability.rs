@@ -116,15 +116,7 @@ pub fn table(
     variants: bool,
 ) -> PpTable {
     let ok: Vec<&ResultRecord> = records.iter().filter(|r| r.validation.usable()).collect();
-    let all: BTreeSet<String> = ok
-        .iter()
-        .filter(|r| r.native.is_none())
-        .map(|r| r.platform.label())
-        .collect();
-    let chosen: Vec<String> = all
-        .into_iter()
-        .filter(|p| platforms.is_empty() || platforms.iter().any(|want| p.contains(want.as_str())))
-        .collect();
+    let chosen = platforms_named(&ok, platforms);
     let roofs = roofs(&ok);
     // (app, kernel, precision) -> platform -> records of its largest problem.
     let mut groups: BTreeMap<(String, String, Precision), BTreeMap<String, Vec<&ResultRecord>>> =
@@ -197,6 +189,20 @@ pub fn table(
         platforms: chosen,
         rows,
     }
+}
+
+/// The labels of the platforms of `records`' Skylight runs (native
+/// records are no platform) that `wanted` names, each a substring of a
+/// label (every platform where empty), in label order.
+pub fn platforms_named(records: &[&ResultRecord], wanted: &[String]) -> Vec<String> {
+    let all: BTreeSet<String> = records
+        .iter()
+        .filter(|r| r.native.is_none())
+        .map(|r| r.platform.label())
+        .collect();
+    all.into_iter()
+        .filter(|p| wanted.is_empty() || wanted.iter().any(|w| p.contains(w.as_str())))
+        .collect()
 }
 
 /// One platform's efficiency of `variant`, or why there is none.

@@ -42,6 +42,12 @@ pub struct ResultRecord {
     /// older files.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub runs_per_sample: u32,
+    /// The resolution of the timer that took the samples, seconds: the
+    /// GPU timestamp quantum, or what the host clock resolves around a run
+    /// (see [`crate::gpu::clock`]); a sample spans at least 50 of it where
+    /// the runner could make it. `None` in older files and native records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer_resolution_s: Option<f64>,
     /// Every timed sample, seconds.
     pub samples_s: Vec<f64>,
     /// Statistics of the samples.
@@ -107,6 +113,7 @@ impl ResultRecord {
             platform,
             timing,
             runs_per_sample: 1,
+            timer_resolution_s: None,
             gflops: rate(model.flops),
             gbps: rate(model.bytes),
             arithmetic_intensity: if model.bytes > 0.0 {

@@ -120,7 +120,7 @@ pub fn list(repaint: impl Fn() + Send + 'static) -> Receiver<Vec<AdapterEntry>> 
 
 /// Runs the job, reporting through `send`.
 pub async fn run_job(job: &Job, send: &dyn Fn(Msg), stop: &AtomicBool) {
-    let gpu = match Gpu::open(&job.selector).await {
+    let gpu = match Gpu::open(&job.selector, None).await {
         Ok(g) => g,
         Err(e) => {
             send(Msg::Error(format!("cannot open the adapter: {e}")));

@@ -5,6 +5,7 @@ use skylight_core::Error;
 use skylight_core::app::{App, Request, Status};
 use skylight_core::registry;
 use skylight_core::runner::{Outcome, Platform, RunOptions, Runner};
+use skylight_tests::assert_all_passed;
 
 const OPTS: RunOptions = RunOptions {
     warmup: 1,
@@ -14,59 +15,13 @@ const OPTS: RunOptions = RunOptions {
     runs_per_sample: 1,
 };
 
-/// The CI preset of each app: small sizes, short sweeps.
-fn small(app: &str) -> Request {
-    let r = Request::default().set("size", "small");
-    match app {
-        "peak" => r.set("iters", "64").set("intensity", "1,16"),
-        "cache" => r.set("ws", "16k,1m"),
-        // Every variant is covered by tests/tests/gpp.rs; here one order keeps lavapipe fast.
-        "gpp" => r.set("inputs", "random").set("order", "nx"),
-        "su3" => r.set("size", "4").set("wg", "32,64"),
-        // Every kernel, layout and mapping; the launch shapes are in tests/tests/comd.rs.
-        "comd" => r.set("steps", "2"),
-        // Every variant, and 2J up to 14, are covered by tests/tests/snap.rs.
-        "snap" => r.set("twojmax", "4"),
-        _ => r,
-    }
-}
-
-/// Every outcome passed or is an f64 case the adapter cannot run, and at
-/// least one case ran: a request that runs nothing fails.
-fn assert_all_passed(outcomes: &[Outcome]) {
-    let ran = outcomes
-        .iter()
-        .filter(|o| matches!(o, Outcome::Done(_)))
-        .count();
-    assert!(ran > 0, "no case ran ({} outcomes)", outcomes.len());
-    for o in outcomes {
-        match o {
-            Outcome::Done(r) => {
-                assert!(
-                    r.validation.passed,
-                    "{}: {}",
-                    r.case.label(),
-                    r.validation.detail
-                );
-                assert!(r.stats.median > 0.0, "{}: zero time", r.case.label());
-                assert_eq!(r.samples_s.len(), OPTS.samples as usize);
-            }
-            Outcome::Failed { case, error } => panic!("{}: {error}", case.label()),
-            Outcome::Unsupported { case, reason } => {
-                // Only f64 may be missing, and only where the adapter lacks it.
-                assert_eq!(reason, "needs SHADER_F64", "{}", case.label());
-            }
-        }
-    }
-}
-
 #[test]
 fn every_app_validates_on_the_gpu() {
     let gpu = skylight_tests::gpu();
     for app in registry::apps() {
-        let out = skylight_tests::try_run_with(&gpu, app, &small(app.name()), OPTS)
+        let out = skylight_tests::try_run_with(&gpu, app, &skylight_tests::small(app.name()), OPTS)
             .unwrap_or_else(|e| panic!("{}: {e}", app.name()));
-        assert_all_passed(&out);
+        assert_all_passed(&out, OPTS, &gpu.caps);
         let precisions: std::collections::BTreeSet<_> =
             out.iter().map(|o| o.case().precision).collect();
         assert!(
@@ -81,8 +36,13 @@ fn every_app_validates_on_the_gpu() {
 fn every_app_with_a_cpu_reference_runs_as_the_reference_on_the_cpu() {
     for app in registry::apps() {
         let mut runner = Runner::new(Platform::Cpu, OPTS);
-        let out = pollster::block_on(runner.run(app, &small(app.name()), &mut |_| {}, &|| false))
-            .expect("plan");
+        let out = pollster::block_on(runner.run(
+            app,
+            &skylight_tests::small(app.name()),
+            &mut |_| {},
+            &|| false,
+        ))
+        .expect("plan");
         let mut ran = 0;
         for o in &out {
             match o {

@@ -5,15 +5,14 @@
 use skylight_core::Precision;
 use skylight_core::app::Request;
 use skylight_core::apps::su3::Su3;
-use skylight_core::gpu::{Gpu, Selector, instance, select_adapter};
+use skylight_core::gpu::{Gpu, select_adapter};
 use skylight_core::runner::Outcome;
 use skylight_core::timing::TimingMethod;
 
 #[test]
 fn a_device_opened_elsewhere_runs_cases() {
-    let inst = instance();
-    let sel = Selector::parse(&std::env::var("SKYLIGHT_ADAPTER").unwrap_or_default());
-    let (adapter, entry) = pollster::block_on(select_adapter(&inst, &sel)).expect("an adapter");
+    let (sel, api) = skylight_tests::adapter_choice();
+    let (adapter, entry) = pollster::block_on(select_adapter(&sel, api)).expect("an adapter");
     // wgpu's defaults: no optional features, so no f64 and no timestamps.
     let (device, queue) =
         pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default()))
@@ -36,6 +35,7 @@ fn a_device_opened_elsewhere_runs_cases() {
             Outcome::Done(r) => {
                 assert!(r.validation.passed, "{}", r.validation.detail);
                 assert_eq!(r.timing, TimingMethod::WallClock);
+                skylight_tests::assert_spans_fifty_quanta(r);
             }
             other => panic!("{other:?}"),
         }

@@ -8,6 +8,7 @@ mod apps;
 mod comd;
 mod cpu;
 mod df64;
+mod gl;
 mod gpp;
 mod gpu;
 mod lbm;

@@ -99,13 +99,20 @@ try {
     if (!ok("su3", null, precision)) missing.push(`su3 ${precision}`);
   }
   const bad = records.filter((r) => !r.validation.passed);
+  // Every sample spans 50 quanta of its timer's resolution, which the
+  // record states (runs_per_sample is left out where it is 1).
+  const runs = (r) => r.runs_per_sample ?? 1;
+  const short = records.filter((r) =>
+    !(r.timer_resolution_s > 0) || r.stats.min * runs(r) < 50 * r.timer_resolution_s);
   for (const r of records) {
     console.log(`${r.app}/${r.kernel} [${r.variant}] ${r.precision}: ` +
       `${r.gbps.toFixed(2)} GB/s, ${r.gflops.toFixed(2)} GFLOP/s, ${r.timing}, ` +
+      `${runs(r)} run(s) a sample, timer resolution ${r.timer_resolution_s} s, ` +
       `${r.validation.passed ? "ok" : "FAILED " + r.validation.detail}`);
   }
   if (missing.length) throw new Error(`no validated result for: ${missing.join(", ")}`);
   if (bad.length) throw new Error(`${bad.length} results failed validation`);
+  if (short.length) throw new Error(`${short.length} results have samples under 50 timer quanta`);
   console.log(`web e2e: ${records.length} validated results on ${records[0].platform.name}`);
 } catch (e) {
   failed = e;

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::backend::Api;
 use crate::error::{Error, Result};
 
 /// What the suite reports about one adapter (serialised into every result).
@@ -144,14 +145,7 @@ pub(crate) fn wanted_features() -> wgpu::Features {
 }
 
 fn backend_name(b: wgpu::Backend) -> &'static str {
-    match b {
-        wgpu::Backend::Vulkan => "vulkan",
-        wgpu::Backend::Metal => "metal",
-        wgpu::Backend::Dx12 => "dx12",
-        wgpu::Backend::Gl => "gl",
-        wgpu::Backend::BrowserWebGpu => "webgpu",
-        wgpu::Backend::Noop => "noop",
-    }
+    Api::of(b).map_or("noop", Api::name)
 }
 
 fn device_type_name(t: wgpu::DeviceType) -> &'static str {
@@ -194,31 +188,46 @@ pub fn describe(index: Option<usize>, adapter: &wgpu::Adapter) -> AdapterEntry {
     }
 }
 
-/// A new wgpu instance over every backend this build supports.
-pub fn instance() -> wgpu::Instance {
+/// A new wgpu instance over `backends`.
+fn instance_for(backends: wgpu::Backends) -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    // GL is left out: it has no f64, no subgroups, and its EGL probing is noisy.
-    desc.backends = wgpu::Backends::PRIMARY;
+    desc.backends = backends;
+    if backends == wgpu::Backends::GL {
+        // Debug builds turn on EGL's debug output, which logs Mesa's failed
+        // probe of a hardware driver ("DRI2: failed to load driver") as an
+        // error before it falls back to llvmpipe, on every run.
+        desc.flags.remove(wgpu::InstanceFlags::VALIDATION);
+    }
     wgpu::Instance::new(desc)
 }
 
-/// Every adapter, in a stable order. Adapters with no compute (WebGL) are left out.
-pub async fn adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
+/// A new wgpu instance over the primary backends (Vulkan, Metal, DX12, the
+/// browser's WebGPU): those the suite picks from unless told otherwise.
+pub fn instance() -> wgpu::Instance {
+    instance_for(wgpu::Backends::PRIMARY)
+}
+
+/// The adapters of `backends` on `instance`, in a stable order. Adapters
+/// with no compute (WebGL) are left out.
+pub async fn adapters(instance: &wgpu::Instance, backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
     #[cfg(not(target_arch = "wasm32"))]
-    let found = instance.enumerate_adapters(wgpu::Backends::PRIMARY).await;
+    let found = instance.enumerate_adapters(backends).await;
     // The browser offers one adapter, through requestAdapter only.
     #[cfg(target_arch = "wasm32")]
-    let found: Vec<wgpu::Adapter> = match instance
-        .request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            ..Default::default()
-        })
-        .await
-    {
-        Ok(a) => vec![a],
-        Err(e) => {
-            log::warn!("the browser offered no WebGPU adapter: {e}");
-            Vec::new()
+    let found: Vec<wgpu::Adapter> = {
+        let _ = backends;
+        match instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            })
+            .await
+        {
+            Ok(a) => vec![a],
+            Err(e) => {
+                log::warn!("the browser offered no WebGPU adapter: {e}");
+                Vec::new()
+            }
         }
     };
     found
@@ -231,22 +240,55 @@ pub async fn adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
         .collect()
 }
 
-/// Describes every adapter (for `skylight list` and the device panel).
-pub async fn list_adapters() -> Vec<AdapterEntry> {
-    let inst = instance();
-    adapters(&inst)
-        .await
-        .iter()
+/// Every adapter in [`list_adapters`]' order: the primary backends' first,
+/// then (with `gl`) GL's, which a GL instance of its own finds, so that
+/// runs that never ask for GL pay nothing for EGL's probing.
+async fn found(gl: bool) -> Vec<wgpu::Adapter> {
+    let primary = adapters(&instance(), wgpu::Backends::PRIMARY).await;
+    // A browser's GL is WebGL, which has no compute.
+    if !gl || cfg!(target_arch = "wasm32") || Api::Gl.check_built().is_err() {
+        return primary;
+    }
+    let gl = adapters(&instance_for(wgpu::Backends::GL), wgpu::Backends::GL).await;
+    primary.into_iter().chain(gl).collect()
+}
+
+fn entries(all: &[wgpu::Adapter]) -> Vec<AdapterEntry> {
+    all.iter()
         .enumerate()
         .map(|(i, a)| describe(Some(i), a))
         .collect()
+}
+
+/// Describes every adapter of every backend (for `skylight list` and the
+/// device panel); an index here is what [`Selector::Index`] picks.
+pub async fn list_adapters() -> Vec<AdapterEntry> {
+    entries(&found(true).await)
+}
+
+/// The adapters [`Selector::Auto`] chooses from on `api` (the primary
+/// backends' where `None`), numbered as in [`list_adapters`]; an error when
+/// the build lacks the backend or a named backend has no adapter.
+pub async fn adapters_on(api: Option<Api>) -> Result<Vec<AdapterEntry>> {
+    if let Some(a) = api {
+        a.check_built()?;
+    }
+    let listed: Vec<AdapterEntry> = entries(&found(api == Some(Api::Gl)).await)
+        .into_iter()
+        .filter(|e| api.is_none_or(|a| e.info.backend == a.name()))
+        .collect();
+    match api {
+        Some(a) if listed.is_empty() => Err(no_adapter_on(a)),
+        _ => Ok(listed),
+    }
 }
 
 /// How the user picks an adapter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Selector {
     /// The suite's choice: the first discrete or integrated GPU, else any other
-    /// (lavapipe and other CPU-type drivers last), preferring non-GL backends.
+    /// (lavapipe and other CPU-type drivers last), of the primary backends
+    /// unless a backend is named.
     Auto,
     /// Index into [`list_adapters`].
     Index(usize),
@@ -268,54 +310,94 @@ impl Selector {
     }
 }
 
-fn auto_rank(e: &AdapterEntry) -> (u8, u8) {
-    let ty = match e.info.device_type.as_str() {
+fn auto_rank(e: &AdapterEntry) -> u8 {
+    match e.info.device_type.as_str() {
         "discrete" => 0,
         "integrated" => 1,
         "virtual" | "other" => 2,
         _ => 3,
-    };
-    let backend = if e.info.backend == "gl" { 1 } else { 0 };
-    (ty, backend)
+    }
 }
 
-/// Picks one adapter by `selector`; `Err(NoAdapter)` names what was available.
-pub async fn select_adapter(
-    instance: &wgpu::Instance,
-    selector: &Selector,
-) -> Result<(wgpu::Adapter, AdapterEntry)> {
-    let all = adapters(instance).await;
-    let entries: Vec<AdapterEntry> = all
-        .iter()
-        .enumerate()
-        .map(|(i, a)| describe(Some(i), a))
-        .collect();
-    if entries.is_empty() {
-        return Err(Error::NoAdapter(
-            " (no Vulkan, Metal, DX12 or WebGPU adapter with compute shaders)".into(),
-        ));
-    }
+/// The position in `entries` that `selector` picks on `api` (any backend
+/// where `None`, but GL only by index or name), or why none.
+fn pick(entries: &[AdapterEntry], selector: &Selector, api: Option<Api>) -> Result<usize> {
+    let on_api = |i: usize| api.is_none_or(|a| entries[i].info.backend == a.name());
     let pick = match selector {
-        Selector::Auto => (0..entries.len()).min_by_key(|&i| (auto_rank(&entries[i]), i)),
+        Selector::Auto => (0..entries.len())
+            .filter(|&i| on_api(i) && (api.is_some() || entries[i].info.backend != "gl"))
+            .min_by_key(|&i| (auto_rank(&entries[i]), i)),
         Selector::Index(i) => (*i < entries.len()).then_some(*i),
-        Selector::Name(n) => (0..entries.len()).find(|&i| {
+        Selector::Name(n) => (0..entries.len()).filter(|&i| on_api(i)).find(|&i| {
             let e = &entries[i].info;
             e.name.to_ascii_lowercase().contains(n) || e.backend == *n
         }),
     };
+    let on = api.map_or(String::new(), |a| format!(" on the {a} backend"));
     match pick {
-        Some(i) => Ok((all[i].clone(), entries[i].clone())),
+        Some(i) if on_api(i) => Ok(i),
+        Some(i) => Err(Error::NoAdapter(format!(
+            "{on}: adapter {i} is {}",
+            entries[i].info.label()
+        ))),
+        None if let Some(a) = api
+            && entries.iter().all(|e| e.info.backend != a.name()) =>
+        {
+            Err(no_adapter_on(a))
+        }
         None => {
             let names: Vec<String> = entries
                 .iter()
                 .map(|e| format!("{}: {}", e.info.index.unwrap_or(0), e.info.label()))
                 .collect();
             Err(Error::NoAdapter(format!(
-                " matching {selector:?}; available: {}",
+                " matching {selector:?}{on}; available: {}",
                 names.join(", ")
             )))
         }
     }
+}
+
+/// `api` has no adapter with compute shaders: what to install.
+fn no_adapter_on(api: Api) -> Error {
+    let hint = match api {
+        Api::Vulkan => " (no Vulkan driver: apt-get install mesa-vulkan-drivers for lavapipe)",
+        Api::Gl => {
+            " (EGL found no GL driver with compute shaders: apt-get install libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri for Mesa's llvmpipe)"
+        }
+        _ => " (none with compute shaders)",
+    };
+    Error::NoAdapter(format!(" on the {api} backend{hint}"))
+}
+
+/// Picks one adapter by `selector` on `api` (the primary backends' where
+/// `None`, as [`Selector::Auto`] describes); `Err(NoAdapter)` names what was
+/// available, or that the build lacks the backend. GL's adapters are
+/// looked for only when `api` is GL or an index or name matches none of
+/// the primary backends' adapters.
+pub async fn select_adapter(
+    selector: &Selector,
+    api: Option<Api>,
+) -> Result<(wgpu::Adapter, AdapterEntry)> {
+    if let Some(a) = api {
+        a.check_built()?;
+    }
+    let gl = api == Some(Api::Gl);
+    let mut all = found(gl).await;
+    let mut listed = entries(&all);
+    let mut picked = pick(&listed, selector, api);
+    if picked.is_err() && !gl && api.is_none() && *selector != Selector::Auto {
+        all = found(true).await;
+        listed = entries(&all);
+        picked = pick(&listed, selector, api);
+    }
+    if listed.is_empty() && api.is_none() {
+        return Err(Error::NoAdapter(
+            " (no Vulkan, Metal, DX12 or WebGPU adapter with compute shaders)".into(),
+        ));
+    }
+    let i = picked?;
+    Ok((all[i].clone(), listed[i].clone()))
 }
 
 /// Whether `adapter` is a Vulkan one with robustBufferAccess2. wgpu enables
@@ -358,4 +440,63 @@ pub(crate) fn vulkan_robust_buffers(adapter: &wgpu::Adapter) -> bool {
 #[cfg(all(not(vulkan), not(target_arch = "wasm32")))]
 pub(crate) fn vulkan_robust_buffers(_adapter: &wgpu::Adapter) -> bool {
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(index: usize, name: &str, backend: &str, device_type: &str) -> AdapterEntry {
+        AdapterEntry {
+            info: PlatformInfo {
+                index: Some(index),
+                name: name.into(),
+                backend: backend.into(),
+                device_type: device_type.into(),
+                driver: String::new(),
+                driver_info: String::new(),
+                df64: None,
+            },
+            caps: Capabilities::default(),
+        }
+    }
+
+    /// Lavapipe through Vulkan, then llvmpipe and a GPU through GL, as a
+    /// machine lists them (the primary backends first).
+    fn machine() -> Vec<AdapterEntry> {
+        vec![
+            entry(0, "llvmpipe (LLVM 15.0.6, 256 bits)", "vulkan", "cpu"),
+            entry(1, "llvmpipe (LLVM 15.0.6, 256 bits)", "gl", "cpu"),
+            entry(2, "NVIDIA H200/PCIe/SSE2", "gl", "discrete"),
+        ]
+    }
+
+    /// With no backend named the choice stays on the primary backends, even
+    /// over a GPU through GL; naming one keeps to it.
+    #[test]
+    fn auto_keeps_to_the_primary_backends_unless_one_is_named() {
+        let m = machine();
+        assert_eq!(pick(&m, &Selector::Auto, None).ok(), Some(0));
+        assert_eq!(pick(&m, &Selector::Auto, Some(Api::Gl)).ok(), Some(2));
+        assert_eq!(pick(&m, &Selector::Auto, Some(Api::Vulkan)).ok(), Some(0));
+        let llvmpipe = Selector::parse("LLVMpipe");
+        assert_eq!(pick(&m, &llvmpipe, None).ok(), Some(0));
+        assert_eq!(pick(&m, &llvmpipe, Some(Api::Gl)).ok(), Some(1));
+        assert_eq!(pick(&m, &Selector::Index(1), None).ok(), Some(1));
+    }
+
+    /// An index of another backend's adapter, or a backend without one, is
+    /// an error that says which.
+    #[test]
+    fn a_choice_outside_the_named_backend_is_an_error() {
+        let m = machine();
+        let err = pick(&m, &Selector::Index(1), Some(Api::Vulkan)).expect_err("a GL adapter");
+        assert!(err.to_string().contains("adapter 1 is llvmpipe"), "{err}");
+        assert!(err.to_string().contains("(gl)"), "{err}");
+        let err = pick(&m[..1], &Selector::Auto, Some(Api::Gl)).expect_err("no GL");
+        assert!(err.to_string().contains("on the gl backend"), "{err}");
+        assert!(err.to_string().contains("libegl-mesa0"), "{err}");
+        let err = pick(&m, &Selector::parse("radeon"), None).expect_err("no such name");
+        assert!(err.to_string().contains("available: 0: llvmpipe"), "{err}");
+    }
 }

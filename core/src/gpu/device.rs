@@ -11,6 +11,8 @@ use std::sync::{Arc, Mutex};
 use web_time::Instant;
 
 use super::adapter::{self, Capabilities, PlatformInfo, Selector};
+use super::backend::Api;
+use super::clock::{self, Clock};
 use super::df64::{self, Df64Status};
 use super::heater::Busy;
 use super::pipeline::{Bind, Compiler, Pipeline, PipelineSource};
@@ -22,6 +24,11 @@ use crate::error::{Error, Result};
 use crate::memo::Memo;
 use crate::precision::Precision;
 use crate::shader::{Df64Mode, ShaderSpec};
+use crate::timing::{Stats, TimingMethod};
+
+/// Empty submissions timed for the host timing's resolution (after one
+/// that is not: the first submission of a device pays for setting up).
+const ROUND_TRIPS: usize = 5;
 
 /// An open device on a chosen adapter: everything a benchmark needs.
 pub struct Gpu {
@@ -39,6 +46,8 @@ pub struct Gpu {
     pub df64: Df64Status,
     /// How long the GPU has been busy without a break (see [`super::heater`]).
     pub busy: Busy,
+    /// What its timers have been seen to resolve (see [`super::clock`]).
+    pub clock: Clock,
     /// Host inputs and references shared by the cases of a request.
     pub memo: Memo,
     /// Read-only input buffers shared by the cases of one problem.
@@ -65,12 +74,12 @@ pub struct Gpu {
 }
 
 impl Gpu {
-    /// Opens a device with every feature the suite uses that the adapter has,
-    /// and with the adapter's own limits rather than wgpu's defaults; then runs
-    /// the df64 self-test.
-    pub async fn open(selector: &Selector) -> Result<Gpu> {
-        let inst = adapter::instance();
-        let (adapter, entry) = adapter::select_adapter(&inst, selector).await?;
+    /// Opens a device on the adapter `selector` picks of `api` (see
+    /// [`adapter::select_adapter`]) with every feature the suite uses that
+    /// the adapter has, and with the adapter's own limits rather than
+    /// wgpu's defaults; then runs the df64 self-test.
+    pub async fn open(selector: &Selector, api: Option<Api>) -> Result<Gpu> {
+        let (adapter, entry) = adapter::select_adapter(selector, api).await?;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("skylight"),
@@ -128,6 +137,7 @@ impl Gpu {
             limits,
             df64,
             busy: Busy::default(),
+            clock: Clock::default(),
             memo: Memo::default(),
             uploads: Uploads::default(),
             staging: Staging::default(),
@@ -372,6 +382,39 @@ impl Gpu {
     pub async fn finish(&self) -> Result<()> {
         resources::finish(&self.device, &self.queue).await?;
         self.check_lost()
+    }
+
+    /// Seconds a GPU timestamp tick stands for (the queue's timestamp period).
+    pub fn timestamp_period_s(&self) -> f64 {
+        f64::from(self.queue.get_timestamp_period()) * 1e-9
+    }
+
+    /// The resolution, seconds, of `method`'s timer here: for timestamps
+    /// the finest quantum measured so far (see [`super::clock`]), else the
+    /// period; for the host clock the larger of its tick and the median
+    /// round trip of an empty submission (measured on first use), the
+    /// least a sample timed on the host can be.
+    pub async fn resolution(&self, method: TimingMethod) -> Result<f64> {
+        if matches!(
+            method,
+            TimingMethod::GpuTimestampsEncoder | TimingMethod::GpuTimestampsPasses
+        ) {
+            return Ok(self.clock.timestamp_s(self.timestamp_period_s()));
+        }
+        if let Some(s) = self.clock.host_s() {
+            return Ok(s);
+        }
+        let mut trips = Vec::with_capacity(ROUND_TRIPS + 1);
+        for _ in 0..=ROUND_TRIPS {
+            let t0 = Instant::now();
+            let enc = self.device.create_command_encoder(&Default::default());
+            self.queue.submit([enc.finish()]);
+            self.finish().await?;
+            trips.push(t0.elapsed().as_secs_f64());
+        }
+        let s = Stats::of(&trips[1..]).median.max(clock::host_tick_s());
+        self.clock.set_host_s(s);
+        Ok(s)
     }
 
     /// Runs `f` inside validation and out-of-memory error scopes and turns any

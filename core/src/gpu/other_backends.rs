@@ -12,7 +12,10 @@
 //! which only AMD and Intel Macs have), `metal/mod.rs` (subgroup sizes
 //! fixed at 4..64), and `dx12/adapter.rs` (every timestamp feature, no
 //! `SHADER_F64` and no `SHADER_FLOAT32_ATOMIC`, subgroup sizes from
-//! `WaveLaneCountMin`/`Max`).
+//! `WaveLaneCountMin`/`Max`). GL runs in CI (Mesa's llvmpipe), but the
+//! timing choice of a GL driver without `GL_ARB_timer_query` (wgpu's
+//! `gles/adapter.rs` reports every timestamp feature with it, none
+//! without) is checked here too.
 
 use super::adapter::Capabilities;
 use super::pipeline::precise_passthrough;
@@ -62,6 +65,26 @@ fn caps(backend: wgpu::Backend, features: F, subgroups: (u32, u32)) -> Capabilit
     Capabilities::from_adapter(features, &limits, &info)
 }
 
+/// What wgpu's GL backend reports on Mesa's llvmpipe (GL 4.5 through EGL):
+/// timestamps with `GL_ARB_timer_query`, nothing else Skylight asks for.
+fn gl(timer_query: bool) -> Capabilities {
+    let features = match timer_query {
+        true => {
+            F::TIMESTAMP_QUERY
+                | F::TIMESTAMP_QUERY_INSIDE_ENCODERS
+                | F::TIMESTAMP_QUERY_INSIDE_PASSES
+        }
+        false => F::empty(),
+    };
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: 128 << 20,
+        max_storage_buffers_per_shader_stage: 16,
+        ..wgpu::Limits::default()
+    };
+    let info = wgpu::AdapterInfo::new(wgpu::DeviceType::Cpu, wgpu::Backend::Gl);
+    Capabilities::from_adapter(features, &limits, &info)
+}
+
 fn metal() -> Capabilities {
     caps(wgpu::Backend::Metal, metal_apple_features(), (4, 64))
 }
@@ -82,12 +105,12 @@ fn su3_request(precisions: &[Precision]) -> Request {
         .precisions(precisions)
 }
 
-/// Neither Metal nor DX12 has f64: its cases are reported unsupported
+/// None of Metal, DX12 and GL has f64: its cases are reported unsupported
 /// while f32 and df64 (which need no f64) run, and a request that names
 /// f64 on a strict runner is an error naming the feature.
 #[test]
 fn f64_is_skipped_where_the_adapter_lacks_it() {
-    for (name, caps) in [("metal", metal()), ("dx12", dx12())] {
+    for (name, caps) in [("metal", metal()), ("dx12", dx12()), ("gl", gl(true))] {
         assert!(!caps.f64, "{name}");
         let p = plan(&Su3, &su3_request(&[]), &caps, true).expect("plan");
         let ran: Vec<Precision> = p.cases.iter().map(|c| c.precision).collect();
@@ -116,6 +139,19 @@ fn timing_follows_the_reported_timestamp_features() {
     assert_eq!(method_for(&dx12, false), TimingMethod::GpuTimestampsEncoder);
 }
 
+/// GL with `GL_ARB_timer_query` times like DX12; a GL driver without it
+/// (OpenGL ES drivers lacking a timer query) times every kernel on the
+/// host.
+#[test]
+fn gl_times_by_its_timer_query() {
+    let (with, without) = (gl(true), gl(false));
+    assert_eq!(method_for(&with, true), TimingMethod::GpuTimestampsPasses);
+    assert_eq!(method_for(&with, false), TimingMethod::GpuTimestampsEncoder);
+    assert_eq!(method_for(&without, true), TimingMethod::WallClock);
+    assert_eq!(method_for(&without, false), TimingMethod::WallClock);
+    assert!(!with.subgroups && !with.float32_atomics);
+}
+
 /// Metal and DX12 report `PASSTHROUGH_SHADERS` for MSL and DXIL, which
 /// the SPIR-V df64 path cannot use; only Vulkan with it passes through.
 #[test]
@@ -125,6 +161,10 @@ fn only_vulkan_passes_spirv_through() {
         metal_apple_features()
     ));
     assert!(!precise_passthrough(wgpu::Backend::Dx12, dx12_features()));
+    assert!(!precise_passthrough(
+        wgpu::Backend::Gl,
+        F::PASSTHROUGH_SHADERS
+    ));
     assert!(precise_passthrough(
         wgpu::Backend::Vulkan,
         F::PASSTHROUGH_SHADERS

@@ -286,6 +286,7 @@ fn to_record(
         platform,
         timing: TimingMethod::Native,
         runs_per_sample: run.runs_per_sample,
+        timer_resolution_s: None,
         samples_s,
         gflops: model.flops / figure / 1e9,
         gbps: model.bytes / figure / 1e9,

@@ -182,7 +182,7 @@ pub fn run_case_cpu(app: &dyn App, case: &Case, opts: RunOptions) -> Outcome {
             t0.elapsed().as_secs_f64()
         })
         .collect();
-    Outcome::Done(Box::new(ResultRecord::new(
+    let mut record = ResultRecord::new(
         recorded_case(app, case),
         cpu_platform(),
         TimingMethod::CpuClock,
@@ -190,5 +190,7 @@ pub fn run_case_cpu(app: &dyn App, case: &Case, opts: RunOptions) -> Outcome {
         k.model(),
         validation,
         BTreeMap::new(),
-    )))
+    );
+    record.timer_resolution_s = Some(crate::gpu::clock::host_tick_s());
+    Outcome::Done(Box::new(record))
 }

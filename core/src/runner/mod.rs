@@ -5,16 +5,18 @@
 //! into a [`ResultRecord`]. The CPU reference platform's planning and runs
 //! live in `cpu.rs`.
 
-use crate::app::{App, Case, Kernel, Timestamps};
+use crate::app::{App, Case};
 use crate::error::{Error, Result};
-use crate::gpu::timer::{self, Timer};
 use crate::gpu::{Capabilities, Gpu};
 use crate::precision::Precision;
 use crate::record::ResultRecord;
-use crate::timing::{Phases, TimingMethod};
+use crate::timing::Phases;
 use web_time::Instant;
 
 mod cpu;
+mod sample;
+
+use sample::{submit_runs, time_kernel, warm_up};
 
 pub use cpu::{
     CPU_REFERENCE, cpu_capabilities, cpu_honoured, cpu_plan, cpu_platform, run_case_cpu,
@@ -348,8 +350,7 @@ async fn try_run_case(
         .await?
         .unwrap_or(validate_s);
     let timed = Instant::now();
-    let n = opts.samples_for(run_s);
-    let (timing, samples) = time_samples(gpu, kernel.as_ref(), n, opts.runs()).await?;
+    let t = time_kernel(gpu, kernel.as_ref(), opts, run_s).await?;
     gpu.busy.record(timed, Instant::now());
     let phases = Phases {
         prepare_s,
@@ -362,106 +363,18 @@ async fn try_run_case(
     let mut record = ResultRecord::new(
         case.clone(),
         gpu.info.clone(),
-        timing,
-        samples,
+        t.method,
+        t.samples,
         kernel.model(),
         validation,
         metrics,
     );
     record.phases = Some(phases);
-    record.runs_per_sample = opts.runs();
+    record.runs_per_sample = t.runs;
+    record.timer_resolution_s = Some(t.resolution_s);
     record.working_set_bytes = kernel.working_set();
     record.issued_bytes = kernel.issued_bytes();
     Ok(record)
-}
-
-/// At least `opts.warmup` runs, continued until the GPU has been busy
-/// without a break for `opts.warmup_s`: a GPU idling at low clocks needs up
-/// to seconds of load before its clocks settle, far longer than two runs of
-/// a short kernel, but a GPU kept busy since the last case needs no more.
-/// Returns the wall time of one run as the last batch measured it (`None`
-/// when no run was needed).
-async fn warm_up(gpu: &Gpu, kernel: &dyn Kernel, opts: RunOptions) -> Result<Option<f64>> {
-    let mut runs = 0u32;
-    let mut batch = opts.warmup.max(1);
-    let mut run_s = None;
-    while runs < opts.warmup || gpu.busy.seconds() < opts.warmup_s {
-        let t = Instant::now();
-        submit_runs(gpu, kernel, batch);
-        gpu.finish().await?;
-        let end = Instant::now();
-        gpu.busy.record(t, end);
-        run_s = Some(end.duration_since(t).as_secs_f64() / f64::from(batch));
-        runs += batch;
-        batch = (batch * 2).min(64);
-    }
-    Ok(run_s)
-}
-
-fn submit_runs(gpu: &Gpu, kernel: &dyn Kernel, runs: u32) {
-    for _ in 0..runs {
-        let mut enc = gpu.device.create_command_encoder(&Default::default());
-        kernel.encode(&mut enc, Timestamps::None);
-        gpu.queue.submit([enc.finish()]);
-    }
-}
-
-/// `n` timed samples of `kernel`, each the mean of `runs` back-to-back
-/// runs: GPU timestamps where the device and kernel allow them (see
-/// [`timer::method`]), else the host clock around each sample's runs.
-async fn time_samples(
-    gpu: &Gpu,
-    kernel: &dyn Kernel,
-    n: u32,
-    runs: u32,
-) -> Result<(TimingMethod, Vec<f64>)> {
-    let method = timer::method(gpu, kernel.pass_timed());
-    let per_run = f64::from(runs);
-    if method == TimingMethod::WallClock {
-        let mut samples = Vec::with_capacity(n as usize);
-        for _ in 0..n {
-            let t0 = Instant::now();
-            submit_runs(gpu, kernel, runs);
-            gpu.finish().await?;
-            samples.push(t0.elapsed().as_secs_f64() / per_run);
-        }
-        return Ok((method, samples));
-    }
-    let timer = Timer::new(gpu, n);
-    gpu.scoped(|| {
-        // A submission a sample, so that many runs a sample never make one
-        // command buffer long enough for a driver's watchdog; the queue runs
-        // them back to back, and each interval lies within one of them.
-        for s in 0..n {
-            let mut enc = gpu.device.create_command_encoder(&Default::default());
-            if method == TimingMethod::GpuTimestampsEncoder {
-                timer.around(&mut enc, s, |enc| {
-                    kernel.encode_runs(enc, runs, Timestamps::None)
-                });
-            } else {
-                kernel.encode_runs(&mut enc, runs, timer.passes(s));
-            }
-            gpu.queue.submit([enc.finish()]);
-        }
-        let mut enc = gpu.device.create_command_encoder(&Default::default());
-        timer.resolve(&mut enc);
-        gpu.queue.submit([enc.finish()]);
-        Ok(())
-    })
-    .await?;
-    let raw = gpu.read_buffers(&[timer.buffer()]).await?;
-    Timer::ticks(&raw[0])
-        .into_iter()
-        .map(|[start, end]| {
-            if end <= start {
-                return Err(Error::Device(format!(
-                    "GPU timestamps not increasing ({start} then {end}): the adapter's timer is unusable"
-                )));
-            }
-            Ok(timer.seconds(end - start) / per_run)
-        })
-        .collect::<Result<Vec<f64>>>()
-        .map(|samples| (method, samples))
 }
 
 #[cfg(test)]

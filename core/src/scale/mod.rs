@@ -217,13 +217,16 @@ pub struct Measured {
 }
 
 impl Measured {
-    /// `record` (rank 0's) with its scale-out part: `d`, `mode` and the split.
+    /// `record` (rank 0's) with its scale-out part: `d`, `mode` and the
+    /// split, and the resolution of the host clock that timed it (a run's
+    /// wall time over the ranks, halo swaps included, is the figure).
     pub fn attach(
         &self,
         mut record: ResultRecord,
         d: &Decomposition,
         mode: ScaleMode,
     ) -> ResultRecord {
+        record.timer_resolution_s = Some(crate::gpu::clock::host_tick_s());
         record.scale = Some(ScaleOut {
             ranks: d.ranks,
             scaling: mode.scaling,
