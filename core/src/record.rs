@@ -78,6 +78,23 @@ pub struct ResultRecord {
     /// scale-out runs (`None` for a single device).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<crate::scale::ScaleOut>,
+    /// Whether the configuration came from a tuning cache ([`crate::tune`]);
+    /// `defaults` in older files.
+    #[serde(default)]
+    pub tuning: Tuning,
+}
+
+/// Where a record's configuration (layout, workgroup size, ...: the
+/// parameters `skylight tune` searches) came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tuning {
+    /// The request's: the app's defaults and any parameter the run set.
+    #[default]
+    Defaults,
+    /// A tuning cache's best for the adapter and problem: the label of its
+    /// entry (`milc/cg f32 L=4 T=8`).
+    Tuned(String),
 }
 
 impl ResultRecord {
@@ -119,6 +136,7 @@ impl ResultRecord {
             native: None,
             phases: None,
             scale: None,
+            tuning: Tuning::Defaults,
         }
     }
 }

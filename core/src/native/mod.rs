@@ -269,6 +269,7 @@ fn to_record(
         native: Some(source.clone()),
         phases: None,
         scale: None,
+        tuning: crate::record::Tuning::Defaults,
     })
 }
 

@@ -438,6 +438,22 @@ impl App for Milc {
         layout::sweep_defaults()
     }
 
+    /// The published best (aosoa-32, wg 512, pairs, fused) is in the space.
+    fn tunable(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("operator", "split,fused"),
+            ("layout", layout::ALL_LAYOUTS),
+            ("wg", "64,128,256,512,1024"),
+            ("complex", "split,pairs"),
+            ("vvl", "1,2,4"),
+            ("reconstruct", "18,12"),
+            ("block-y", "1,2,4"),
+            ("block-z", "1,2,4"),
+            ("block-t", "1,2,4"),
+            ("tile-t", "1,2,4,8"),
+        ]
+    }
+
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
         let r = Resolved::new(self, req)?;
         let (l, t) = parse_lattice(r.text("size"))?;
