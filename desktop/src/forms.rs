@@ -138,6 +138,8 @@ pub struct Forms {
     /// Timed samples per case (at most: slow kernels take fewer, see
     /// [`RunOptions::budget_s`]).
     pub samples: u32,
+    /// Seconds the Tune action may take.
+    pub tune_budget_s: f64,
 }
 
 impl Default for Forms {
@@ -157,6 +159,7 @@ impl Default for Forms {
             apps,
             precisions: [true, true, true],
             samples: RunOptions::default().samples,
+            tune_budget_s: 60.0,
         }
     }
 }
@@ -235,7 +238,12 @@ impl Forms {
                 if v.trim().is_empty() {
                     return Err(format!("{}: choose a value for `{}`", f.name, p.spec.name));
                 }
-                req = req.set(p.spec.name, v);
+                // A parameter left at its default stays unset, as on the
+                // command line: the tuning cache's best may then set it.
+                let items = |s: &str| s.split(',').map(str::trim).collect::<Vec<_>>().join(",");
+                if items(&v) != items(p.spec.default) {
+                    req = req.set(p.spec.name, v);
+                }
             }
             runs.push((f.name.to_string(), req));
         }
@@ -249,6 +257,7 @@ impl Forms {
                 samples: self.samples.max(1),
                 ..RunOptions::default()
             },
+            tune_budget_s: None,
         })
     }
 }
