@@ -118,6 +118,9 @@ pub fn run(args: &TuneArgs) -> Result<bool> {
             log::info!("{:?}: {:?} {}", trial.config, trial.median_s, trial.detail);
         }
         Event::Done(entry) => bar.suspend(|| println!("{}", line(entry))),
+        Event::Unreached(unit) => {
+            bar.suspend(|| println!("{:<34} not reached: the budget was spent", unit.label()))
+        }
     };
     let halt = || stop::requested() || unsaved.borrow().is_some();
     let tuned = pollster::block_on(session::tune(

@@ -129,6 +129,10 @@ pub async fn tune(
         TuningCache::new()
     });
     let mut progress = |e: Event<'_>| match e {
+        Event::Unreached(unit) => send(Msg::Info(format!(
+            "{}: not reached, the budget was spent",
+            unit.label()
+        ))),
         Event::Unit {
             unit, index, total, ..
         } => send(Msg::Tuning {

@@ -76,6 +76,9 @@ pub struct Trial {
     pub passed: bool,
     /// The validation's detail, or why it did not run.
     pub detail: String,
+    /// Seconds it took, all told (building, validating, warming up, timing).
+    #[serde(default)]
+    pub wall_s: f64,
 }
 
 /// What the cache holds for one unit on one adapter.
@@ -175,25 +178,29 @@ impl TuningCache {
             .find(|e| e.device.same(device) && e.unit == *unit)
     }
 
-    /// The index in [`TuningCache::entries`] of the entry of `unit` on
-    /// `device`, made (with `make`) if absent.
-    pub fn index_of(
+    /// The entry of `unit` measured on exactly `device`, to change.
+    pub fn entry_mut(&mut self, device: &DeviceKey, unit: &Unit) -> Option<&mut Entry> {
+        self.entries
+            .iter_mut()
+            .find(|e| e.device.same(device) && e.unit == *unit)
+    }
+
+    /// The entry of `unit` on `device`, made (with `make`) if absent.
+    pub fn entry_or_insert(
         &mut self,
         device: &DeviceKey,
         unit: &Unit,
         make: impl FnOnce() -> Entry,
-    ) -> usize {
-        match self
+    ) -> &mut Entry {
+        if self.entry(device, unit).is_none() {
+            self.entries.push(make());
+        }
+        let i = self
             .entries
             .iter()
             .position(|e| e.device.same(device) && e.unit == *unit)
-        {
-            Some(i) => i,
-            None => {
-                self.entries.push(make());
-                self.entries.len() - 1
-            }
-        }
+            .unwrap_or(self.entries.len() - 1);
+        &mut self.entries[i]
     }
 
     /// Reads the cache at `path`: an empty one where there is no file, an

@@ -20,10 +20,11 @@ use super::{Config, Unit};
 /// How a tune runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TuneOptions {
-    /// Seconds of wall time for the whole tune: split evenly over the
-    /// apps, and each app's share over its units, what a unit leaves
-    /// passing to the next. No configuration starts after it; one started
-    /// in time finishes.
+    /// Seconds of wall time for the whole tune: each unit's defaults
+    /// first, then the rest split over the units (of every app) in
+    /// proportion to what their defaults took, what a unit leaves passing
+    /// to the next. No configuration starts after it; one started in time
+    /// finishes.
     pub budget_s: f64,
     /// How each configuration is run.
     pub run: RunOptions,
@@ -68,10 +69,15 @@ pub enum Event<'a> {
     },
     /// A unit's search ended (or had ended in an earlier tune).
     Done(&'a Entry),
+    /// The budget ended before a unit's first configuration.
+    Unreached(&'a Unit),
 }
 
 /// Tunes every unit of `jobs` on `gpu`, recording into `cache`; stops
 /// between configurations when `stop` says so or the device is lost.
+/// Each unit's defaults are measured first; what they took sets each
+/// unit's share of the time left, so that every unit gets about as many
+/// configurations as the others.
 pub async fn tune(
     gpu: &Gpu,
     jobs: &[Job<'_>],
@@ -81,58 +87,67 @@ pub async fn tune(
     stop: &dyn Fn() -> bool,
 ) -> Result<()> {
     let end = Instant::now() + Duration::from_secs_f64(opts.budget_s.max(0.0));
-    let mut planned = Vec::new();
+    let mut targets: Vec<(Target<'_>, Space)> = Vec::new();
     for job in jobs {
         let plan = runner::plan(job.app, &job.base, &gpu.caps, false)?;
-        let mut units: Vec<(Unit, Space)> = Vec::new();
         for case in &plan.cases {
             let unit = Unit::of(job.app, case);
-            if units.iter().all(|(u, _)| *u != unit) {
-                let space = Space::new(job.app, &job.base, &unit, job.axes.clone(), &gpu.caps);
-                units.push((unit, space));
+            if targets.iter().any(|(t, _)| t.unit == unit) {
+                continue;
+            }
+            let space = Space::new(job.app, &job.base, &unit, job.axes.clone(), &gpu.caps);
+            // A unit with one configuration has nothing to tune.
+            if space.size() > 1 {
+                let target = Target {
+                    gpu,
+                    app: job.app,
+                    base: &job.base,
+                    unit,
+                    opts: opts.run,
+                };
+                targets.push((target, space));
             }
         }
-        // A unit with one configuration has nothing to tune.
-        units.retain(|(_, s)| s.size() > 1);
-        planned.push((job, units));
     }
-    let total: usize = planned.iter().map(|(_, u)| u.len()).sum();
-    let mut index = 0;
-    for (a, (job, units)) in planned.iter().enumerate() {
-        let app_end = share(end, planned.len() - a);
-        for (u, (unit, space)) in units.iter().enumerate() {
-            if stop() || gpu.check_lost().is_err() {
-                return Ok(());
+    let halted = || stop() || gpu.check_lost().is_err();
+    for (t, space) in &targets {
+        if halted() {
+            return Ok(());
+        }
+        t.search(space, cache, end, Some(1), progress, stop).await;
+        gpu.end_request();
+    }
+    let total = targets.len();
+    for (index, (t, space)) in targets.iter().enumerate() {
+        if halted() {
+            return Ok(());
+        }
+        let costs: Vec<f64> = targets[index..]
+            .iter()
+            .map(|(t, _)| t.cost(cache))
+            .collect();
+        let left = end.saturating_duration_since(Instant::now());
+        let budget = left.mul_f64(costs[0] / costs.iter().sum::<f64>());
+        progress(Event::Unit {
+            unit: &t.unit,
+            index,
+            total,
+            space: space.size(),
+            budget_s: budget.as_secs_f64(),
+        });
+        let ended = t
+            .search(space, cache, Instant::now() + budget, None, progress, stop)
+            .await;
+        gpu.end_request();
+        match cache.entry_mut(&DeviceKey::of(&gpu.info), &t.unit) {
+            Some(entry) => {
+                entry.complete = ended == Ended::Complete;
+                progress(Event::Done(entry));
             }
-            let deadline = share(app_end, units.len() - u);
-            progress(Event::Unit {
-                unit,
-                index,
-                total,
-                space: space.size(),
-                budget_s: deadline
-                    .saturating_duration_since(Instant::now())
-                    .as_secs_f64(),
-            });
-            index += 1;
-            let target = Target {
-                gpu,
-                app: job.app,
-                base: &job.base,
-                unit,
-                opts: opts.run,
-            };
-            target.search(space, cache, deadline, progress, stop).await;
-            gpu.end_request();
+            None => progress(Event::Unreached(&t.unit)),
         }
     }
     Ok(())
-}
-
-/// The instant an even share of the time to `end` ends, split `parts` ways.
-fn share(end: Instant, parts: usize) -> Instant {
-    let left = end.saturating_duration_since(Instant::now());
-    Instant::now() + left / parts.max(1) as u32
 }
 
 /// One unit being tuned.
@@ -140,78 +155,96 @@ struct Target<'a> {
     gpu: &'a Gpu,
     app: &'a dyn App,
     base: &'a Request,
-    unit: &'a Unit,
+    unit: Unit,
     opts: RunOptions,
 }
 
 impl Target<'_> {
-    /// Searches `space` until the search ends or `deadline`, replaying the
-    /// configurations `cache` already holds; records whether it ended.
+    /// Seconds its first configuration took (1 where none was measured).
+    fn cost(&self, cache: &TuningCache) -> f64 {
+        cache
+            .entry(&DeviceKey::of(&self.gpu.info), &self.unit)
+            .and_then(|e| e.trials.first())
+            .map_or(1.0, |t| t.wall_s.max(1e-3))
+    }
+
+    /// Searches `space` until the search ends, `deadline`, or `most` new
+    /// configurations, replaying those `cache` already holds; a unit whose
+    /// search ended in an earlier tune is not searched again.
     async fn search(
         &self,
         space: &Space,
         cache: &mut TuningCache,
         deadline: Instant,
+        most: Option<usize>,
         progress: &mut dyn FnMut(Event<'_>),
         stop: &dyn Fn() -> bool,
-    ) {
+    ) -> Ended {
         let device = DeviceKey::of(&self.gpu.info);
         let defaults = space.config(&vec![0; space.axes.len()]);
-        let i = cache.index_of(&device, self.unit, || Entry {
-            device: device.clone(),
-            unit: self.unit.clone(),
-            defaults: defaults.clone(),
-            space: space.size(),
-            complete: false,
-            trials: Vec::new(),
-            best: None,
-        });
-        let entry = &mut cache.entries[i];
-        if entry.complete && entry.space == space.size() {
-            progress(Event::Done(entry));
-            return;
+        if let Some(e) = cache.entry_mut(&device, &self.unit) {
+            if e.complete && e.space == space.size() {
+                return Ended::Complete;
+            }
+            (e.defaults, e.space) = (defaults.clone(), space.size());
         }
-        (entry.defaults, entry.space) = (defaults, space.size());
         // Configurations that make a case already run here reuse its time.
         let mut ran: Vec<(Case, Trial)> = Vec::new();
-        let ended = search::run(
+        let mut measured = 0;
+        search::run(
             &space.dims(),
             search::seed(&self.unit.label()),
             async |point: &[usize]| {
                 let config = space.config(point);
-                if let Some(t) = cache.entries[i].trial(&config) {
+                if let Some(t) = cache
+                    .entry(&device, &self.unit)
+                    .and_then(|e| e.trial(&config))
+                {
                     return eval(t);
                 }
-                if stop() || Instant::now() >= deadline || self.gpu.check_lost().is_err() {
+                if most.is_some_and(|m| measured >= m)
+                    || stop()
+                    || Instant::now() >= deadline
+                    || self.gpu.check_lost().is_err()
+                {
                     return Eval::Stop;
                 }
+                measured += 1;
                 let trial = self.measure(config, &mut ran).await;
-                cache.entries[i].add(trial.clone());
+                let entry = cache.entry_or_insert(&device, &self.unit, || Entry {
+                    device: device.clone(),
+                    unit: self.unit.clone(),
+                    defaults: defaults.clone(),
+                    space: space.size(),
+                    complete: false,
+                    trials: Vec::new(),
+                    best: None,
+                });
+                entry.add(trial.clone());
                 progress(Event::Trial {
-                    unit: self.unit,
+                    unit: &self.unit,
                     trial: &trial,
                     cache,
                 });
                 eval(&trial)
             },
         )
-        .await;
-        let entry = &mut cache.entries[i];
-        entry.complete = ended == Ended::Complete;
-        progress(Event::Done(entry));
+        .await
     }
 
     /// Runs the case `config` makes (or reuses the trial of a configuration
     /// that made the same case).
     async fn measure(&self, config: Config, ran: &mut Vec<(Case, Trial)>) -> Trial {
+        let start = Instant::now();
         let failed = |detail: String| Trial {
             config: config.clone(),
             variant: String::new(),
             median_s: None,
             passed: false,
             detail,
+            wall_s: start.elapsed().as_secs_f64(),
         };
-        let case = match space::cases(self.app, self.base, self.unit, &config, &self.gpu.caps) {
+        let case = match space::cases(self.app, self.base, &self.unit, &config, &self.gpu.caps) {
             Err(e) => return failed(e.to_string()),
             Ok(cases) => match cases.into_iter().next() {
                 Some(c) => c,
@@ -225,17 +258,19 @@ impl Target<'_> {
                 ..t.clone()
             };
         }
-        let trial = match runner::run_case(self.gpu, self.app, &case, self.opts).await {
+        let mut trial = match runner::run_case(self.gpu, self.app, &case, self.opts).await {
             Outcome::Done(r) => Trial {
                 config,
                 variant: case.variant.clone(),
                 median_s: Some(r.stats.median),
                 passed: r.validation.usable(),
                 detail: r.validation.detail,
+                wall_s: 0.0,
             },
             Outcome::Unsupported { reason, .. } => failed(reason),
             Outcome::Failed { error, .. } => failed(error.to_string()),
         };
+        trial.wall_s = start.elapsed().as_secs_f64();
         ran.push((case, trial.clone()));
         trial
     }

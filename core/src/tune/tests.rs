@@ -177,6 +177,7 @@ fn trial(config: &Config, t: Option<f64>, passed: bool) -> Trial {
         median_s: t,
         passed,
         detail: String::new(),
+        wall_s: 0.1,
     }
 }
 
