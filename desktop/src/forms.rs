@@ -306,4 +306,21 @@ mod tests {
             .expect("variant");
         assert_eq!(variant.request_value(), "element");
     }
+
+    /// A parameter left at its default stays out of the request, so that
+    /// a run may take it from the tuning cache.
+    #[test]
+    fn a_job_sets_only_the_parameters_changed() {
+        let mut forms = Forms::default();
+        let preset = Preset {
+            apps: vec!["su3".into()],
+            params: vec![("wg".into(), "64".into())],
+            ..Preset::default()
+        };
+        assert!(forms.apply(&preset).is_empty());
+        let job = forms.job(Selector::Auto).expect("a job");
+        let names: Vec<&String> = job.runs[0].1.params.keys().collect();
+        assert_eq!(names, ["wg"]);
+        assert_eq!(job.tune_budget_s, None);
+    }
 }

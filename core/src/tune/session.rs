@@ -20,11 +20,11 @@ use super::{Config, Unit};
 /// How a tune runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TuneOptions {
-    /// Seconds of wall time for the whole tune: each unit's defaults
-    /// first, then the rest split over the units (of every app) in
-    /// proportion to what their defaults took, what a unit leaves passing
-    /// to the next. No configuration starts after it; one started in time
-    /// finishes.
+    /// Seconds of wall time for the whole tune: split evenly over the
+    /// apps, and within an app, after each unit's defaults, over its units
+    /// in proportion to what their defaults took; what an app or unit
+    /// leaves passes to the next. No configuration starts after it; one
+    /// started in time finishes.
     pub budget_s: f64,
     /// How each configuration is run.
     pub run: RunOptions,
@@ -75,9 +75,10 @@ pub enum Event<'a> {
 
 /// Tunes every unit of `jobs` on `gpu`, recording into `cache`; stops
 /// between configurations when `stop` says so or the device is lost.
-/// Each unit's defaults are measured first; what they took sets each
-/// unit's share of the time left, so that every unit gets about as many
-/// configurations as the others.
+/// The budget is split evenly over the apps (what one leaves passing to
+/// the next); within an app, each unit's defaults are measured first, and
+/// what they took sets each unit's share of the app's time left, so that
+/// every unit gets about as many configurations as the others.
 pub async fn tune(
     gpu: &Gpu,
     jobs: &[Job<'_>],
@@ -87,9 +88,10 @@ pub async fn tune(
     stop: &dyn Fn() -> bool,
 ) -> Result<()> {
     let end = Instant::now() + Duration::from_secs_f64(opts.budget_s.max(0.0));
-    let mut targets: Vec<(Target<'_>, Space)> = Vec::new();
+    let mut apps: Vec<Vec<(Target<'_>, Space)>> = Vec::new();
     for job in jobs {
         let plan = runner::plan(job.app, &job.base, &gpu.caps, false)?;
+        let mut targets: Vec<(Target<'_>, Space)> = Vec::new();
         for case in &plan.cases {
             let unit = Unit::of(job.app, case);
             if targets.iter().any(|(t, _)| t.unit == unit) {
@@ -108,46 +110,94 @@ pub async fn tune(
                 targets.push((target, space));
             }
         }
+        apps.push(targets);
     }
-    let halted = || stop() || gpu.check_lost().is_err();
-    for (t, space) in &targets {
-        if halted() {
-            return Ok(());
-        }
-        t.search(space, cache, end, Some(1), progress, stop).await;
-        gpu.end_request();
-    }
-    let total = targets.len();
-    for (index, (t, space)) in targets.iter().enumerate() {
-        if halted() {
-            return Ok(());
-        }
-        let costs: Vec<f64> = targets[index..]
-            .iter()
-            .map(|(t, _)| t.cost(cache))
-            .collect();
-        let left = end.saturating_duration_since(Instant::now());
-        let budget = left.mul_f64(costs[0] / costs.iter().sum::<f64>());
-        progress(Event::Unit {
-            unit: &t.unit,
-            index,
+    let total = apps.iter().map(Vec::len).sum();
+    let mut index = 0;
+    for (a, targets) in apps.iter().enumerate() {
+        let app_end = Instant::now()
+            + end.saturating_duration_since(Instant::now()) / (apps.len() - a) as u32;
+        let run = Run {
+            gpu,
             total,
-            space: space.size(),
-            budget_s: budget.as_secs_f64(),
-        });
-        let ended = t
-            .search(space, cache, Instant::now() + budget, None, progress, stop)
-            .await;
-        gpu.end_request();
-        match cache.entry_mut(&DeviceKey::of(&gpu.info), &t.unit) {
-            Some(entry) => {
-                entry.complete = ended == Ended::Complete;
-                progress(Event::Done(entry));
-            }
-            None => progress(Event::Unreached(&t.unit)),
+            end: app_end,
+            stop,
+        };
+        if !run.app(targets, cache, &mut index, progress).await {
+            break;
         }
     }
     Ok(())
+}
+
+/// One app's part of a tune.
+struct Run<'a> {
+    gpu: &'a Gpu,
+    /// Units in the whole tune.
+    total: usize,
+    /// When the app's share of the budget ends.
+    end: Instant,
+    stop: &'a dyn Fn() -> bool,
+}
+
+impl Run<'_> {
+    fn halted(&self) -> bool {
+        (self.stop)() || self.gpu.check_lost().is_err()
+    }
+
+    /// Tunes `targets` (one app's units), counting them from `index`;
+    /// false once stopped.
+    async fn app(
+        &self,
+        targets: &[(Target<'_>, Space)],
+        cache: &mut TuningCache,
+        index: &mut usize,
+        progress: &mut dyn FnMut(Event<'_>),
+    ) -> bool {
+        for (t, space) in targets {
+            if self.halted() {
+                return false;
+            }
+            t.search(space, cache, self.end, Some(1), progress, self.stop)
+                .await;
+            self.gpu.end_request();
+        }
+        for (k, (t, space)) in targets.iter().enumerate() {
+            if self.halted() {
+                return false;
+            }
+            let costs: Vec<f64> = targets[k..].iter().map(|(t, _)| t.cost(cache)).collect();
+            let left = self.end.saturating_duration_since(Instant::now());
+            let budget = left.mul_f64(costs[0] / costs.iter().sum::<f64>());
+            progress(Event::Unit {
+                unit: &t.unit,
+                index: *index,
+                total: self.total,
+                space: space.size(),
+                budget_s: budget.as_secs_f64(),
+            });
+            *index += 1;
+            let ended = t
+                .search(
+                    space,
+                    cache,
+                    Instant::now() + budget,
+                    None,
+                    progress,
+                    self.stop,
+                )
+                .await;
+            self.gpu.end_request();
+            match cache.entry_mut(&DeviceKey::of(&self.gpu.info), &t.unit) {
+                Some(entry) => {
+                    entry.complete = ended == Ended::Complete;
+                    progress(Event::Done(entry));
+                }
+                None => progress(Event::Unreached(&t.unit)),
+            }
+        }
+        true
+    }
 }
 
 /// One unit being tuned.

@@ -85,7 +85,11 @@ pub(super) fn parse_buffer_kib(text: &str) -> Result<u64> {
 }
 
 /// An extent of the one-pass operator's dispatch order.
-pub(super) fn order_param(name: &'static str, help: &'static str, default: &'static str) -> ParamSpec {
+pub(super) fn order_param(
+    name: &'static str,
+    help: &'static str,
+    default: &'static str,
+) -> ParamSpec {
     ParamSpec {
         name,
         help,
