@@ -154,13 +154,18 @@ impl Run<'_> {
         index: &mut usize,
         progress: &mut dyn FnMut(Event<'_>),
     ) -> bool {
+        // Each unit's defaults (the search's first point), where no
+        // earlier tune measured them.
+        let device = DeviceKey::of(&self.gpu.info);
         for (t, space) in targets {
             if self.halted() {
                 return false;
             }
-            t.search(space, cache, self.end, Some(1), progress, self.stop)
-                .await;
-            self.gpu.end_request();
+            if cache.entry(&device, &t.unit).is_none() {
+                t.search(space, cache, self.end, Some(1), progress, self.stop)
+                    .await;
+                self.gpu.end_request();
+            }
         }
         for (k, (t, space)) in targets.iter().enumerate() {
             if self.halted() {
@@ -188,7 +193,7 @@ impl Run<'_> {
                 )
                 .await;
             self.gpu.end_request();
-            match cache.entry_mut(&DeviceKey::of(&self.gpu.info), &t.unit) {
+            match cache.entry_mut(&device, &t.unit) {
                 Some(entry) => {
                     entry.complete = ended == Ended::Complete;
                     progress(Event::Done(entry));
