@@ -20,6 +20,7 @@ mod stats;
 mod stop;
 mod table;
 mod timing_report;
+mod tune;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -61,6 +62,10 @@ enum Command {
     Run(RunArgs),
     /// Run an app over comma lists of parameters and print the sweep table.
     Sweep(RunArgs),
+    /// Search each app's tunable parameters (layouts, workgroup sizes, ...)
+    /// for the fastest validated configuration on this adapter, within a
+    /// time budget, into the tuning cache that `run` then uses.
+    Tune(tune::TuneArgs),
     /// Measure the roofline (stream, the cache levels and peak) and place
     /// other results on it.
     Roofline {
@@ -231,6 +236,14 @@ struct RunArgs {
     /// state, and a crash or device loss ends only its own case).
     #[arg(long)]
     isolate: bool,
+    /// The tuning cache `run` takes each kernel's best configuration on
+    /// this adapter from (see `skylight tune`) [default:
+    /// skylight/tuning.json in the user's cache folder].
+    #[arg(long, env = "SKYLIGHT_TUNING", value_name = "FILE")]
+    tuning: Option<PathBuf>,
+    /// Run the apps' default configurations, not the tuning cache's.
+    #[arg(long)]
+    untuned: bool,
     /// After the table, print where the wall time went: per app its cases,
     /// wall time and the median per-case overhead by phase (prepare,
     /// compile, validate, warm-up, timing).
@@ -322,6 +335,7 @@ fn real_main() -> Result<bool> {
         }
         Command::Run(args) => run::run(&args, false),
         Command::Sweep(args) => run::run(&args, true),
+        Command::Tune(args) => tune::run(&args),
         Command::Roofline {
             common,
             plot,
@@ -482,6 +496,7 @@ fn roofline(
                 quiet: common.quiet,
                 isolate: false,
                 done: Vec::new(),
+                tuned: None,
             };
             let mut requests = Vec::new();
             for name in ["stream", "cache", "peak"] {

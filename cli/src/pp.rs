@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use skylight_core::portability::{self, Basis, PpTable};
+use skylight_core::portability::{self, Basis, Config, PpTable};
 use skylight_core::record::write_atomic;
 
 use crate::cascade;
@@ -18,6 +18,16 @@ enum BasisArg {
     /// Against the best known time on each platform (its native baseline
     /// when loaded, else Skylight's best variant there).
     Application,
+}
+
+/// A configuration PP is computed for.
+#[derive(Clone, Copy, ValueEnum)]
+enum ConfigArg {
+    /// One configuration on every platform: the variant with the highest
+    /// PP over them.
+    Portable,
+    /// Each platform's own best configuration (its tuned one).
+    Tuned,
 }
 
 /// Arguments of `skylight pp`.
@@ -39,6 +49,11 @@ pub struct PpArgs {
     /// each platform's best.
     #[arg(long)]
     variants: bool,
+    /// Instead, one row per kernel and configuration: `portable` (the best
+    /// single configuration across the platforms) and/or `tuned` (each
+    /// platform's best); a comma list gives both.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    config: Vec<ConfigArg>,
     /// Write the table as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -60,7 +75,19 @@ pub fn run(args: &PpArgs) -> Result<bool> {
         BasisArg::Architectural => Basis::Architectural,
         BasisArg::Application => Basis::Application,
     };
-    let table = portability::table(&records, basis, &args.platforms, args.variants);
+    let configs: Vec<Config> = args
+        .config
+        .iter()
+        .map(|c| match c {
+            ConfigArg::Portable => Config::Portable,
+            ConfigArg::Tuned => Config::Tuned,
+        })
+        .collect();
+    let variants = args.variants || !configs.is_empty();
+    let mut table = portability::table(&records, basis, &args.platforms, variants);
+    if !configs.is_empty() {
+        table = portability::by_config(&table, &configs);
+    }
     if table.platforms.is_empty() {
         anyhow::bail!("no validated Skylight record on the platforms asked for");
     }

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use skylight_core::app::App;
 use skylight_core::gpu::AdapterEntry;
-use skylight_core::record::ResultRecord;
+use skylight_core::record::{ResultRecord, Tuning};
 use skylight_core::roofline::{Ceiling, MemoryLevel, Roofline, native_ceilings, size_label};
 use skylight_core::runner::Outcome;
 
@@ -58,13 +58,17 @@ pub fn print_adapters(adapters: &[AdapterEntry]) {
 pub fn print_apps(apps: &[&dyn App]) {
     for a in apps {
         println!("{:<8} {}", a.name(), a.about());
+        let tunable = a.tunable();
         for p in a.params() {
             println!("    {:<10} {} (default: {})", p.name, p.help, p.default);
+            if let Some((_, values)) = tunable.iter().find(|(t, _)| *t == p.name) {
+                println!("    {:<10} tunable: `skylight tune` tries {values}", "");
+            }
         }
     }
 }
 
-fn time(s: f64) -> String {
+pub(crate) fn time(s: f64) -> String {
     match s {
         s if s >= 1.0 => format!("{s:.3} s"),
         s if s >= 1e-3 => format!("{:.3} ms", s * 1e3),
@@ -95,7 +99,7 @@ pub fn row(o: &Outcome) -> String {
     let name = format!("{}/{}", c.app, c.kernel);
     match o {
         Outcome::Done(r) => format!(
-            "{:<24} {:<22} {:<5} {:>11} {:>10.1} {:>9.1} {:>7.3}  {:<11} {:<6} {}",
+            "{:<24} {:<22} {:<5} {:>11} {:>10.1} {:>9.1} {:>7.3}  {:<11} {:<6} {}{}",
             name,
             c.variant,
             c.precision,
@@ -105,6 +109,10 @@ pub fn row(o: &Outcome) -> String {
             r.arithmetic_intensity,
             timing(r),
             r.validation.status().label(),
+            match r.tuning {
+                Tuning::Tuned(_) => "[tuned] ",
+                Tuning::Defaults => "",
+            },
             r.validation.detail
         ),
         Outcome::Unsupported { reason, .. } => {

@@ -14,6 +14,8 @@ use skylight_core::record::ResultRecord;
 use skylight_core::registry;
 use skylight_core::roofline::Roofline;
 use skylight_core::runner::{Outcome, Platform as Target, Progress, RunOptions, Runner};
+use skylight_core::tune::apply::{Tuned, sets_tunable};
+use skylight_core::tune::cache::TuningCache;
 
 use crate::output::Output;
 use crate::{Platform, RunArgs, inputs, isolate, report, stop, timing_report};
@@ -28,6 +30,8 @@ pub struct Settings {
     pub isolate: bool,
     /// The cases a resumed run's file already holds (left out).
     pub done: Vec<Case>,
+    /// The tuning cache's best configurations for the adapter, if used.
+    pub tuned: Option<Tuned>,
 }
 
 /// One app's part of a run.
@@ -89,6 +93,10 @@ pub fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
         quiet: args.common.quiet,
         isolate: args.isolate,
         done: resumed.iter().map(|r| r.case.clone()).collect(),
+        tuned: match sweep || args.untuned {
+            true => None,
+            false => tuned(&platform, args, &requests),
+        },
     };
     let mut output = Output::new(json, args.common.csv.clone(), resumed);
     stop::install()?;
@@ -174,6 +182,51 @@ fn same_platform(records: &[ResultRecord], platform: &Platform) -> Result<()> {
     Ok(())
 }
 
+/// The tuning cache's best configurations for the adapter, said so;
+/// `None` on the CPU platform, or where the cache has none for this
+/// adapter. A cache that cannot be read is reported with its path and
+/// ignored.
+fn tuned(platform: &Platform, args: &RunArgs, requests: &[(&dyn App, Request)]) -> Option<Tuned> {
+    let Platform::Gpu(gpu) = platform else {
+        return None;
+    };
+    let path = crate::tune::path(&args.tuning).ok()?;
+    let cache = match TuningCache::load(&path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("warning: tuning cache ignored: {e}");
+            return None;
+        }
+    };
+    let (tuned, warning) = Tuned::new(&cache, &gpu.info);
+    if let Some(w) = warning {
+        eprintln!("warning: {w}");
+    }
+    if tuned.is_empty() {
+        if args.tuning.is_some() {
+            eprintln!(
+                "tuning cache {} has nothing for this adapter: default configurations",
+                path.display()
+            );
+        }
+        return None;
+    }
+    eprintln!(
+        "tuned: the best configurations of {} kernel(s) and problem(s) from {} (--untuned runs the defaults)",
+        tuned.len(),
+        path.display()
+    );
+    for (app, req) in requests {
+        if let Some(p) = sets_tunable(*app, req) {
+            eprintln!(
+                "{}: `{p}` is set, so it runs as asked, not tuned",
+                app.name()
+            );
+        }
+    }
+    Some(tuned)
+}
+
 /// Whether the device of an in-process run was lost.
 fn lost(platform: &Platform) -> bool {
     matches!(platform, Platform::Gpu(gpu) if gpu.check_lost().is_err())
@@ -185,7 +238,10 @@ fn pending(platform: &Platform, requests: &[(&dyn App, Request)], settings: &Set
         Platform::Gpu(gpu) => Target::Gpu(gpu),
         Platform::Cpu => Target::Cpu,
     };
-    let runner = Runner::new(target, settings.opts).resuming(settings.done.clone());
+    let runner = configured(
+        Runner::new(target, settings.opts).resuming(settings.done.clone()),
+        settings,
+    );
     requests
         .iter()
         .map(|(app, req)| runner.plan(*app, req).map_or(0, |p| p.cases.len()))
@@ -215,6 +271,14 @@ pub fn measure(
         });
     }
     Ok(runs)
+}
+
+/// `runner` in the tuning cache's configurations, where the run uses them.
+fn configured<'a>(runner: Runner<'a>, settings: &'a Settings) -> Runner<'a> {
+    match &settings.tuned {
+        Some(t) => runner.configured(t),
+        None => runner,
+    }
 }
 
 fn progress_bar(quiet: bool) -> ProgressBar {
@@ -278,7 +342,10 @@ fn run_app(
         Platform::Cpu => Target::Cpu,
     };
     let stop = || stop::requested() || unwritten.borrow().is_some();
-    let mut runner = Runner::new(target, opts).resuming(settings.done.clone());
+    let mut runner = configured(
+        Runner::new(target, opts).resuming(settings.done.clone()),
+        settings,
+    );
     let out = pollster::block_on(runner.run(app, req, &mut progress, &stop));
     bar.finish_and_clear();
     if let Some(e) = unwritten.into_inner() {

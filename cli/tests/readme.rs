@@ -97,3 +97,24 @@ fn readme_portability_commands_run_on_the_committed_files() {
         run(&expanded);
     }
 }
+
+/// The tuning block: `tune` at the CI size in f32 with a short budget into
+/// a scratch cache, `run` from that cache, `pp` on the committed files.
+#[test]
+fn readme_tuning_commands_run() {
+    let dir = std::env::temp_dir().join(format!("skylight-readme-tune-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    let cache = dir.join("tuning.json").display().to_string();
+    for mut args in block_after("### Tuning") {
+        if args[0] == "tune"
+            && let Some(i) = args.iter().position(|a| a == "--budget-s")
+        {
+            args[i + 1] = "10".into();
+        }
+        if matches!(args[0].as_str(), "tune" | "run") {
+            args = small(args);
+            args.extend(["--tuning".to_string(), cache.clone()]);
+        }
+        run(&args);
+    }
+}

@@ -398,6 +398,14 @@ pub trait App: Send + Sync {
     fn sweep_defaults(&self) -> Vec<(&'static str, &'static str)> {
         Vec::new()
     }
+    /// The parameters `skylight tune` searches ([`crate::tune`]), each with
+    /// the values it tries (a comma list; the parameter's default is tried
+    /// first): parameters that change how fast a kernel runs, never what it
+    /// computes. Most influential first: a search cut short by its budget
+    /// has moved along those. None: the app has nothing to tune.
+    fn tunable(&self) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
     /// Expands a request into cases; errors on bad values.
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>>;
     /// Allocates, uploads and poisons on `gpu` and builds the pipelines.

@@ -26,6 +26,8 @@ pub fn record(
         device_type: "discrete".into(),
         driver: "d".into(),
         driver_info: "1".into(),
+        vendor: 0,
+        device: 0,
         df64: None,
     };
     let passed = Validation {

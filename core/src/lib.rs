@@ -18,7 +18,10 @@
 //! 5. The apps: [`apps`], one module each, listed in [`registry`].
 //! 6. Running: [`runner`] plans a request into cases and validates, warms
 //!    up and times each one; [`scale`] splits a lattice app over ranks
-//!    (the decomposition, the halo swap on the GPU, a communicator trait).
+//!    (the decomposition, the halo swap on the GPU, a communicator trait);
+//!    [`tune`] searches each app's tunable parameters for the fastest
+//!    configuration on a device and keeps it in a tuning cache, which the
+//!    runner's runs then use.
 //! 7. Results: [`record`] (result records and files), [`roofline`],
 //!    [`native`] (native baselines as records), [`efficiency`] (Skylight
 //!    beside the native code of a device), [`portability`] (Pennycook's
@@ -56,6 +59,7 @@ pub mod runner;
 pub mod scale;
 pub mod shader;
 pub mod timing;
+pub mod tune;
 
 /// The adapter and device types under their first path (`skylight_core::device::Gpu`),
 /// kept for front ends: they live in [`gpu`].

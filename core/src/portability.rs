@@ -205,6 +205,62 @@ pub fn platforms_named(records: &[&ResultRecord], wanted: &[String]) -> Vec<Stri
         .collect()
 }
 
+/// The configuration a PP row describes (`skylight pp --config`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Config {
+    /// One configuration on every platform: the variant whose PP over
+    /// them is highest.
+    Portable,
+    /// Each platform's own best (what `skylight tune` finds for it).
+    Tuned,
+}
+
+/// `table` (made with its variants) as one row per app, kernel, precision
+/// and configuration of `configs`, in that order: the portable row names
+/// its variant (`portable: aosoa-32/vvl1/wg512`), the tuned row is each
+/// platform's best.
+pub fn by_config(table: &PpTable, configs: &[Config]) -> PpTable {
+    let mut rows: Vec<PpRow> = Vec::new();
+    let mut groups: Vec<(&str, &str, Precision)> = Vec::new();
+    for r in &table.rows {
+        let key = (r.app.as_str(), r.kernel.as_str(), r.precision);
+        if !groups.contains(&key) {
+            groups.push(key);
+        }
+    }
+    for (app, kernel, precision) in groups {
+        let group: Vec<&PpRow> = table
+            .rows
+            .iter()
+            .filter(|r| r.app == app && r.kernel == kernel && r.precision == precision)
+            .collect();
+        for config in configs {
+            let (pick, label) = match config {
+                Config::Portable => {
+                    let ran = |r: &PpRow| r.efficiency.iter().flatten().count();
+                    let best = group
+                        .iter()
+                        .filter(|r| r.variant != BEST)
+                        .max_by(|a, b| a.pp.total_cmp(&b.pp).then(ran(a).cmp(&ran(b))));
+                    (best, "portable: ")
+                }
+                Config::Tuned => (group.iter().find(|r| r.variant == BEST), "tuned: "),
+            };
+            if let Some(r) = pick {
+                rows.push(PpRow {
+                    variant: format!("{label}{}", r.variant),
+                    ..(*r).clone()
+                });
+            }
+        }
+    }
+    PpTable {
+        basis: table.basis,
+        platforms: table.platforms.clone(),
+        rows,
+    }
+}
+
 /// One platform's efficiency of `variant`, or why there is none.
 fn cell(
     variant: &str,
@@ -364,6 +420,28 @@ mod tests {
             .find(|r| r.app == "stream")
             .map(|r| r.efficiency.clone());
         assert_eq!(arch, Some(vec![Some(1.0)]));
+    }
+
+    #[test]
+    fn the_portable_configuration_is_the_variant_with_the_best_pp() {
+        let recs = vec![
+            rec("A", "vulkan", "stream", "v1", 100, 1.0),
+            rec("A", "vulkan", "stream", "v2", 100, 2.0),
+            rec("B", "vulkan", "stream", "v1", 100, 4.0),
+            rec("B", "vulkan", "stream", "v2", 100, 1.0),
+        ];
+        let t = table(&recs, Basis::Application, &[], true);
+        let both = by_config(&t, &[Config::Portable, Config::Tuned]);
+        let rows: Vec<(String, f64)> = both
+            .rows
+            .iter()
+            .map(|r| (r.variant.clone(), r.pp))
+            .collect();
+        assert_eq!(rows.len(), 2);
+        // v1: 2 / (1 + 4); v2: 2 / (2 + 1); each platform's best: 1.
+        assert_eq!(rows[0].0, "portable: v2");
+        assert!((rows[0].1 - 2.0 / 3.0).abs() < 1e-12, "{rows:?}");
+        assert_eq!(rows[1], (format!("tuned: {BEST}"), 1.0));
     }
 
     #[test]

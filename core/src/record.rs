@@ -92,6 +92,23 @@ pub struct ResultRecord {
     /// ([`crate::app::Kernel::issued_bytes`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issued_bytes: Option<f64>,
+    /// Whether the configuration came from a tuning cache ([`crate::tune`]);
+    /// `defaults` in older files.
+    #[serde(default)]
+    pub tuning: Tuning,
+}
+
+/// Where a record's configuration (layout, workgroup size, ...: the
+/// parameters `skylight tune` searches) came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tuning {
+    /// The request's: the app's defaults and any parameter the run set.
+    #[default]
+    Defaults,
+    /// A tuning cache's best for the adapter and problem: the label of its
+    /// entry (`milc/cg f32 L=4 T=8`).
+    Tuned(String),
 }
 
 impl ResultRecord {
@@ -136,6 +153,7 @@ impl ResultRecord {
             scale: None,
             working_set_bytes: None,
             issued_bytes: None,
+            tuning: Tuning::Defaults,
         }
     }
 

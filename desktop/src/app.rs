@@ -149,13 +149,17 @@ impl SkylightApp {
         self.log.error(msg);
     }
 
-    /// Starts the job the benchmark panel describes, unless one is running.
-    fn start(&mut self, ctx: &egui::Context) {
+    /// Starts the job the benchmark panel describes (a tune with `tune`),
+    /// unless one is running.
+    fn start(&mut self, ctx: &egui::Context, tune: bool) {
         if self.run.is_some() {
             return;
         }
         match self.forms.job(self.devices.selector()) {
-            Ok(job) => {
+            Ok(mut job) => {
+                if tune {
+                    job.tune_budget_s = Some(self.forms.tune_budget_s);
+                }
                 self.results.clear_run();
                 self.run = Some(RunState::start(job, ctx));
             }
@@ -222,13 +226,13 @@ impl SkylightApp {
     fn controls(&mut self, ui: &mut egui::Ui) {
         panels::devices::show(ui, &mut self.devices, self.run.is_some());
         ui.separator();
-        if panels::bench::show(
+        if let Some(action) = panels::bench::show(
             ui,
             &mut self.forms,
             self.run.as_ref(),
             self.devices.listed(),
         ) {
-            self.start(ui.ctx());
+            self.start(ui.ctx(), action == panels::bench::Action::Tune);
         }
         ui.separator();
         let loaded = self.results.current().loaded;
@@ -250,7 +254,7 @@ impl eframe::App for SkylightApp {
         }
         if self.autostart && self.devices.listed() {
             self.autostart = false;
-            self.start(&ctx);
+            self.start(&ctx, false);
         }
         if let Some(demo) = &mut self.demo {
             demo.drive(&ctx, self.run.as_ref(), self.autostart, &self.results);

@@ -138,6 +138,8 @@ pub struct Forms {
     /// Timed samples per case (at most: slow kernels take fewer, see
     /// [`RunOptions::budget_s`]).
     pub samples: u32,
+    /// Seconds the Tune action may take.
+    pub tune_budget_s: f64,
 }
 
 impl Default for Forms {
@@ -157,6 +159,7 @@ impl Default for Forms {
             apps,
             precisions: [true, true, true],
             samples: RunOptions::default().samples,
+            tune_budget_s: 60.0,
         }
     }
 }
@@ -235,7 +238,12 @@ impl Forms {
                 if v.trim().is_empty() {
                     return Err(format!("{}: choose a value for `{}`", f.name, p.spec.name));
                 }
-                req = req.set(p.spec.name, v);
+                // A parameter left at its default stays unset, as on the
+                // command line: the tuning cache's best may then set it.
+                let items = |s: &str| s.split(',').map(str::trim).collect::<Vec<_>>().join(",");
+                if items(&v) != items(p.spec.default) {
+                    req = req.set(p.spec.name, v);
+                }
             }
             runs.push((f.name.to_string(), req));
         }
@@ -249,6 +257,7 @@ impl Forms {
                 samples: self.samples.max(1),
                 ..RunOptions::default()
             },
+            tune_budget_s: None,
         })
     }
 }
@@ -296,5 +305,22 @@ mod tests {
             .find(|p| p.spec.name == "variant")
             .expect("variant");
         assert_eq!(variant.request_value(), "element");
+    }
+
+    /// A parameter left at its default stays out of the request, so that
+    /// a run may take it from the tuning cache.
+    #[test]
+    fn a_job_sets_only_the_parameters_changed() {
+        let mut forms = Forms::default();
+        let preset = Preset {
+            apps: vec!["su3".into()],
+            params: vec![("wg".into(), "64".into())],
+            ..Preset::default()
+        };
+        assert!(forms.apply(&preset).is_empty());
+        let job = forms.job(Selector::Auto).expect("a job");
+        let names: Vec<&String> = job.runs[0].1.params.keys().collect();
+        assert_eq!(names, ["wg"]);
+        assert_eq!(job.tune_budget_s, None);
     }
 }

@@ -40,6 +40,7 @@ mod scaling;
 mod state;
 pub mod sweep;
 mod table;
+mod tuning;
 mod views;
 pub mod worker;
 

@@ -176,6 +176,8 @@ mod tests {
                 device_type: "cpu".into(),
                 driver: String::new(),
                 driver_info: String::new(),
+                vendor: 0,
+                device: 0,
                 df64: None,
             },
             bandwidth: vec![Ceiling::new("stream triad f32", bw, None)],

@@ -211,6 +211,15 @@ impl RunState {
                     }
                     results.push(*o);
                 }
+                Msg::Tuning {
+                    label,
+                    index,
+                    total,
+                } => {
+                    self.current = format!("tuning {}/{total}: {label}", index + 1);
+                    self.fraction = index as f32 / total.max(1) as f32;
+                }
+                Msg::Info(i) => log.info(i),
                 Msg::Error(e) => log.error(e),
                 // Nothing follows Finished: the worker is about to end, which
                 // is not an error, so the channel is not read again.

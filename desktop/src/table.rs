@@ -11,7 +11,7 @@ use eframe::egui;
 use skylight_core::Precision;
 use skylight_core::app::Status;
 use skylight_core::efficiency::{self, Entry, problem_of};
-use skylight_core::record::ResultRecord;
+use skylight_core::record::{ResultRecord, Tuning};
 use skylight_core::roofline::{Rating, Roofline, rating};
 use skylight_core::runner::Outcome;
 
@@ -222,11 +222,15 @@ impl Row {
         roof: Option<&Roofline>,
         eff: &Efficiencies,
     ) -> Row {
-        let status = match r.validation.status() {
+        let mut status = match r.validation.status() {
             Status::Passed => format!("ok (max err {:.1e})", r.validation.max_error),
             Status::Reference => "reference (not validated)".to_string(),
             Status::Failed => format!("FAILED: {}", r.validation.detail),
         };
+        // The tuning cache's best configuration ran, not the defaults.
+        if let Tuning::Tuned(entry) = &r.tuning {
+            status = format!("tuned ({entry}), {status}");
+        }
         let (app_eff, arch_eff) = eff.of(r);
         Row {
             source,

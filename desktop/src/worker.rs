@@ -21,6 +21,8 @@ use skylight_core::device::{AdapterEntry, Gpu, PlatformInfo, Selector, list_adap
 use skylight_core::registry;
 use skylight_core::runner::{Outcome, Platform, Progress, RunOptions, Runner};
 
+use crate::tuning;
+
 /// What to run: one request per app, on one adapter.
 #[derive(Clone, Debug)]
 pub struct Job {
@@ -30,6 +32,9 @@ pub struct Job {
     pub runs: Vec<(String, Request)>,
     /// Warm-up and sample counts.
     pub opts: RunOptions,
+    /// Tune the apps of `runs` for this many seconds instead of running
+    /// them ([`crate::tuning::tune`]).
+    pub tune_budget_s: Option<f64>,
 }
 
 /// A message from the worker to the UI.
@@ -52,6 +57,17 @@ pub enum Msg {
     },
     /// A case finished (done, unsupported or failed).
     Outcome(Box<Outcome>),
+    /// A tune moved on to unit `index` of `total` (zero-based).
+    Tuning {
+        /// The unit's label.
+        label: String,
+        /// Its position.
+        index: usize,
+        /// How many units there are.
+        total: usize,
+    },
+    /// News for the messages panel (what a tune found, the cache used).
+    Info(String),
     /// Something went wrong outside a single case (no adapter, bad parameter, device lost).
     Error(String),
     /// The job is over.
@@ -129,6 +145,14 @@ pub async fn run_job(job: &Job, send: &dyn Fn(Msg), stop: &AtomicBool) {
         }
     };
     send(Msg::Opened(gpu.info.clone()));
+    if let Some(budget_s) = job.tune_budget_s {
+        tuning::tune(&gpu, &job.runs, budget_s, job.opts, send, stop).await;
+        send(Msg::Finished {
+            stopped: stop.load(Ordering::Relaxed),
+        });
+        return;
+    }
+    let tuned = tuning::tuned_for(&gpu, send);
     let app_count = job.runs.len();
     for (app_index, (name, req)) in job.runs.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
@@ -154,10 +178,11 @@ pub async fn run_job(job: &Job, send: &dyn Fn(Msg), stop: &AtomicBool) {
         let stop_fn = || stop.load(Ordering::Relaxed);
         // Lenient: an asked-for f64 on a device without it lists its
         // cases as unsupported instead of failing the request.
-        let ran = Runner::new(Platform::Gpu(&gpu), job.opts)
-            .lenient()
-            .run(app, req, &mut progress, &stop_fn)
-            .await;
+        let mut runner = Runner::new(Platform::Gpu(&gpu), job.opts).lenient();
+        if let Some(t) = &tuned {
+            runner = runner.configured(t);
+        }
+        let ran = runner.run(app, req, &mut progress, &stop_fn).await;
         if let Err(e) = ran {
             send(Msg::Error(format!("{name}: {e}")));
         }

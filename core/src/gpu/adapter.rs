@@ -21,9 +21,20 @@ pub struct PlatformInfo {
     pub driver: String,
     /// Driver version string.
     pub driver_info: String,
+    /// PCI vendor id (or the backend's equivalent; 0 where the backend has
+    /// none, as in a browser, and in older files).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub vendor: u32,
+    /// PCI device id (as `vendor`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub device: u32,
     /// The df64 formulation the self-test chose (or why df64 is degraded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub df64: Option<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl PlatformInfo {
@@ -179,6 +190,8 @@ pub fn describe(index: Option<usize>, adapter: &wgpu::Adapter) -> AdapterEntry {
             device_type: device_type_name(i.device_type).to_string(),
             driver: i.driver,
             driver_info: i.driver_info,
+            vendor: i.vendor,
+            device: i.device,
             df64: None,
         },
         caps: Capabilities {
@@ -455,6 +468,8 @@ mod tests {
                 device_type: device_type.into(),
                 driver: String::new(),
                 driver_info: String::new(),
+                vendor: 0,
+                device: 0,
                 df64: None,
             },
             caps: Capabilities::default(),

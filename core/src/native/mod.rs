@@ -305,6 +305,7 @@ fn to_record(
         scale: None,
         working_set_bytes: working_set,
         issued_bytes: None,
+        tuning: crate::record::Tuning::Defaults,
     })
 }
 

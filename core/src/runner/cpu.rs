@@ -27,6 +27,8 @@ pub fn cpu_platform() -> PlatformInfo {
         device_type: "cpu".into(),
         driver: "skylight-core (rayon, f64)".into(),
         driver_info: String::new(),
+        vendor: 0,
+        device: 0,
         df64: None,
     }
 }

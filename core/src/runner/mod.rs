@@ -9,7 +9,7 @@ use crate::app::{App, Case};
 use crate::error::{Error, Result};
 use crate::gpu::{Capabilities, Gpu};
 use crate::precision::Precision;
-use crate::record::ResultRecord;
+use crate::record::{ResultRecord, Tuning};
 use crate::timing::Phases;
 use web_time::Instant;
 
@@ -192,12 +192,28 @@ pub fn plan(
     Ok(Plan { cases, skipped })
 }
 
+/// Chooses the configuration each planned case runs in: a tuning cache's
+/// best for the adapter and problem ([`crate::tune::apply::Tuned`]), or
+/// the request's own.
+pub trait Configure {
+    /// `cases` (the plan of `req` for `app` on an adapter with `caps`) as
+    /// they are to run, each with where its configuration came from.
+    fn configure(
+        &self,
+        app: &dyn App,
+        req: &crate::app::Request,
+        caps: &Capabilities,
+        cases: Vec<Case>,
+    ) -> Result<Vec<(Case, Tuning)>>;
+}
+
 /// Runs requests on one platform with one set of options.
 pub struct Runner<'a> {
     platform: Platform<'a>,
     opts: RunOptions,
     strict: bool,
     done: Vec<Case>,
+    configure: Option<&'a dyn Configure>,
 }
 
 impl<'a> Runner<'a> {
@@ -209,7 +225,15 @@ impl<'a> Runner<'a> {
             opts,
             strict: true,
             done: Vec::new(),
+            configure: None,
         }
+    }
+
+    /// Runs each case of a GPU in the configuration `configure` chooses
+    /// (the CPU reference platform has none to choose).
+    pub fn configured(mut self, configure: &'a dyn Configure) -> Runner<'a> {
+        self.configure = Some(configure);
+        self
     }
 
     /// Leaves out the cases whose records an earlier, stopped run already
@@ -239,21 +263,24 @@ impl<'a> Runner<'a> {
         progress: &mut dyn FnMut(Progress<'_>),
         stop: &dyn Fn() -> bool,
     ) -> Result<Vec<Outcome>> {
-        let Plan { cases, mut skipped } = self.plan(app, req)?;
+        let (Plan { cases, mut skipped }, tunings) = self.plan_configured(app, req)?;
         for o in &skipped {
             progress(Progress::Finish(o));
         }
         let total = cases.len();
-        for (index, case) in cases.iter().enumerate() {
+        for (index, (case, tuning)) in cases.iter().zip(tunings).enumerate() {
             if stop() {
                 break;
             }
             progress(Progress::Start { case, index, total });
-            let outcome = match &mut self.platform {
+            let mut outcome = match &mut self.platform {
                 Platform::Gpu(gpu) => run_case(gpu, app, case, self.opts).await,
                 Platform::Cpu => run_case_cpu(app, case, self.opts),
                 Platform::External { run, .. } => run(case),
             };
+            if let Outcome::Done(r) = &mut outcome {
+                r.tuning = tuning;
+            }
             progress(Progress::Finish(&outcome));
             skipped.push(outcome);
             if let Platform::Gpu(gpu) = &self.platform
@@ -271,6 +298,16 @@ impl<'a> Runner<'a> {
     /// The cases [`Runner::run`] would run of `req` for `app`, less those
     /// of a resumed run, and those the platform cannot run.
     pub fn plan(&self, app: &dyn App, req: &crate::app::Request) -> Result<Plan> {
+        self.plan_configured(app, req).map(|(plan, _)| plan)
+    }
+
+    /// [`Runner::plan`], each case in the configuration it runs in, with
+    /// where that came from.
+    fn plan_configured(
+        &self,
+        app: &dyn App,
+        req: &crate::app::Request,
+    ) -> Result<(Plan, Vec<Tuning>)> {
         let cpu_caps = cpu_capabilities();
         let (caps, req) = match &self.platform {
             Platform::Gpu(gpu) => (&gpu.caps, req.clone()),
@@ -278,16 +315,25 @@ impl<'a> Runner<'a> {
             Platform::External { caps, .. } => (*caps, req.clone()),
         };
         let planned = plan(app, &req, caps, self.strict)?;
-        let mut planned = match self.platform {
+        let Plan { cases, skipped } = match self.platform {
             Platform::Cpu => cpu_plan(app, planned),
             _ => planned,
+        };
+        let configured = match (self.configure, &self.platform) {
+            (Some(c), Platform::Gpu(_) | Platform::External { .. }) => {
+                c.configure(app, &req, caps, cases)?
+            }
+            _ => cases.into_iter().map(|c| (c, Tuning::Defaults)).collect(),
         };
         let recorded = |c: &Case| match self.platform {
             Platform::Cpu => cpu::recorded_case(app, c),
             _ => c.clone(),
         };
-        planned.cases.retain(|c| !self.done.contains(&recorded(c)));
-        Ok(planned)
+        let (cases, tunings) = configured
+            .into_iter()
+            .filter(|(c, _)| !self.done.contains(&recorded(c)))
+            .unzip();
+        Ok((Plan { cases, skipped }, tunings))
     }
 }
 

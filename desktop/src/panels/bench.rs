@@ -1,6 +1,6 @@
 //! The benchmark panel: global precisions and samples, one section per
-//! registry app generated from its parameter list ([`crate::forms`]), Run and
-//! Stop, and the progress of the run in flight.
+//! registry app generated from its parameter list ([`crate::forms`]), Run,
+//! Tune (with its budget) and Stop, and the progress of the job in flight.
 
 use eframe::egui::{self, RichText};
 use skylight_core::Precision;
@@ -9,9 +9,25 @@ use skylight_core::app::ParamKind;
 use crate::forms::{Forms, ParamForm, ParamValue};
 use crate::state::RunState;
 
+/// What a button of the panel asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Run the apps ticked (in the tuning cache's best configurations
+    /// where it has them).
+    Run,
+    /// Tune the apps ticked for the budget set, into the tuning cache.
+    Tune,
+}
+
 /// Draws the panel; the forms are locked while `run` is in flight, and Run
-/// waits for the adapter listing (`listed`). Returns whether Run was pressed.
-pub fn show(ui: &mut egui::Ui, forms: &mut Forms, run: Option<&RunState>, listed: bool) -> bool {
+/// and Tune wait for the adapter listing (`listed`). Returns the button
+/// pressed.
+pub fn show(
+    ui: &mut egui::Ui,
+    forms: &mut Forms,
+    run: Option<&RunState>,
+    listed: bool,
+) -> Option<Action> {
     ui.heading("Benchmarks");
     let running = run.is_some();
     ui.add_enabled_ui(!running, |ui| {
@@ -39,11 +55,28 @@ pub fn show(ui: &mut egui::Ui, forms: &mut Forms, run: Option<&RunState>, listed
         }
     });
     ui.separator();
-    let mut start = false;
+    let mut action = None;
     ui.horizontal(|ui| {
-        start = ui
+        if ui
             .add_enabled(!running && listed, egui::Button::new("Run"))
-            .clicked();
+            .clicked()
+        {
+            action = Some(Action::Run);
+        }
+        if ui
+            .add_enabled(!running && listed, egui::Button::new("Tune"))
+            .on_hover_text("search the ticked apps' tunable parameters for each kernel's fastest configuration on this adapter, within the budget; Run then uses it")
+            .clicked()
+        {
+            action = Some(Action::Tune);
+        }
+        ui.add_enabled(
+            !running,
+            egui::DragValue::new(&mut forms.tune_budget_s)
+                .range(1.0..=36_000.0)
+                .suffix(" s"),
+        )
+        .on_hover_text("how long Tune may take");
         if ui.add_enabled(running, egui::Button::new("Stop")).clicked()
             && let Some(run) = run
         {
@@ -62,7 +95,7 @@ pub fn show(ui: &mut egui::Ui, forms: &mut Forms, run: Option<&RunState>, listed
             ui.label("stopping after the current case…");
         }
     }
-    start
+    action
 }
 
 /// One parameter's row: a checkbox per option of a choice, else a text field.

@@ -290,6 +290,14 @@ impl App for Comd {
         ]
     }
 
+    fn tunable(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("variant", "atom,cell"),
+            ("layout", "aos,aos4,soa"),
+            ("wg", "32,64,128,256"),
+        ]
+    }
+
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
         let r = Resolved::new(self, req)?;
         let n = parse_size("size", r.text("size"), SIZES)?;

@@ -359,6 +359,16 @@ impl App for Gpp {
         ]
     }
 
+    fn tunable(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("reduction", "tree,subgroup,atomic"),
+            ("share", "1,2,4,8,16,32"),
+            ("wg", "64,128,256,512"),
+            ("unroll", "1,2,4,6,8"),
+            ("order", "xn,nx"),
+        ]
+    }
+
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
         let r = Resolved::new(self, req)?;
         let d = Dims::parse(r.text("size"))?;

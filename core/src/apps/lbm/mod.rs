@@ -215,6 +215,15 @@ impl App for Lbm {
         layout::sweep_defaults()
     }
 
+    fn tunable(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("layout", layout::ALL_LAYOUTS),
+            ("pull", "load,rows"),
+            ("vvl", "1,2,4,8"),
+            ("wg", "32,64,128,256,512"),
+        ]
+    }
+
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
         let r = Resolved::new(self, req)?;
         let l = parse_size("size", r.text("size"), SIZES)?;

@@ -51,7 +51,7 @@ use crate::shader::ShaderSpec;
 pub use links::Reconstruct;
 pub use model::per_site;
 use model::{case_issued, case_model};
-use problem::{KAPPA, default_tol, parse_lattice, parse_number};
+use problem::{KAPPA, default_tol, order_param, orders, parse_lattice, parse_number};
 use wilson::{LINKS, SPINOR};
 
 choice! {
@@ -257,40 +257,6 @@ impl Params {
     }
 }
 
-/// An extent of the one-pass operator's dispatch order.
-fn order_param(name: &'static str, help: &'static str, default: &'static str) -> ParamSpec {
-    ParamSpec {
-        name,
-        help,
-        kind: ParamKind::UInt { min: 1, max: 64 },
-        default,
-    }
-}
-
-/// The requested dispatch orders (block, tile) as `Part::ordered` cuts
-/// them to the whole lattice of one device (L along y and z, T along t),
-/// so what a case records is the order it ran there (a rank cuts them
-/// again to its box).
-fn orders(r: &Resolved, l: u32, t: u32) -> Vec<([u32; 3], u32)> {
-    let lattice = Part::planes(l * l, l, t);
-    let mut orders = Vec::new();
-    for y in r.uints("block-y") {
-        for z in r.uints("block-z") {
-            for bt in r.uints("block-t") {
-                for tile in r.uints("tile-t") {
-                    let want = [y, z, bt].map(|n| n as u32);
-                    let o = lattice.ordered(l, want, tile as u32).order;
-                    let o = (o.block, o.group * o.block[2]);
-                    if !orders.contains(&o) {
-                        orders.push(o);
-                    }
-                }
-            }
-        }
-    }
-    orders
-}
-
 impl TryFrom<&Case> for Params {
     type Error = Error;
 
@@ -436,6 +402,22 @@ impl App for Milc {
 
     fn sweep_defaults(&self) -> Vec<(&'static str, &'static str)> {
         layout::sweep_defaults()
+    }
+
+    /// The published best (aosoa-32, wg 512, pairs, fused) is in the space.
+    fn tunable(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("operator", "split,fused"),
+            ("layout", layout::ALL_LAYOUTS),
+            ("wg", "64,128,256,512,1024"),
+            ("complex", "split,pairs"),
+            ("vvl", "1,2,4"),
+            ("reconstruct", "18,12"),
+            ("block-y", "1,2,4"),
+            ("block-z", "1,2,4"),
+            ("block-t", "1,2,4"),
+            ("tile-t", "1,2,4,8"),
+        ]
     }
 
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {

@@ -1,10 +1,13 @@
 //! milc's problem parameters given as text: the lattice size, numbers
-//! such as kappa and the tolerance, and CG's tolerance when none is given.
+//! such as kappa and the tolerance, and CG's tolerance when none is given;
+//! and the one-pass operator's dispatch orders a request asks for.
 
 use crate::app::{ParamKind, ParamSpec};
 use crate::apps::common::parse_size;
 use crate::error::{Error, Result};
+use crate::params::Resolved;
 use crate::precision::Precision;
+use crate::scale::Part;
 
 /// Lattice sizes (L, T): the CI preset and the default for a large GPU
 /// (2^21 sites: 4.4 GB of fields for a CG solve in f32, 8.9 GB in f64).
@@ -79,4 +82,42 @@ pub(super) fn parse_buffer_kib(text: &str) -> Result<u64> {
                 format!("`{text}` is not auto or a whole number of KiB from 1"),
             )
         })
+}
+
+/// An extent of the one-pass operator's dispatch order.
+pub(super) fn order_param(
+    name: &'static str,
+    help: &'static str,
+    default: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        help,
+        kind: ParamKind::UInt { min: 1, max: 64 },
+        default,
+    }
+}
+
+/// The requested dispatch orders (block, tile) as `Part::ordered` cuts
+/// them to the whole lattice of one device (L along y and z, T along t),
+/// so what a case records is the order it ran there (a rank cuts them
+/// again to its box).
+pub(super) fn orders(r: &Resolved, l: u32, t: u32) -> Vec<([u32; 3], u32)> {
+    let lattice = Part::planes(l * l, l, t);
+    let mut orders = Vec::new();
+    for y in r.uints("block-y") {
+        for z in r.uints("block-z") {
+            for bt in r.uints("block-t") {
+                for tile in r.uints("tile-t") {
+                    let want = [y, z, bt].map(|n| n as u32);
+                    let o = lattice.ordered(l, want, tile as u32).order;
+                    let o = (o.block, o.group * o.block[2]);
+                    if !orders.contains(&o) {
+                        orders.push(o);
+                    }
+                }
+            }
+        }
+    }
+    orders
 }

@@ -255,6 +255,15 @@ impl App for Snap {
         ]
     }
 
+    /// Variants and workgroup sizes (the fused variant's compute_dE also
+    /// times compute_dU, so that kernel alone favours the others).
+    fn tunable(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("variant", "baseline,collapse,column-major,reorder,fused"),
+            ("wg", "32,64,128,256"),
+        ]
+    }
+
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
         let r = Resolved::new(self, req)?;
         let path = r.text("refdata").to_string();

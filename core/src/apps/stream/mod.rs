@@ -216,6 +216,14 @@ impl App for Stream {
         ]
     }
 
+    fn tunable(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("wg", "64,128,256,512,1024"),
+            ("epi", "1,2,4"),
+            ("load", "vector,real"),
+        ]
+    }
+
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
         let r = Resolved::new(self, req)?;
         let size = r.text("size");

@@ -295,6 +295,14 @@ impl App for Su3 {
         vec![("wg", "32,36,64,72,128,256")]
     }
 
+    fn tunable(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("variant", "site,link,row,element,pair,row-vector"),
+            ("layout", "aos-milc,aos,soa"),
+            ("wg", "32,64,128,256,512"),
+        ]
+    }
+
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
         let r = Resolved::new(self, req)?;
         let l = parse_size(
