@@ -19,6 +19,12 @@ struct Dims {
 @group(0) @binding(1) var<storage, read_write> out: array<vec4<u32>>;
 @group(0) @binding(2) var<uniform> dims: Dims;
 
+// Where invocation `lid` of workgroup `wid` starts: its workgroup's window
+// start plus its place in the workgroup, wrapped into the set.
+fn window_start(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+    return (linear_group(wid, nwg) * dims.stride + lid) & dims.mask;
+}
+
 @compute @workgroup_size(WG)
 fn sweep_read(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -29,7 +35,7 @@ fn sweep_read(
     let i = linear_id(gid, nwg);
     if (i >= dims.threads) { return; }
     var acc = vec4<u32>(0u);
-    var j = (linear_group(wid, nwg) * dims.stride + lid) & dims.mask;
+    var j = window_start(wid, nwg, lid);
     for (var r = 0u; r < dims.reps; r++) {
         acc += data[j];
         j = (j + WG) & dims.mask;
@@ -46,7 +52,7 @@ fn sweep_copy(
 ) {
     let i = linear_id(gid, nwg);
     if (i >= dims.threads) { return; }
-    var j = (linear_group(wid, nwg) * dims.stride + lid) & dims.mask;
+    var j = window_start(wid, nwg, lid);
     for (var r = 0u; r < dims.reps; r++) {
         out[j] = data[j] + vec4<u32>(1u);
         j = (j + WG) & dims.mask;
