@@ -111,6 +111,7 @@ fn outputs_are_poisoned_before_every_validation_run() {
             Request::default()
                 .set("size", "65536")
                 .set("kernel", "fma")
+                .set("chains", "8")
                 .set("wg", "64,128"),
         ),
         (
