@@ -104,8 +104,10 @@ fn set_section(s: &Set, figures: &str, figs: &mut Vec<(String, String)>) -> Stri
     let rows = efficiency::rows(s.records);
     if rows.iter().any(|r| r.native.is_some()) {
         md.push_str(&native_table(&rows));
-    } else {
+    } else if rooflines(s.records).iter().any(|(_, roof)| roof.is_some()) {
         md.push_str(&roof_table(s.records));
+    } else {
+        md.push_str(&runs_table(s.records));
     }
     let apps = apps(s.records);
     for (label, roof) in rooflines(s.records) {
@@ -211,6 +213,33 @@ fn roof_table(records: &[ResultRecord]) -> String {
         }
     }
     footnote(md)
+}
+
+/// Without a roofline (a set of runs, not of ceilings): every validated
+/// run, with where its configuration came from (a tuning cache or the
+/// defaults).
+fn runs_table(records: &[ResultRecord]) -> String {
+    let mut md = String::from(
+        "| app/kernel | prec | variant | configuration | median | GFLOP/s | GB/s |\n|---|---|---|---|---:|---:|---:|\n",
+    );
+    for r in records.iter().filter(|r| r.validation.usable()) {
+        let configuration = match &r.tuning {
+            crate::record::Tuning::Defaults => "defaults".to_string(),
+            crate::record::Tuning::Tuned(entry) => format!("tuned ({entry})"),
+        };
+        let _ = writeln!(
+            md,
+            "| {}/{} | {} | {} | {configuration} | {} ms | {} | {} |",
+            r.case.app,
+            r.case.kernel,
+            r.case.precision,
+            r.case.variant.replace('|', "/"),
+            sig(r.stats.median * 1e3),
+            sig(r.gflops),
+            sig(r.gbps)
+        );
+    }
+    md
 }
 
 /// Each curve's points: time of a run, speed-up and efficiency over the

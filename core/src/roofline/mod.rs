@@ -166,12 +166,6 @@ impl Roofline {
             .map(|c| c.value)
     }
 
-    /// Attainable GFLOP/s at arithmetic intensity `ai`: min(peak, ai x bandwidth).
-    pub fn attainable(&self, ai: f64, p: Precision) -> Option<f64> {
-        let peak = self.compute_peak(p)?;
-        Some(peak.min(ai * self.bandwidth_peak()))
-    }
-
     /// Arithmetic intensity where the bandwidth slope meets the compute ceiling of `p`.
     pub fn ridge(&self, p: Precision) -> Option<f64> {
         let bw = self.bandwidth_peak();
@@ -180,26 +174,13 @@ impl Roofline {
             .flatten()
     }
 
-    /// The roof of `p` as a polyline over `ai_min..ai_max`: the slope, the ridge, the flat part.
+    /// The roof of `p` under device memory's bandwidth as a polyline over
+    /// `ai_min..ai_max`: the slope, the ridge, the flat part.
     pub fn roof_line(&self, p: Precision, ai_min: f64, ai_max: f64) -> Vec<(f64, f64)> {
-        self.level_roof_line(MemoryLevel::Dram, p, ai_min, ai_max)
-    }
-
-    /// The roof of `p` under `level`'s bandwidth, as [`Roofline::roof_line`].
-    pub fn level_roof_line(
-        &self,
-        level: MemoryLevel,
-        p: Precision,
-        ai_min: f64,
-        ai_max: f64,
-    ) -> Vec<(f64, f64)> {
-        let (Some(peak), Some(bw)) = (self.compute_peak(p), self.level_bandwidth(level)) else {
+        let (Some(peak), Some(ridge)) = (self.compute_peak(p), self.ridge(p)) else {
             return Vec::new();
         };
-        if bw <= 0.0 {
-            return Vec::new();
-        }
-        let ridge = peak / bw;
+        let bw = self.bandwidth_peak();
         let mut v = vec![(ai_min, (ai_min * bw).min(peak))];
         if ridge > ai_min && ridge < ai_max {
             v.push((ridge, peak));
@@ -263,12 +244,9 @@ mod tests {
     }
 
     #[test]
-    fn ridge_and_attainable() {
+    fn ridge_and_roof_line() {
         let r = roof();
         assert_eq!(r.ridge(Precision::F32), Some(10.0));
-        assert_eq!(r.attainable(1.0, Precision::F32), Some(100.0));
-        assert_eq!(r.attainable(100.0, Precision::F32), Some(1000.0));
-        assert_eq!(r.attainable(1.0, Precision::F64), None);
         let line = r.roof_line(Precision::F32, 0.1, 1000.0);
         assert_eq!(line, vec![(0.1, 10.0), (10.0, 1000.0), (1000.0, 1000.0)]);
     }
