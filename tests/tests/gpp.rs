@@ -75,7 +75,8 @@ fn every_case_passes(gpu: &skylight_core::gpu::Gpu, req: &Request) {
 /// pairs; a workgroup takes 16 bands, so every chunk's is ragged): on
 /// random inputs the sums pass the host check, and on the published
 /// (constant) inputs they equal the one-binding run's bit for bit, since
-/// every sum keeps its order.
+/// every sum keeps its order. Two plane waves a loop step, as in the
+/// ragged-teams test.
 #[test]
 fn chunked_sums_equal_one_binding_sums_bit_for_bit() {
     let gpu = skylight_tests::gpu();
@@ -88,6 +89,7 @@ fn chunked_sums_equal_one_binding_sums_bit_for_bit() {
                 .set("inputs", inputs)
                 .set("chunk", chunk.to_string())
                 .set("share", "16")
+                .set("unroll", "2")
                 .precisions(&[p])
         };
         for case in app
@@ -113,7 +115,9 @@ fn chunked_sums_equal_one_binding_sums_bit_for_bit() {
 /// whole or in chunks of 4 rows) add nothing and store nothing, while the
 /// teams with a band still write theirs: every partial is poisoned first,
 /// so one left unwritten would fail the check. Teams of any width, down to
-/// 2 invocations (less than a subgroup), give the host's sums.
+/// 2 invocations (less than a subgroup), give the host's sums. Two plane
+/// waves a loop step (the default's six are covered by the every-app test)
+/// keep lavapipe's df64 compile at half its time.
 #[test]
 fn ragged_teams_and_every_team_width_validate() {
     let gpu = skylight_tests::gpu();
@@ -123,6 +127,7 @@ fn ragged_teams_and_every_team_width_validate() {
             let req = Request::default()
                 .set("size", "9,5,256")
                 .set("wg", "64")
+                .set("unroll", "2")
                 .set("share", shares)
                 .set("chunk", chunk.to_string())
                 .set("inputs", "random")
