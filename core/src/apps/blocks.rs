@@ -112,10 +112,7 @@ impl Blocks {
         }
         let count = total.div_ceil(fit).max(1);
         let per = total.div_ceil(count).div_ceil(multiple) * multiple;
-        Some(Blocks {
-            total,
-            per: per.min(fit),
-        })
+        Some(Blocks { total, per })
     }
 
     /// Blocks of the field.
@@ -156,7 +153,7 @@ mod tests {
         // Blocks never pass the most a buffer holds.
         for max in [8, 12, 100, 999] {
             let b = Blocks::fitting(1001, 4, max).expect("fits");
-            assert!(b.per <= max && b.per % 4 == 0, "{max}: {b:?}");
+            assert!(b.per <= max && b.per.is_multiple_of(4), "{max}: {b:?}");
             assert_eq!((0..b.count()).map(|k| b.len(k)).sum::<u64>(), 1001);
         }
     }
