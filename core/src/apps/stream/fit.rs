@@ -37,7 +37,10 @@ pub(super) fn blocks(params: &Params, caps: &Capabilities) -> Result<Blocks> {
     let lanes = Load::Vector.lanes(p);
     let max = (binding.min(buffer) / rb).min(MAX_BLOCK);
     Blocks::fitting(params.n, lanes, max).ok_or(Error::OverLimit {
-        limit: blocks::bind_limit(params.buffer_kib),
+        limit: match binding <= buffer {
+            true => blocks::bind_limit(params.buffer_kib),
+            false => "max_buffer_size",
+        },
         needed: lanes * rb,
         max: binding.min(buffer),
     })
