@@ -19,7 +19,7 @@ const MAX_BLOCK: u64 = 1 << 31;
 
 /// Whether the case's arrays share one buffer a block (the driver copy
 /// cannot copy within one buffer: it always uses three).
-fn packed(params: &Params) -> bool {
+pub(super) fn packed(params: &Params) -> bool {
     params.alloc == Alloc::Packed && params.kernel != KernelName::CopyBuffer
 }
 

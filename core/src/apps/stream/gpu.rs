@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{Alloc, Inputs, KernelName, Params, SCALAR, fit, model, output_array, spec, validate};
+use super::{Inputs, KernelName, Params, SCALAR, fit, model, output_array, spec, validate};
 use crate::app::{Kernel, Model, Timestamps, Validation, one_pass_runs};
 use crate::apps::blocks::Blocks;
 use crate::error::{Error, Result};
@@ -47,8 +47,7 @@ struct Arrays {
 impl Arrays {
     fn new(gpu: &Gpu, params: &Params, bytes: u64) -> Result<Arrays> {
         gpu.check_size(bytes)?;
-        // The driver copy cannot copy within one buffer: it always uses three.
-        if params.alloc == Alloc::Separate || params.kernel == KernelName::CopyBuffer {
+        if !fit::packed(params) {
             let buffers = vec![
                 gpu.storage("a", bytes)?,
                 gpu.storage("b", bytes)?,

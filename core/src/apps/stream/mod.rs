@@ -369,10 +369,13 @@ impl Inputs {
         }
     }
 
+    /// Summed on all cores, pairwise: arrays up to the device's memory hold
+    /// billions of elements.
     fn dot(&self) -> f64 {
+        let (a, b) = (&self.a, &self.b);
         *self
             .dot
-            .get_or_init(|| self.a.iter().zip(&self.b).map(|(x, y)| x * y).sum())
+            .get_or_init(|| crate::parallel::sum(a.len(), |i| a[i] * b[i]))
     }
 
     /// a, b and c in `p`'s bytes (the precision they were drawn for).
