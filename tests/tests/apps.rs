@@ -91,5 +91,7 @@ fn bad_requests_are_errors_not_panics() {
     bad_param(Request::default().set("nonsense", "1"), "nonsense");
     bad_param(Request::default().set("kernel", "fft"), "kernel");
     bad_param(Request::default().set("wg", "4096"), "wg");
+    bad_param(Request::default().set("buffer-kib", "0"), "buffer-kib");
+    bad_param(Request::default().set("size", "1001"), "size");
     assert!(matches!(registry::find("nope"), Err(Error::UnknownApp(_))));
 }
