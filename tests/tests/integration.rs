@@ -14,6 +14,7 @@ mod gpu;
 mod lbm;
 mod milc;
 mod snap;
+mod stream;
 mod su3;
 mod transfer;
 

@@ -1,13 +1,12 @@
 //! su3 on the real adapter: su3_bench's reference initialisation through the
-//! same kernels and buffers the runner times, and a clean error past the
-//! binding limit.
+//! same kernels and buffers the runner times, lattices split over buffers,
+//! and a clean error past the device's memory.
 
 use skylight_core::Error;
 use skylight_core::Precision;
 use skylight_core::app::{App, Kernel, Request, Timestamps};
 use skylight_core::apps::su3::{Init, Layout, Mapping, Su3, prepare_with};
 use skylight_core::params::Choice;
-use skylight_core::runner::Outcome;
 
 /// One run of `kernel` over its poisoned output, read back.
 fn run_once(gpu: &skylight_core::gpu::Gpu, kernel: &dyn Kernel) -> Vec<Vec<u8>> {
@@ -58,27 +57,63 @@ fn reference_init_checksum_is_36_on_the_gpu() {
     }
 }
 
-/// A lattice whose arrays pass the binding limit fails cleanly with an error
-/// naming the limit, and the device survives it.
+/// A and C past a buffer (here below the adapter's limit through
+/// `buffer-kib`: 16 KiB holds at most 56 sites of 288 bytes) are split
+/// into blocks of sites, invisibly to the kernels: every mapping on every
+/// layout validates in f32, and in df64 the mappings that index a block
+/// most differently (`pair` across its halves, `row-vector` by vectors of
+/// sites).
 #[test]
-fn over_the_binding_limit_is_a_clean_error() {
+fn lattices_over_a_buffer_are_split_and_validate() {
     let gpu = skylight_tests::gpu();
-    // Smallest L whose aos f32 arrays (288 bytes per site) pass the limit.
-    let limit = gpu.caps.max_storage_binding.min(gpu.caps.max_buffer);
-    let l = (1u64..).find(|l| l.pow(4) * 288 > limit).expect("some L");
+    let every = (Mapping::ALL.len() - 1) * Layout::ALL.len() + 1;
+    for (p, mappings, cases) in [
+        (
+            Precision::F32,
+            "site,link,row,element,pair,row-vector",
+            every,
+        ),
+        (Precision::Df64, "pair,row-vector", Layout::ALL.len() + 1),
+    ] {
+        let req = Request::default()
+            .set("size", "4")
+            .set("buffer-kib", "16")
+            .set("mapping", mappings)
+            .set("wg", "32")
+            .precisions(&[p]);
+        for r in skylight_tests::run_validated(&gpu, &Su3, &req, cases) {
+            let blocks = r.metrics.get("blocks").copied().unwrap_or(1.0);
+            assert!(blocks >= 5.0, "{}: {blocks} blocks", r.case.label());
+            assert!(
+                r.validation.detail.contains("blocks"),
+                "{}",
+                r.validation.detail
+            );
+        }
+    }
+}
+
+/// A lattice past the device's memory is refused before any work, naming
+/// the largest L that fits.
+#[test]
+fn a_lattice_past_device_memory_is_refused_naming_the_largest() {
+    let gpu = skylight_tests::gpu();
+    if gpu.caps.device_memory.is_none() {
+        eprintln!("skipped: the adapter reports no device memory");
+        return;
+    }
     let req = Request::default()
-        .set("size", l.to_string())
+        .set("size", "1000")
         .set("mapping", "site")
         .set("layout", "aos")
         .precisions(&[Precision::F32]);
-    let out = skylight_tests::run(&gpu, &Su3, &req, skylight_tests::ONCE);
-    assert_eq!(out.len(), 1);
-    match &out[0] {
-        Outcome::Failed { error, .. } => assert!(
-            matches!(error, Error::OverLimit { limit, .. } if limit.starts_with("max_")),
-            "{error}"
-        ),
-        other => panic!("expected a failure, got {other:?}"),
+    match skylight_tests::try_run(&gpu, &Su3, &req) {
+        Err(Error::BadParameter { name, reason }) => {
+            assert_eq!(name, "size");
+            assert!(reason.contains("device memory"), "{reason}");
+            assert!(reason.contains("the largest that fits is L = "), "{reason}");
+        }
+        other => panic!("{other:?}"),
     }
     assert!(gpu.check_lost().is_ok());
 }

@@ -96,11 +96,6 @@ pub fn check_binding(bytes: u64, caps: &Capabilities) -> Result<()> {
     Ok(())
 }
 
-/// Largest element count of `elem_bytes` each that one binding can hold.
-pub fn max_elements(elem_bytes: u64, caps: &Capabilities) -> u64 {
-    caps.max_storage_binding.min(caps.max_buffer) / elem_bytes
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,6 @@
 //! The mini-apps, one module each (their WGSL lives in `shaders/<app>/`).
 
+pub mod blocks;
 pub mod cache;
 pub mod comd;
 pub mod common;

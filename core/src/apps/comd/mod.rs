@@ -7,6 +7,18 @@
 //! the launch shape (workgroup size x workgroup count). Redistribution also
 //! gathers the positions into cell order, as CoMD stores its atoms, and both
 //! force mappings read that copy.
+//!
+//! No array is split over buffers (as stream's, su3's, lbm's and milc's
+//! are past a binding): at the largest size the app takes, 200 unit cells
+//! (32,000,000 atoms in 124^3 link cells of 32 slots), the largest array,
+//! the positions gathered into cell order, is 4 reals a slot in `aos4`:
+//! 1.95 GB in f64 and df64 (0.98 GB in f32; 3 reals a slot in `aos` and
+//! `soa`, 1.46 GB), and a per-atom vector 32 bytes an atom (1.02 GB), all
+//! within one binding of 2 GiB (an H200's; AMD's Vulkan and Metal allow
+//! more). Only an adapter with a 128 MiB binding (lavapipe, a browser's
+//! default) is passed, from 82 unit cells in f64 `aos4` (51^3 cells of 32
+//! slots of 32 bytes, 136 MB), and the case fails with `OverLimit` naming
+//! the limit.
 
 mod cpu;
 mod form;

@@ -6,21 +6,14 @@
 use super::codegen::{Build, Field, MODULES};
 use super::gpu::Plan;
 use super::{KernelName, Operator, Params};
+use crate::apps::blocks;
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Capabilities};
-
-/// The `buffer-kib` parameter: the most bytes one buffer of a field may
-/// hold, below the adapter's own limits.
-pub(super) const BUFFER_PARAM: &str = "buffer-kib";
 
 /// The most bytes one buffer of a field may hold on `caps`: the storage
 /// binding and buffer limits, or `params`' smaller `buffer-kib`.
 pub(super) fn bind_bytes(params: &Params, caps: &Capabilities) -> u64 {
-    let adapter = caps.max_storage_binding.min(caps.max_buffer);
-    match params.buffer_kib {
-        0 => adapter,
-        kib => adapter.min(kib << 10),
-    }
+    blocks::bind_bytes(params.buffer_kib, caps)
 }
 
 /// Fields a case holds at once (inputs, outputs and intermediates), as
@@ -58,10 +51,7 @@ pub(super) fn check(build: &Build, params: &Params, caps: &Capabilities) -> Resu
         if g.bytes(p).iter().any(|&b| b > build.bind_bytes) {
             let w = u64::from(layout.width);
             return Err(Error::OverLimit {
-                limit: match params.buffer_kib {
-                    0 => "max_storage_buffer_binding_size",
-                    _ => BUFFER_PARAM,
-                },
+                limit: blocks::bind_limit(params.buffer_kib),
                 needed: layout.with_ncomp(layout.width).reals() / w * w * p.real_bytes(),
                 max: build.bind_bytes,
             });
@@ -92,14 +82,7 @@ pub(super) fn check(build: &Build, params: &Params, caps: &Capabilities) -> Resu
     };
     let (s, h, l) = fields_held(params);
     let needed = s * bytes(Field::Spinor) + h * bytes(Field::Half) + l * bytes(Field::Links);
-    match caps.memory_budget() {
-        Some(max) if needed > max => Err(Error::OverLimit {
-            limit: "device memory",
-            needed,
-            max,
-        }),
-        _ => Ok(()),
-    }
+    blocks::check_memory(needed, caps)
 }
 
 /// Checks before any work that `params`' lattice fits the adapter; the

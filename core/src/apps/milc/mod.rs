@@ -40,6 +40,7 @@ pub mod wilson;
 use std::collections::BTreeMap;
 
 use crate::app::{App, Case, CpuKernel, Kernel, ParamKind, ParamSpec, Request, wg_param};
+use crate::apps::blocks;
 use crate::choice;
 use crate::error::{Error, Result};
 use crate::gpu::{Capabilities, Gpu};
@@ -238,7 +239,7 @@ impl Params {
             .param("iterations", self.iterations);
         match self.buffer_kib {
             0 => case,
-            kib => case.param(fit::BUFFER_PARAM, kib),
+            kib => case.param(blocks::BUFFER_PARAM, kib),
         }
     }
 }
@@ -283,9 +284,9 @@ impl TryFrom<&Case> for Params {
             kappa: parse_number("kappa", case.text("kappa"))?,
             tol: parse_number("tol", case.text("tol"))?,
             iterations: case.uint("iterations")?,
-            buffer_kib: match case.text(fit::BUFFER_PARAM) {
+            buffer_kib: match case.text(blocks::BUFFER_PARAM) {
                 "" => 0,
-                _ => case.uint(fit::BUFFER_PARAM)?,
+                _ => case.uint(blocks::BUFFER_PARAM)?,
             },
         })
     }
@@ -396,7 +397,7 @@ impl App for Milc {
                 },
                 default: "100",
             },
-            problem::buffer_param(),
+            blocks::buffer_param(),
         ]
     }
 
@@ -473,7 +474,7 @@ impl App for Milc {
             kappa,
             tol: 0.0,
             iterations: r.uint("iterations"),
-            buffer_kib: problem::parse_buffer_kib(r.text(fit::BUFFER_PARAM))?,
+            buffer_kib: blocks::parse_buffer_kib(r.text(blocks::BUFFER_PARAM))?,
         };
         // Only a solve applies D through a choice of kernels, and only the
         // kernels that project or rebuild spinors have a sign.

@@ -57,33 +57,6 @@ pub(super) fn default_tol(p: Precision) -> f64 {
     }
 }
 
-/// The `buffer-kib` parameter (see `fit`).
-pub(super) fn buffer_param() -> ParamSpec {
-    ParamSpec {
-        name: super::fit::BUFFER_PARAM,
-        help: "the most KiB one buffer of a field may hold: auto (the adapter's storage binding limit) or a smaller number; a field larger is split over buffers by groups of components, invisibly to the kernels' arithmetic (a small number runs the split on a small lattice)",
-        kind: ParamKind::Text,
-        default: "auto",
-    }
-}
-
-/// `auto` (0) or a whole number of KiB, at least 1.
-pub(super) fn parse_buffer_kib(text: &str) -> Result<u64> {
-    if text == "auto" {
-        return Ok(0);
-    }
-    text.trim()
-        .parse::<u64>()
-        .ok()
-        .filter(|&v| (1..1 << 34).contains(&v))
-        .ok_or_else(|| {
-            Error::bad_param(
-                super::fit::BUFFER_PARAM,
-                format!("`{text}` is not auto or a whole number of KiB from 1"),
-            )
-        })
-}
-
 /// An extent of the one-pass operator's dispatch order.
 pub(super) fn order_param(
     name: &'static str,

@@ -5,12 +5,14 @@
 use std::sync::OnceLock;
 
 mod cpu;
+mod fit;
 mod gpu;
 
 use crate::app::{
     App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Validation, wg_param,
 };
-use crate::apps::common::{check_binding, fresh_rng, max_elements, parse_size, random_reals};
+use crate::apps::blocks;
+use crate::apps::common::{fresh_rng, parse_size, random_reals};
 use crate::choice;
 use crate::error::{Error, Result};
 use crate::gpu::{Capabilities, Gpu};
@@ -94,6 +96,8 @@ pub struct Params {
     pub alloc: Alloc,
     /// Bytes between packed arrays.
     pub pad: u64,
+    /// The most KiB one block of an array may hold (0: the adapter's limit).
+    pub buffer_kib: u64,
 }
 
 impl Params {
@@ -112,13 +116,23 @@ impl Params {
             }
             (_, Alloc::Separate) => format!("wg{}/epi{}{load}", self.wg, self.epi),
         };
-        Case::new("stream", self.kernel.name(), &variant, self.precision)
+        // Cases at the adapter's limit keep the labels and parameters
+        // earlier records have.
+        let (variant, kib) = match self.buffer_kib {
+            0 => (variant, None),
+            kib => (format!("{variant}/buffer{kib}KiB"), Some(kib)),
+        };
+        let case = Case::new("stream", self.kernel.name(), &variant, self.precision)
             .param("n", self.n)
             .param("wg", self.wg)
             .param("epi", self.epi)
             .param("load", self.load)
             .param("alloc", self.alloc)
-            .param("pad", self.pad)
+            .param("pad", self.pad);
+        match kib {
+            None => case,
+            Some(kib) => case.param(blocks::BUFFER_PARAM, kib),
+        }
     }
 }
 
@@ -135,6 +149,10 @@ impl TryFrom<&Case> for Params {
             load: case.choice()?,
             alloc: case.choice()?,
             pad: case.uint("pad")?,
+            buffer_kib: match case.text(blocks::BUFFER_PARAM) {
+                "" => 0,
+                _ => case.uint(blocks::BUFFER_PARAM)?,
+            },
         })
     }
 }
@@ -181,7 +199,7 @@ impl App for Stream {
             },
             ParamSpec {
                 name: "size",
-                help: "elements per array: default (2^25, capped by the adapter), small (2^16), or a number",
+                help: "elements per array: default (2^25, capped by the device's memory), small (2^16), or a number up to what the device's memory holds (arrays past a binding are split over buffers)",
                 kind: ParamKind::Text,
                 default: "default",
             },
@@ -213,6 +231,7 @@ impl App for Stream {
                 },
                 default: "0",
             },
+            blocks::buffer_param(),
         ]
     }
 
@@ -239,33 +258,20 @@ impl App for Stream {
             ));
         }
         let epis: Vec<u32> = r.uints("epi").into_iter().map(|e| e as u32).collect();
+        let buffer_kib = blocks::parse_buffer_kib(r.text(blocks::BUFFER_PARAM))?;
         let mut cases = Vec::new();
         for &p in &r.precisions {
-            let mut n = parse_size("size", size, &[("default", DEFAULT_N), ("small", 1 << 16)])?;
-            let cap = max_elements(p.real_bytes(), caps);
-            if n > cap {
-                if explicit {
-                    check_binding(n * p.real_bytes(), caps)?;
-                }
-                log::warn!(
-                    "stream {p}: {n} elements pass the adapter's binding limit of {} bytes; capped to {cap}",
-                    caps.max_storage_binding.min(caps.max_buffer)
-                );
-                n = cap;
-            }
-            // Kernels move 16-byte vectors: round capped sizes down, reject
-            // others (whatever `load` is, so every load shares the problem).
+            let n = parse_size("size", size, &[("default", DEFAULT_N), ("small", 1 << 16)])?;
+            // Kernels move 16-byte vectors: a size must be a whole number
+            // of them (whatever `load` is, so every load shares the problem).
             let lanes = Load::Vector.lanes(p);
             if n % lanes != 0 {
-                if explicit {
-                    return Err(Error::bad_param(
-                        "size",
-                        format!("{n} is not a multiple of {lanes} (one 16-byte vector of {p})"),
-                    ));
-                }
-                n -= n % lanes;
+                return Err(Error::bad_param(
+                    "size",
+                    format!("{n} is not a multiple of {lanes} (one 16-byte vector of {p})"),
+                ));
             }
-            let base = Params {
+            let mut base = Params {
                 precision: p,
                 kernel: KernelName::CopyBuffer,
                 n,
@@ -274,7 +280,15 @@ impl App for Stream {
                 load: Load::Vector,
                 alloc: Alloc::Separate,
                 pad: 0,
+                buffer_kib,
             };
+            if !explicit && fit::fits(&base, caps).is_err() {
+                let largest = fit::largest(&base, caps);
+                log::warn!(
+                    "stream {p}: {n} elements pass the device's memory; capped to {largest}"
+                );
+                base.n = largest;
+            }
             // The driver copy depends on neither the precision nor the
             // launch shape: it runs once, with the first precision.
             let timed = |c: &Params| c.kernel != KernelName::CopyBuffer;
@@ -290,12 +304,10 @@ impl App for Stream {
                     |c, pad| c.pad = pad,
                 )
                 .points();
-            cases.extend(
-                points
-                    .iter()
-                    .filter(|c| timed(c) || p == r.precisions[0])
-                    .map(Params::case),
-            );
+            for c in points.iter().filter(|c| timed(c) || p == r.precisions[0]) {
+                fit::fits(c, caps)?;
+                cases.push(c.case());
+            }
         }
         Ok(cases)
     }
@@ -357,10 +369,13 @@ impl Inputs {
         }
     }
 
+    /// Summed on all cores, pairwise: arrays up to the device's memory hold
+    /// billions of elements.
     fn dot(&self) -> f64 {
+        let (a, b) = (&self.a, &self.b);
         *self
             .dot
-            .get_or_init(|| self.a.iter().zip(&self.b).map(|(x, y)| x * y).sum())
+            .get_or_init(|| crate::parallel::sum(a.len(), |i| a[i] * b[i]))
     }
 
     /// a, b and c in `p`'s bytes (the precision they were drawn for).

@@ -1,17 +1,20 @@
 //! The su3 kernel on a GPU: A, B and C in the case's layout, C poisoned.
+//! Where one binding cannot hold A or C, the lattice is cut into blocks of
+//! sites (see `fit`), each block's A and C laid out as a lattice of its
+//! own, and the same kernel is dispatched once a block.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{
-    Init, Inputs, MILC_SITE_REALS, Mapping, Params, SITE_REALS, Strides, check, checksum, model,
-    spec,
+    Init, Inputs, MILC_SITE_REALS, Mapping, Params, SITE_REALS, Strides, check, checksum, fit,
+    model, spec,
 };
 use crate::app::{Kernel, Model, Timestamps, Validation, one_pass_runs};
+use crate::apps::blocks::Blocks;
 use crate::error::Result;
 use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
 use crate::parallel;
-use crate::params::Choice;
 use crate::precision::Precision;
 
 /// A case prepared on a GPU.
@@ -20,8 +23,16 @@ pub(super) struct Su3Gpu {
     precision: Precision,
     init: Init,
     sites: u64,
+    /// The whole lattice's layout (the model counts its traffic).
     layout: Strides,
+    blocks: Blocks,
     inputs: Arc<Inputs>,
+    parts: Vec<Part>,
+}
+
+/// One block of sites: its layout, its C, and its dispatch.
+struct Part {
+    strides: Strides,
     c: wgpu::Buffer,
     pipe: Pipeline,
     bg: wgpu::BindGroup,
@@ -31,47 +42,72 @@ pub(super) struct Su3Gpu {
 impl Su3Gpu {
     /// Uploads the inputs of `params` filled as `init` says and builds the pipeline.
     pub(super) fn new(gpu: &Gpu, params: &Params, init: Init) -> Result<Su3Gpu> {
-        let (p, mapping, sites, wg) = (params.precision, params.mapping, params.sites, params.wg);
-        let layout = Strides::new(params.layout, sites);
-        // Before any allocation or upload: A and C must each fit one binding.
-        gpu.check_size(layout.reals * p.real_bytes())?;
-        let groups = dispatch_shape(
-            mapping.invocations(sites, p),
-            wg,
-            gpu.caps.max_workgroups_per_dim,
-        )?;
+        let (p, sites) = (params.precision, params.sites);
+        // Before any allocation or upload: the blocks each fit a binding,
+        // and the lattice the device's memory.
+        let blocks = fit::fits(params, &gpu.caps)?;
+        let strides = |k: usize| Strides::new(params.layout, blocks.len(k));
         // Every layout, mapping and workgroup size of a sweep checks against
         // the same inputs (drawn once per request).
         let key = format!("su3/{sites}/{p}/{init:?}");
         let inputs = gpu
             .memo
             .get_or_make(&key, || Inputs::new(sites as usize, p, init));
-        let pipe = gpu.pipeline(
-            &spec(p, wg, &layout, mapping),
-            mapping.entry(),
-            &[Bind::Read, Bind::Read, Bind::ReadWrite],
-        )?;
-        // Uploaded once per layout: the kernels only read A and B.
-        let ab = gpu
-            .uploads
-            .get_or_upload(&key, params.layout.name(), &inputs, |inputs| {
-                Ok(vec![
-                    gpu.storage_init("su3-a", &encode(&layout, &inputs.a, p))?,
-                    gpu.storage_init("su3-b", &p.encode(&inputs.b))?,
-                ])
-            })?;
-        // Poisoned: an element the kernel misses reads back as NaN and fails;
-        // the MILC padding must still hold the poison afterwards.
-        let c =
-            gpu.storage_poisoned("su3-c", layout.reals * p.real_bytes(), &p.poison_pattern())?;
-        let bg = gpu.bind(&pipe, &[&ab[0], &ab[1], &c]);
+        // Uploaded once per layout and split: the kernels only read A and B.
+        let item = format!("{}/{}", params.layout, blocks.per);
+        let uploads = gpu.uploads.get_or_upload(&key, &item, &inputs, |inputs| {
+            let mut bufs = vec![gpu.storage_init("su3-b", &p.encode(&inputs.b))?];
+            for k in 0..blocks.count() {
+                let first = blocks.first(k) as usize * SITE_REALS;
+                let a = &inputs.a[first..first + blocks.len(k) as usize * SITE_REALS];
+                bufs.push(gpu.storage_init("su3-a", &encode(&strides(k), a, p))?);
+            }
+            Ok(bufs)
+        })?;
+        let (b, a) = uploads.split_first().expect("B and a block of A");
+        let parts = (a.iter().enumerate())
+            .map(|(k, a)| Part::new(gpu, params, strides(k), a, b))
+            .collect::<Result<Vec<Part>>>()?;
         Ok(Su3Gpu {
-            mapping,
+            mapping: params.mapping,
             precision: p,
             init,
             sites,
-            layout,
+            layout: Strides::new(params.layout, sites),
+            blocks,
             inputs,
+            parts,
+        })
+    }
+}
+
+impl Part {
+    /// The block of `strides` of `params`' lattice reading `a` and `b`,
+    /// its C poisoned: an element the kernel misses reads back as NaN and
+    /// fails, and the MILC padding must still hold the poison afterwards.
+    fn new(
+        gpu: &Gpu,
+        params: &Params,
+        strides: Strides,
+        a: &wgpu::Buffer,
+        b: &wgpu::Buffer,
+    ) -> Result<Part> {
+        let (p, mapping, wg) = (params.precision, params.mapping, params.wg);
+        let groups = dispatch_shape(
+            mapping.invocations(strides.sites, p),
+            wg,
+            gpu.caps.max_workgroups_per_dim,
+        )?;
+        let pipe = gpu.pipeline(
+            &spec(p, wg, &strides, mapping),
+            mapping.entry(),
+            &[Bind::Read, Bind::Read, Bind::ReadWrite],
+        )?;
+        let c =
+            gpu.storage_poisoned("su3-c", strides.reals * p.real_bytes(), &p.poison_pattern())?;
+        let bg = gpu.bind(&pipe, &[a, b, &c]);
+        Ok(Part {
+            strides,
             c,
             pipe,
             bg,
@@ -97,41 +133,63 @@ impl Kernel for Su3Gpu {
     }
 
     fn encode_runs(&self, enc: &mut wgpu::CommandEncoder, runs: u32, ts: Timestamps<'_>) {
+        // One block binds once for every run, as before the split.
+        let rebind = self.parts.len() > 1;
         one_pass_runs(enc, "su3", runs, ts, |pass, r| {
-            if r == 0 {
-                self.pipe.set(pass, &self.bg);
+            for part in &self.parts {
+                if r == 0 || rebind {
+                    part.pipe.set(pass, &part.bg);
+                }
+                pass.dispatch_workgroups(part.groups.0, part.groups.1, 1);
             }
-            pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
         });
     }
 
     fn outputs(&self) -> Vec<&wgpu::Buffer> {
-        vec![&self.c]
+        self.parts.iter().map(|part| &part.c).collect()
     }
 
+    /// Every element compared on all cores, whatever the size, read where
+    /// its block's layout puts it.
     fn validate(&self, outputs: &[&[u8]]) -> Validation {
-        let (p, out) = (self.precision, outputs[0]);
-        let read = out.len() as u64;
-        if read != self.layout.reals * p.real_bytes() {
+        let p = self.precision;
+        let rb = p.real_bytes() as usize;
+        let sizes = self
+            .parts
+            .iter()
+            .map(|part| part.strides.reals as usize * rb);
+        if outputs.len() != self.parts.len() || !sizes.eq(outputs.iter().map(|o| o.len())) {
             return Validation::fail(format!(
-                "{}: {read} bytes read back, {} reals expected",
-                self.mapping, self.layout.reals
+                "{}: {} buffers read back, {} of {} reals expected",
+                self.mapping,
+                outputs.len(),
+                self.parts.len(),
+                self.layout.reals
             ));
         }
         // Each element read where the layout puts it: no decoded copy.
-        let layout = &self.layout;
-        let got = |i: usize| p.read(out, layout.index(i / SITE_REALS, i % SITE_REALS));
+        let (blocks, parts) = (self.blocks, &self.parts);
+        let got = |i: usize| {
+            let (k, s) = blocks.locate((i / SITE_REALS) as u64);
+            p.read(
+                outputs[k],
+                parts[k].strides.index(s as usize, i % SITE_REALS),
+            )
+        };
         let mut v = check(&self.inputs, got, p, self.init);
-        if layout.site_stride == MILC_SITE_REALS as u64 {
+        if self.layout.site_stride == MILC_SITE_REALS as u64 {
             // The kernel must leave the rest of the MILC struct alone.
-            let rb = p.real_bytes() as usize;
             let poison = p.poison_pattern();
             let site = MILC_SITE_REALS * rb;
-            let touched = parallel::count(self.sites as usize, |s| {
-                out[s * site + SITE_REALS * rb..(s + 1) * site]
-                    .chunks_exact(rb)
-                    .any(|x| x != poison.as_slice())
-            });
+            let touched: usize = (outputs.iter())
+                .map(|out| {
+                    parallel::count(out.len() / site, |s| {
+                        out[s * site + SITE_REALS * rb..(s + 1) * site]
+                            .chunks_exact(rb)
+                            .any(|x| x != poison.as_slice())
+                    })
+                })
+                .sum();
             if touched > 0 {
                 v.passed = false;
                 v.detail
@@ -140,6 +198,10 @@ impl Kernel for Su3Gpu {
                 v.detail.push_str("; padding untouched");
             }
         }
+        if self.parts.len() > 1 {
+            v.detail
+                .push_str(&format!("; whole, over {} blocks", self.parts.len()));
+        }
         v
     }
 
@@ -147,18 +209,24 @@ impl Kernel for Su3Gpu {
         model(self.sites, &self.layout, self.precision)
     }
 
+    /// su3_bench's checksum, and the blocks of sites where the lattice is split.
     fn metrics(&self, outputs: &[&[u8]]) -> BTreeMap<String, f64> {
         // Site 0 alone: decoding the whole output (75 million reals at the
         // default size) for 72 of them cost a fresh 600 MB a case.
         let rb = self.precision.real_bytes() as usize;
         let site0: Vec<f64> = (0..SITE_REALS)
             .map(|comp| {
-                let at = self.layout.index(0, comp) * rb;
-                outputs[0]
-                    .get(at..at + rb)
+                let at = self.parts[0].strides.index(0, comp) * rb;
+                outputs
+                    .first()
+                    .and_then(|out| out.get(at..at + rb))
                     .map_or(f64::NAN, |bytes| self.precision.get(bytes))
             })
             .collect();
-        BTreeMap::from([("checksum".to_string(), checksum(&site0))])
+        let mut m = BTreeMap::from([("checksum".to_string(), checksum(&site0))]);
+        if self.parts.len() > 1 {
+            m.insert("blocks".to_string(), self.parts.len() as f64);
+        }
+        m
     }
 }

@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use crate::app::{
     App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, Validation, wg_param,
 };
+use crate::apps::blocks;
 use crate::apps::common::{fresh_rng, parse_size, quantize, random_reals};
 use crate::choice;
 use crate::error::{Error, Result};
@@ -20,6 +21,7 @@ use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 
+mod fit;
 mod gpu;
 #[cfg(test)]
 mod tests;
@@ -150,23 +152,30 @@ pub struct Params {
     pub l: u64,
     /// Lattice sites, L^4.
     pub sites: u64,
+    /// The most KiB one block of A or C may hold (0: the adapter's limit).
+    pub buffer_kib: u64,
 }
 
 impl Params {
     /// The case these parameters describe (its variant label and record
     /// parameters are those of every su3 result file).
     pub fn case(&self) -> Case {
-        Case::new(
-            "su3",
-            "mat-mul",
-            &format!("{}/{}/wg{}", self.mapping, self.layout, self.wg),
-            self.precision,
-        )
-        .param("mapping", self.mapping)
-        .param("layout", self.layout)
-        .param("wg", self.wg)
-        .param("L", self.l)
-        .param("sites", self.sites)
+        let mut variant = format!("{}/{}/wg{}", self.mapping, self.layout, self.wg);
+        // Cases at the adapter's limit keep the labels and parameters
+        // earlier records have.
+        if self.buffer_kib > 0 {
+            variant.push_str(&format!("/buffer{}KiB", self.buffer_kib));
+        }
+        let case = Case::new("su3", "mat-mul", &variant, self.precision)
+            .param("mapping", self.mapping)
+            .param("layout", self.layout)
+            .param("wg", self.wg)
+            .param("L", self.l)
+            .param("sites", self.sites);
+        match self.buffer_kib {
+            0 => case,
+            kib => case.param(blocks::BUFFER_PARAM, kib),
+        }
     }
 }
 
@@ -181,6 +190,10 @@ impl TryFrom<&Case> for Params {
             wg: case.u32("wg")?,
             l: case.uint("L")?,
             sites: case.uint("sites")?,
+            buffer_kib: match case.text(blocks::BUFFER_PARAM) {
+                "" => 0,
+                _ => case.uint(blocks::BUFFER_PARAM)?,
+            },
         })
     }
 }
@@ -283,10 +296,11 @@ impl App for Su3 {
             wg_param("128"),
             ParamSpec {
                 name: "size",
-                help: "lattice extent L (L^4 sites): default (32), small (8), or a number",
+                help: "lattice extent L (L^4 sites): default (32), small (8), or a number up to what the device's memory holds (A and C past a binding are split over buffers by blocks of sites)",
                 kind: ParamKind::Text,
                 default: "default",
             },
+            blocks::buffer_param(),
         ]
     }
 
@@ -310,11 +324,11 @@ impl App for Su3 {
             r.text("size"),
             &[("default", DEFAULT_L), ("small", SMALL_L)],
         )?;
-        // The shader indexes in u32: every soa component offset (up to 72
-        // per site) and invocation index (up to 36 per site) must fit.
+        // Blocks of sites keep the shader's u32 indices in range; the
+        // lattice's own size is bounded by the device's memory (`fit`).
         let sites = l
             .checked_pow(4)
-            .filter(|&s| s * SITE_REALS as u64 <= u32::MAX as u64)
+            .filter(|&s| s.checked_mul(SITE_REALS as u64).is_some())
             .ok_or_else(|| Error::bad_param("size", format!("L = {l} is too large")))?;
         let base = Params {
             precision: Precision::F32,
@@ -323,6 +337,7 @@ impl App for Su3 {
             wg: 1,
             l,
             sites,
+            buffer_kib: blocks::parse_buffer_kib(r.text(blocks::BUFFER_PARAM))?,
         };
         let mappings: Vec<Mapping> = r.choices();
         let layouts: Vec<Layout> = r.choices();
@@ -335,16 +350,18 @@ impl App for Su3 {
                 "row-vector runs on the soa layout over a multiple of 4 sites (an even L)",
             ));
         }
-        Ok(Grid::new(base)
+        let points = Grid::new(base)
             .axis(&r.precisions, |c, p| c.precision = p)
             .axis(&mappings, |c, m| c.mapping = m)
             .axis(&layouts, |c, l| c.layout = l)
             .axis(&r.wgs(caps)?, |c, wg| c.wg = wg)
-            .points()
-            .iter()
-            .filter(|c| c.mapping.fits(c.layout, c.sites))
-            .map(Params::case)
-            .collect())
+            .points();
+        let mut cases = Vec::new();
+        for c in points.iter().filter(|c| c.mapping.fits(c.layout, c.sites)) {
+            fit::fits(c, caps)?;
+            cases.push(c.case());
+        }
+        Ok(cases)
     }
 
     fn prepare(&self, gpu: &Gpu, case: &Case) -> Result<Box<dyn Kernel>> {

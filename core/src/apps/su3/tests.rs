@@ -11,6 +11,7 @@ fn case(layout: Layout, l: u64) -> Case {
         wg: 128,
         l,
         sites: l.pow(4),
+        buffer_kib: 0,
     }
     .case()
 }
@@ -69,6 +70,8 @@ fn layouts_round_trip_and_count_bytes() {
 fn cases_cover_the_sweep_and_reject_bad_sizes() {
     let caps = Capabilities {
         max_workgroup_invocations: 256,
+        max_storage_binding: 1 << 30,
+        max_buffer: 1 << 30,
         ..Default::default()
     };
     let req = Request::default()
@@ -117,6 +120,8 @@ fn cases_cover_the_sweep_and_reject_bad_sizes() {
 fn variant_and_its_alias_mapping_select_the_mapping() {
     let caps = Capabilities {
         max_workgroup_invocations: 256,
+        max_storage_binding: 1 << 30,
+        max_buffer: 1 << 30,
         ..Default::default()
     };
     for name in ["variant", "mapping"] {
