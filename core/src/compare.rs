@@ -221,6 +221,18 @@ mod tests {
         assert!(md.contains("| wg128: 6.0 GB/s (2.000 ms) | 2.00 |"), "{md}");
     }
 
+    /// lavapipe and llvmpipe share a name: their backends keep them apart.
+    #[test]
+    fn one_name_through_two_backends_is_two_platforms() {
+        let records = vec![
+            triad("llvmpipe", "vulkan", "wg256", 1e-3),
+            triad("llvmpipe", "gl", "wg256", 3e-3),
+        ];
+        let c = compare(&records, &["(vulkan)".into(), "(gl)".into()]);
+        assert_eq!(c.platforms, ["llvmpipe (vulkan)", "llvmpipe (gl)"]);
+        assert_eq!(c.rows[0].ratio, [Some(1.0), Some(3.0)]);
+    }
+
     /// A problem one platform did not run has no time and no ratio there.
     #[test]
     fn a_problem_missing_on_a_platform_has_no_ratio() {

@@ -3,7 +3,9 @@
 //! with application efficiency (native time over Skylight's) and
 //! architectural efficiency (against the device's measured roofline).
 //!
-//! Only records of the same device are ever compared, and a native figure
+//! Only records of the same device are ever compared (a device through two
+//! APIs counts as two: lavapipe and llvmpipe, Vulkan's and GL's software
+//! drivers, share a name), and a native figure
 //! is compared with the same statistic of Skylight's samples (BabelStream
 //! reports its best run, su3_bench the mean of its iterations). Records are
 //! compared only with records timed alike: lone runs with lone runs,
@@ -50,6 +52,10 @@ pub struct Entry {
 pub struct Row {
     /// Device name.
     pub device: String,
+    /// The backend Skylight's runs of the row went through (`vulkan`,
+    /// `gl`, ...; empty where only native code ran the device): a device
+    /// through two APIs has rows of each, and native runs join both.
+    pub backend: String,
     /// App.
     pub app: String,
     /// Kernel.
@@ -72,9 +78,59 @@ pub struct Row {
     pub application: Option<f64>,
 }
 
+/// A device's name and the backend Skylight ran it through (see
+/// [`Row::backend`]).
+type Device = (String, String);
+
+impl Row {
+    /// The device as tables show it: its name, and the backend where
+    /// there is one.
+    pub fn device_label(&self) -> String {
+        device_label(&(self.device.clone(), self.backend.clone()))
+    }
+}
+
 /// Device, app, kernel, precision, problem and [`back_to_back`]: the
 /// records of one key are compared with each other.
-type Key = (String, String, String, String, String, bool);
+type Key = (Device, String, String, String, String, bool);
+
+/// The devices `r` counts for, given the Skylight backends each device
+/// name ran on (`skylight`): a Skylight record its own; a native one
+/// every backend of its device's name, or none where Skylight never ran
+/// the device.
+fn devices_of(r: &ResultRecord, skylight: &BTreeMap<&str, BTreeSet<&str>>) -> Vec<Device> {
+    let name = &r.platform.name;
+    if r.native.is_none() {
+        return vec![(name.clone(), r.platform.backend.clone())];
+    }
+    match skylight.get(name.as_str()) {
+        Some(backends) => backends
+            .iter()
+            .map(|b| (name.clone(), b.to_string()))
+            .collect(),
+        None => vec![(name.clone(), String::new())],
+    }
+}
+
+/// The Skylight backends each device name of `records` ran on.
+fn skylight_backends<'a>(records: &[&'a ResultRecord]) -> BTreeMap<&'a str, BTreeSet<&'a str>> {
+    let mut out: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for r in records.iter().filter(|r| r.native.is_none()) {
+        out.entry(r.platform.name.as_str())
+            .or_default()
+            .insert(r.platform.backend.as_str());
+    }
+    out
+}
+
+/// `device` as tables show it: its name, and the backend where there is one.
+fn device_label((name, backend): &Device) -> String {
+    if backend.is_empty() {
+        name.clone()
+    } else {
+        format!("{name} ({backend})")
+    }
+}
 
 /// Builds the rows of every validated record; records of each device are
 /// compared only with each other, and only with records timed alike
@@ -82,62 +138,69 @@ type Key = (String, String, String, String, String, bool);
 /// problem, lone runs before back-to-back ones.
 pub fn rows(records: &[ResultRecord]) -> Vec<Row> {
     let ok: Vec<&ResultRecord> = records.iter().filter(|r| r.validation.usable()).collect();
+    let backends = skylight_backends(&ok);
     let mut groups: BTreeMap<Key, Vec<&ResultRecord>> = BTreeMap::new();
     for r in &ok {
-        let key = (
-            r.platform.name.clone(),
-            r.case.app.clone(),
-            r.case.kernel.clone(),
-            r.case.precision.to_string(),
-            problem_of(r),
-            back_to_back(r),
-        );
-        groups.entry(key).or_default().push(r);
+        for device in devices_of(r, &backends) {
+            let key = (
+                device,
+                r.case.app.clone(),
+                r.case.kernel.clone(),
+                r.case.precision.to_string(),
+                problem_of(r),
+                back_to_back(r),
+            );
+            groups.entry(key).or_default().push(r);
+        }
     }
     let roofs = roofs(&ok);
     groups
         .into_iter()
-        .map(|((device, app, kernel, _, problem, back_to_back), recs)| {
-            let precision = recs[0].case.precision;
-            let statistic = recs
-                .iter()
-                .find_map(|r| r.native.as_ref().map(|n| n.statistic))
-                .unwrap_or(Statistic::Median);
-            let roof = roofs.get(&device);
-            let best = |native: bool| {
-                recs.iter()
-                    .filter(|r| r.native.is_some() == native)
-                    .min_by(|a, b| statistic.of(&a.stats).total_cmp(&statistic.of(&b.stats)))
-                    .map(|r| entry(r, statistic, roof))
-            };
-            let (skylight, native) = (best(false), best(true));
-            let application = match (&skylight, &native) {
-                (Some(s), Some(n)) => Some(n.time_s / s.time_s),
-                _ => None,
-            };
-            Row {
-                device,
-                app,
-                kernel,
-                precision,
-                problem,
-                back_to_back,
-                statistic,
-                skylight,
-                native,
-                application,
-            }
-        })
+        .map(
+            |(((device, backend), app, kernel, _, problem, back_to_back), recs)| {
+                let precision = recs[0].case.precision;
+                let statistic = recs
+                    .iter()
+                    .find_map(|r| r.native.as_ref().map(|n| n.statistic))
+                    .unwrap_or(Statistic::Median);
+                let roof = roofs.get(&(device.clone(), backend.clone()));
+                let best = |native: bool| {
+                    recs.iter()
+                        .filter(|r| r.native.is_some() == native)
+                        .min_by(|a, b| statistic.of(&a.stats).total_cmp(&statistic.of(&b.stats)))
+                        .map(|r| entry(r, statistic, roof))
+                };
+                let (skylight, native) = (best(false), best(true));
+                let application = match (&skylight, &native) {
+                    (Some(s), Some(n)) => Some(n.time_s / s.time_s),
+                    _ => None,
+                };
+                Row {
+                    device,
+                    backend,
+                    app,
+                    kernel,
+                    precision,
+                    problem,
+                    back_to_back,
+                    statistic,
+                    skylight,
+                    native,
+                    application,
+                }
+            },
+        )
         .collect()
 }
 
 /// Each device's roofline from its Skylight records (native records define
-/// no ceiling: the roofline is what portable code measured on the device).
-fn roofs(records: &[&ResultRecord]) -> BTreeMap<String, Roofline> {
-    let mut by_device: BTreeMap<String, Vec<ResultRecord>> = BTreeMap::new();
+/// no ceiling: the roofline is what portable code measured on the device,
+/// through the API it went through).
+fn roofs(records: &[&ResultRecord]) -> BTreeMap<Device, Roofline> {
+    let mut by_device: BTreeMap<Device, Vec<ResultRecord>> = BTreeMap::new();
     for r in records.iter().filter(|r| r.native.is_none()) {
         by_device
-            .entry(r.platform.name.clone())
+            .entry((r.platform.name.clone(), r.platform.backend.clone()))
             .or_default()
             .push((*r).clone());
     }
@@ -154,18 +217,22 @@ fn roofs(records: &[&ResultRecord]) -> BTreeMap<String, Roofline> {
 pub fn roofline_gaps(records: &[ResultRecord]) -> Vec<String> {
     let ok: Vec<&ResultRecord> = records.iter().filter(|r| r.validation.usable()).collect();
     let roofs = roofs(&ok);
-    let mut used: BTreeMap<&str, BTreeSet<Precision>> = BTreeMap::new();
+    let backends = skylight_backends(&ok);
+    let mut used: BTreeMap<Device, BTreeSet<Precision>> = BTreeMap::new();
     for r in &ok {
-        let precisions = used.entry(r.platform.name.as_str()).or_default();
-        if rated_by_compute(r) {
-            precisions.insert(r.case.precision);
+        for device in devices_of(r, &backends) {
+            let precisions = used.entry(device).or_default();
+            if rated_by_compute(r) {
+                precisions.insert(r.case.precision);
+            }
         }
     }
     let mut gaps = Vec::new();
     for (device, precisions) in used {
-        let Some(roof) = roofs.get(device) else {
+        let Some(roof) = roofs.get(&device) else {
             gaps.push(format!(
-                "{device}: no architectural efficiency: these files hold no validated Skylight `stream` run of it (the roofline's bandwidth ceiling)"
+                "{}: no architectural efficiency: these files hold no validated Skylight `stream` run of it (the roofline's bandwidth ceiling)",
+                device_label(&device)
             ));
             continue;
         };
@@ -176,7 +243,8 @@ pub fn roofline_gaps(records: &[ResultRecord]) -> Vec<String> {
             .collect();
         if !missing.is_empty() {
             gaps.push(format!(
-                "{device}: no architectural efficiency in {}: these files hold no validated Skylight `peak --kernel fma` run of it (the compute ceiling)",
+                "{}: no architectural efficiency in {}: these files hold no validated Skylight `peak --kernel fma` run of it (the compute ceiling)",
+                device_label(&device),
                 missing.join(", ")
             ));
         }
@@ -272,7 +340,7 @@ pub fn markdown(rows: &[Row], native_only: bool) -> String {
         };
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |\n",
-            r.device,
+            r.device_label(),
             r.app,
             r.kernel,
             r.precision,
@@ -363,6 +431,50 @@ mod tests {
         );
     }
 
+    /// lavapipe and llvmpipe (one name, Vulkan's and GL's) are two
+    /// devices, each rated against its own roofline; a native run of the
+    /// name is set beside both.
+    #[test]
+    fn one_device_through_two_backends_has_rows_of_each() {
+        let mut recs = Vec::new();
+        for (backend, t) in [("vulkan", 0.004), ("gl", 0.008)] {
+            for mut r in [
+                record("su3", "mat-mul", "site", "32", t, false),
+                record("stream", "copy", "wg256", "0", 0.5, false),
+                record("peak", "fma", "chains16", "0", 0.002, false),
+            ] {
+                r.platform.backend = backend.into();
+                recs.push(r);
+            }
+        }
+        recs.push(record(
+            "su3",
+            "mat-mul",
+            "cuda/threads128",
+            "32",
+            0.002,
+            true,
+        ));
+        let su3: Vec<Row> = rows(&recs).into_iter().filter(|r| r.app == "su3").collect();
+        let labels: Vec<String> = su3.iter().map(Row::device_label).collect();
+        assert_eq!(labels, ["GPU A (gl)", "GPU A (vulkan)"]);
+        let application: Vec<Option<f64>> = su3
+            .iter()
+            .map(|r| r.application.map(|a| (a * 100.0).round()))
+            .collect();
+        assert_eq!(application, [Some(25.0), Some(50.0)]);
+        // Each against its own roofline: the same ceilings, so GL's
+        // twice-as-slow kernel rates half as high.
+        let arch: Vec<f64> = su3
+            .iter()
+            .filter_map(|r| r.skylight.as_ref()?.architectural)
+            .collect();
+        assert_eq!(arch.len(), 2, "{su3:?}");
+        assert!((arch[1] / arch[0] - 2.0).abs() < 1e-9, "{arch:?}");
+        let table = markdown(&su3, true);
+        assert!(table.contains("| GPU A (gl) |"), "{table}");
+    }
+
     #[test]
     fn roofline_gaps_name_the_missing_ceiling() {
         let su3 = record("su3", "mat-mul", "site", "32", 0.004, false);
@@ -372,7 +484,7 @@ mod tests {
         let gaps = roofline_gaps(&[su3.clone(), native.clone()]);
         assert_eq!(gaps.len(), 1, "{gaps:?}");
         assert!(
-            gaps[0].starts_with("GPU A: ") && gaps[0].contains("`stream`"),
+            gaps[0].starts_with("GPU A (vulkan): ") && gaps[0].contains("`stream`"),
             "{gaps:?}"
         );
         let gaps = roofline_gaps(&[su3.clone(), native.clone(), stream.clone()]);

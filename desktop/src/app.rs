@@ -155,7 +155,10 @@ impl SkylightApp {
         if self.run.is_some() {
             return;
         }
-        match self.forms.job(self.devices.selector()) {
+        match self
+            .forms
+            .job(self.devices.selector(), self.devices.backend)
+        {
             Ok(mut job) => {
                 if tune {
                     job.tune_budget_s = Some(self.forms.tune_budget_s);

@@ -4,7 +4,7 @@
 
 use skylight_core::Precision;
 use skylight_core::app::{ParamKind, ParamSpec, Request};
-use skylight_core::device::Selector;
+use skylight_core::device::{Api, Selector};
 use skylight_core::registry;
 use skylight_core::runner::RunOptions;
 
@@ -216,8 +216,9 @@ impl Forms {
             .collect()
     }
 
-    /// The job the forms describe, on `selector`: one request per ticked app.
-    pub fn job(&self, selector: Selector) -> Result<Job, String> {
+    /// The job the forms describe, on `selector` through `api`: one
+    /// request per ticked app.
+    pub fn job(&self, selector: Selector, api: Option<Api>) -> Result<Job, String> {
         let chosen = self.chosen_precisions();
         if chosen.is_empty() {
             return Err("choose at least one precision".into());
@@ -252,6 +253,7 @@ impl Forms {
         }
         Ok(Job {
             selector,
+            api,
             runs,
             opts: RunOptions {
                 samples: self.samples.max(1),
@@ -318,7 +320,7 @@ mod tests {
             ..Preset::default()
         };
         assert!(forms.apply(&preset).is_empty());
-        let job = forms.job(Selector::Auto).expect("a job");
+        let job = forms.job(Selector::Auto, None).expect("a job");
         let names: Vec<&String> = job.runs[0].1.params.keys().collect();
         assert_eq!(names, ["wg"]);
         assert_eq!(job.tune_budget_s, None);

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
 
 use eframe::egui;
-use skylight_core::device::{AdapterEntry, PlatformInfo, Selector};
+use skylight_core::device::{AdapterEntry, Api, PlatformInfo, Selector};
 use skylight_core::record::{ResultFile, ResultRecord};
 use skylight_core::roofline::Roofline;
 use skylight_core::runner::Outcome;
@@ -58,6 +58,9 @@ pub struct Devices {
     pub adapters: Vec<AdapterEntry>,
     /// Index into `adapters`, `None` for the suite's automatic choice.
     pub selected: Option<usize>,
+    /// The backend runs go through, `None` for the primary backends (GL
+    /// only when named, as on the command line).
+    pub backend: Option<Api>,
     /// Holds the listing until it has arrived.
     pending: Option<Receiver<Vec<AdapterEntry>>>,
 }
@@ -69,6 +72,7 @@ impl Devices {
         Devices {
             adapters: Vec::new(),
             selected: None,
+            backend: None,
             pending: Some(worker::list(repaint)),
         }
     }
@@ -100,11 +104,26 @@ impl Devices {
     }
 
     /// The adapter a run would open: the selected one, else the first listed
-    /// (what the automatic choice falls back to in a browser, which offers one).
+    /// of the backend (what the automatic choice falls back to in a
+    /// browser, which offers one).
     pub fn chosen(&self) -> Option<&AdapterEntry> {
         match self.selected {
             Some(i) => self.adapters.get(i),
-            None => self.adapters.first(),
+            None => self.adapters.iter().find(|a| self.on_backend(a)),
+        }
+    }
+
+    /// Whether `adapter` is of the chosen backend (any, where none is).
+    pub fn on_backend(&self, adapter: &AdapterEntry) -> bool {
+        self.backend
+            .is_none_or(|api| adapter.info.backend == api.name())
+    }
+
+    /// Chooses `backend`, dropping an adapter choice of another one.
+    pub fn set_backend(&mut self, backend: Option<Api>) {
+        self.backend = backend;
+        if self.chosen().is_some_and(|a| !self.on_backend(a)) {
+            self.selected = None;
         }
     }
 

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 
 use skylight_core::app::{Case, Request};
-use skylight_core::device::{AdapterEntry, Gpu, PlatformInfo, Selector, list_adapters};
+use skylight_core::device::{AdapterEntry, Api, Gpu, PlatformInfo, Selector, list_adapters};
 use skylight_core::registry;
 use skylight_core::runner::{Outcome, Platform, Progress, RunOptions, Runner};
 
@@ -28,6 +28,8 @@ use crate::tuning;
 pub struct Job {
     /// The adapter to open.
     pub selector: Selector,
+    /// The backend to open it through (the primary backends' where `None`).
+    pub api: Option<Api>,
     /// App names (as the registry spells them) and their requests, run in order.
     pub runs: Vec<(String, Request)>,
     /// Warm-up and sample counts.
@@ -136,7 +138,7 @@ pub fn list(repaint: impl Fn() + Send + 'static) -> Receiver<Vec<AdapterEntry>> 
 
 /// Runs the job, reporting through `send`.
 pub async fn run_job(job: &Job, send: &dyn Fn(Msg), stop: &AtomicBool) {
-    let gpu = match Gpu::open(&job.selector, None).await {
+    let gpu = match Gpu::open(&job.selector, job.api).await {
         Ok(g) => g,
         Err(e) => {
             send(Msg::Error(format!("cannot open the adapter: {e}")));

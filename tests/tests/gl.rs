@@ -41,6 +41,31 @@ fn every_app_validates_on_gl() {
     }
 }
 
+/// On Linux the device runs on Skylight's own EGL context: the driver
+/// says EGL's version and the version asked for, the driver info is the
+/// context's `GL_VERSION`. Listing the adapters again on the thread (which
+/// makes another adapter on the same context) leaves the device working.
+#[cfg(target_os = "linux")]
+#[test]
+fn gl_runs_on_skylights_own_context() {
+    let gpu = gl();
+    let info = &gpu.info;
+    eprintln!("GL: {} | {} | {}", info.name, info.driver, info.driver_info);
+    assert!(
+        info.driver.starts_with("EGL ") && info.driver.contains("(asked OpenGL"),
+        "{info:?}"
+    );
+    assert!(!info.driver_info.is_empty(), "{info:?}");
+    let listed = pollster::block_on(skylight_core::gpu::list_adapters());
+    assert!(listed.iter().any(|e| e.info.backend == "gl"), "{listed:?}");
+    let req = Request::default()
+        .set("size", "small")
+        .set("kernel", "copy")
+        .precisions(&[Precision::F32]);
+    let out = skylight_tests::try_run_with(&gpu, &Stream, &req, OPTS).expect("stream on GL");
+    assert_all_passed(&out, OPTS, &gpu.caps);
+}
+
 /// GL has no `SHADER_F64`: naming f64 is the missing-feature error.
 #[test]
 fn f64_on_gl_is_the_missing_feature_error() {

@@ -169,10 +169,22 @@ fn device_type_name(t: wgpu::DeviceType) -> &'static str {
     }
 }
 
+/// The driver's name as `info` has it; wgpu's GL backend gives none, so
+/// on Linux GL's is what EGL and the context asked for are (its
+/// `driver_info` is the context's `GL_VERSION`).
+fn driver_name(info: &wgpu::AdapterInfo) -> String {
+    #[cfg(target_os = "linux")]
+    if info.backend == wgpu::Backend::Gl && info.driver.is_empty() {
+        return super::egl::driver();
+    }
+    info.driver.clone()
+}
+
 /// What the suite reports about `adapter`, found at `index` of [`adapters`]
 /// (`None` for an adapter a front end brought).
 pub fn describe(index: Option<usize>, adapter: &wgpu::Adapter) -> AdapterEntry {
     let i = adapter.get_info();
+    let driver = driver_name(&i);
     AdapterEntry {
         info: PlatformInfo {
             index,
@@ -188,7 +200,7 @@ pub fn describe(index: Option<usize>, adapter: &wgpu::Adapter) -> AdapterEntry {
             },
             backend: backend_name(i.backend).to_string(),
             device_type: device_type_name(i.device_type).to_string(),
-            driver: i.driver,
+            driver,
             driver_info: i.driver_info,
             vendor: i.vendor,
             device: i.device,
@@ -243,27 +255,39 @@ pub async fn adapters(instance: &wgpu::Instance, backends: wgpu::Backends) -> Ve
             }
         }
     };
-    found
-        .into_iter()
-        .filter(|a| {
-            a.get_downlevel_capabilities()
-                .flags
-                .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
-        })
-        .collect()
+    found.into_iter().filter(has_compute).collect()
+}
+
+fn has_compute(adapter: &wgpu::Adapter) -> bool {
+    adapter
+        .get_downlevel_capabilities()
+        .flags
+        .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
 }
 
 /// Every adapter in [`list_adapters`]' order: the primary backends' first,
-/// then (with `gl`) GL's, which a GL instance of its own finds, so that
-/// runs that never ask for GL pay nothing for EGL's probing.
-async fn found(gl: bool) -> Vec<wgpu::Adapter> {
+/// then (with `gl`) GL's, so that runs that never ask for GL pay nothing
+/// for EGL's probing; and why GL has none, where it has none.
+async fn found(gl: bool) -> (Vec<wgpu::Adapter>, Option<Error>) {
     let primary = adapters(&instance(), wgpu::Backends::PRIMARY).await;
     // A browser's GL is WebGL, which has no compute.
     if !gl || cfg!(target_arch = "wasm32") || Api::Gl.check_built().is_err() {
-        return primary;
+        return (primary, None);
     }
-    let gl = adapters(&instance_for(wgpu::Backends::GL), wgpu::Backends::GL).await;
-    primary.into_iter().chain(gl).collect()
+    match gl_adapters().await {
+        Ok(gl) => (primary.into_iter().chain(gl).collect(), None),
+        Err(e) => (primary, Some(e)),
+    }
+}
+
+/// GL's adapters: on Linux the one on Skylight's own context (see
+/// [`super::egl`]), elsewhere those of a GL instance of wgpu's.
+async fn gl_adapters() -> Result<Vec<wgpu::Adapter>> {
+    #[cfg(target_os = "linux")]
+    let found = vec![super::egl::adapter()?];
+    #[cfg(not(target_os = "linux"))]
+    let found = adapters(&instance_for(wgpu::Backends::GL), wgpu::Backends::GL).await;
+    Ok(found.into_iter().filter(has_compute).collect())
 }
 
 fn entries(all: &[wgpu::Adapter]) -> Vec<AdapterEntry> {
@@ -276,7 +300,11 @@ fn entries(all: &[wgpu::Adapter]) -> Vec<AdapterEntry> {
 /// Describes every adapter of every backend (for `skylight list` and the
 /// device panel); an index here is what [`Selector::Index`] picks.
 pub async fn list_adapters() -> Vec<AdapterEntry> {
-    entries(&found(true).await)
+    let (all, gl) = found(true).await;
+    if let Some(e) = gl {
+        log::warn!("{e}");
+    }
+    entries(&all)
 }
 
 /// The adapters [`Selector::Auto`] chooses from on `api` (the primary
@@ -286,12 +314,13 @@ pub async fn adapters_on(api: Option<Api>) -> Result<Vec<AdapterEntry>> {
     if let Some(a) = api {
         a.check_built()?;
     }
-    let listed: Vec<AdapterEntry> = entries(&found(api == Some(Api::Gl)).await)
+    let (all, gl) = found(api == Some(Api::Gl)).await;
+    let listed: Vec<AdapterEntry> = entries(&all)
         .into_iter()
         .filter(|e| api.is_none_or(|a| e.info.backend == a.name()))
         .collect();
     match api {
-        Some(a) if listed.is_empty() => Err(no_adapter_on(a)),
+        Some(a) if listed.is_empty() => Err(gl.unwrap_or_else(|| no_adapter_on(a))),
         _ => Ok(listed),
     }
 }
@@ -396,13 +425,20 @@ pub async fn select_adapter(
         a.check_built()?;
     }
     let gl = api == Some(Api::Gl);
-    let mut all = found(gl).await;
+    let (mut all, mut gl_error) = found(gl).await;
     let mut listed = entries(&all);
     let mut picked = pick(&listed, selector, api);
     if picked.is_err() && !gl && api.is_none() && *selector != Selector::Auto {
-        all = found(true).await;
+        (all, gl_error) = found(true).await;
         listed = entries(&all);
         picked = pick(&listed, selector, api);
+    }
+    // Why GL has no adapter says more than that it has none.
+    if let (Err(_), Some(e)) = (&picked, gl_error) {
+        if gl {
+            return Err(e);
+        }
+        log::warn!("{e}");
     }
     if listed.is_empty() && api.is_none() {
         return Err(Error::NoAdapter(

@@ -285,7 +285,9 @@ impl Gpu {
     /// its own, so the clocks stay up while the host prepares or checks a
     /// case (see [`super::heater`]); the time counts as busy. CPU adapters
     /// (no clock governor to feed, and the load would take the host's
-    /// cores) and the browser (no threads) run `work` alone.
+    /// cores), the browser (no threads) and GL on Linux (its context is
+    /// current on the opening thread only, see `super::egl`) run `work`
+    /// alone.
     pub async fn keep_warm<F: Future>(&self, work: F) -> F::Output {
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(heater) = self.heater() {
@@ -303,7 +305,8 @@ impl Gpu {
     fn heater(&self) -> Option<&super::heater::Heater> {
         self.heater
             .get_or_init(|| {
-                if self.info.device_type == "cpu" {
+                let gl_thread_bound = cfg!(target_os = "linux") && self.info.backend == "gl";
+                if self.info.device_type == "cpu" || gl_thread_bound {
                     return None;
                 }
                 let spec = ShaderSpec::new("heater", super::heater::SOURCE, Precision::F32);

@@ -7,16 +7,19 @@
 //! problem's cases; [`pipeline`] compiles kernels into pipelines; [`df64`]
 //! tests which df64 formulation a device computes exactly; [`device`]
 //! holds an open device as a [`Gpu`] (opened here, or brought by a front
-//! end); [`timer`] times runs with GPU timestamps and [`clock`] says what a
-//! timer resolves; [`heater`] keeps the GPU's clocks up between cases;
-//! [`stats`] asks a Vulkan driver what it compiled each kernel to
-//! (registers, instructions).
+//! end); `egl` makes the GL contexts of Linux's GL adapters; [`timer`]
+//! times runs with GPU timestamps and [`clock`] says what a timer
+//! resolves; [`heater`] keeps the GPU's clocks up between cases; [`stats`]
+//! asks a Vulkan driver what it compiled each kernel to (registers,
+//! instructions).
 
 pub mod adapter;
 pub mod backend;
 pub mod clock;
 pub mod device;
 pub mod df64;
+#[cfg(target_os = "linux")]
+mod egl;
 pub mod heater;
 pub mod memory;
 #[cfg(test)]

@@ -192,7 +192,7 @@ pub fn efficiency(rows: &[Row]) -> String {
                 r.statistic.name().to_string()
             };
             Some(vec![
-                text(&r.device),
+                text(&r.device_label()),
                 text(&format!("{}/{}", r.app, r.kernel)),
                 text(&r.precision.to_string()),
                 text(&r.problem),

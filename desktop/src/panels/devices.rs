@@ -1,8 +1,8 @@
-//! The device panel: every adapter with its features and key limits, and the
-//! choice of the one to benchmark.
+//! The device panel: the backend, every adapter of it with its features
+//! and key limits, and the choice of the one to benchmark.
 
 use eframe::egui::{self, Color32, RichText};
-use skylight_core::device::AdapterEntry;
+use skylight_core::device::{AdapterEntry, Api};
 
 use crate::state::Devices;
 
@@ -10,8 +10,15 @@ use crate::state::Devices;
 pub fn show(ui: &mut egui::Ui, devices: &mut Devices, running: bool) {
     ui.heading("Devices");
     ui.add_enabled_ui(!running, |ui| {
+        backend_picker(ui, devices);
         ui.radio_value(&mut devices.selected, None, "automatic choice");
-        for (i, a) in devices.adapters.iter().enumerate() {
+        let backend = devices.backend;
+        let shown = devices
+            .adapters
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| backend.is_none_or(|api| a.info.backend == api.name()));
+        for (i, a) in shown {
             ui.radio_value(
                 &mut devices.selected,
                 Some(i),
@@ -24,6 +31,8 @@ pub fn show(ui: &mut egui::Ui, devices: &mut Devices, running: bool) {
         ui.label("looking for adapters…");
     } else if devices.adapters.is_empty() {
         ui.colored_label(Color32::RED, "no adapter found");
+    } else if devices.chosen().is_none() {
+        ui.colored_label(Color32::RED, "no adapter of this backend");
     }
     if let Some(a) = devices.chosen() {
         if !a.caps.f64 {
@@ -38,6 +47,24 @@ pub fn show(ui: &mut egui::Ui, devices: &mut Devices, running: bool) {
                  its WebGPU developer features are on); short kernels read coarse",
             );
         }
+    }
+}
+
+/// The backend combo: the primary backends (the automatic choice, which
+/// leaves GL out as the command line does) or one backend this build has.
+fn backend_picker(ui: &mut egui::Ui, devices: &mut Devices) {
+    let text = |b: Option<Api>| b.map_or("primary backends", Api::name);
+    let mut backend = devices.backend;
+    egui::ComboBox::from_label("backend")
+        .selected_text(text(backend))
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut backend, None, text(None));
+            for api in Api::ALL.into_iter().filter(|a| a.check_built().is_ok()) {
+                ui.selectable_value(&mut backend, Some(api), api.name());
+            }
+        });
+    if backend != devices.backend {
+        devices.set_backend(backend);
     }
 }
 
