@@ -226,9 +226,22 @@ fn instance_for(backends: wgpu::Backends) -> wgpu::Instance {
     wgpu::Instance::new(desc)
 }
 
-/// A new wgpu instance over the primary backends (Vulkan, Metal, DX12, the
+/// The wgpu instance over the primary backends (Vulkan, Metal, DX12, the
 /// browser's WebGPU): those the suite picks from unless told otherwise.
+/// Natively one instance serves the whole process and is never dropped:
+/// dropping the last one unloads the Vulkan drivers, and NVIDIA's, unloaded,
+/// takes the EGL context of a GL adapter opened beside it with it (its next
+/// call makes no object: "request_device failed: Not enough memory left"
+/// on an H200, 2026-11-29).
 pub fn instance() -> wgpu::Instance {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        static PRIMARY: std::sync::OnceLock<wgpu::Instance> = std::sync::OnceLock::new();
+        PRIMARY
+            .get_or_init(|| instance_for(wgpu::Backends::PRIMARY))
+            .clone()
+    }
+    #[cfg(target_arch = "wasm32")]
     instance_for(wgpu::Backends::PRIMARY)
 }
 
