@@ -294,16 +294,41 @@ fn portability_section(sets: &[Set], figures: &str, figs: &mut Vec<(String, Stri
         md.push_str(" PP |\n|---|");
         md.push_str(&"---:|".repeat(table.platforms.len() + 1));
         md.push('\n');
-        for r in &table.rows {
-            if r.app == "peak" || r.efficiency.iter().flatten().count() < 2 {
-                continue;
-            }
-            let _ = write!(md, "| {}/{} |", r.app, r.kernel);
-            for (e, &capped) in r.efficiency.iter().zip(&r.capped) {
-                let mark = if capped { "†" } else { "" };
-                let _ = write!(md, " {}{mark} |", pct(*e));
-            }
-            let _ = writeln!(md, " {} |", pct(Some(r.pp)));
+        let shown = table
+            .rows
+            .iter()
+            .filter(|r| r.app != "peak" && r.efficiency.iter().flatten().count() >= 2);
+        // A kernel some platform did not run has PP 0 by definition: its
+        // efficiencies go in one line under the table, which stays short.
+        let (everywhere, partly): (Vec<_>, Vec<_>) =
+            shown.partition(|r| r.efficiency.iter().all(Option::is_some));
+        let cells = |r: &crate::portability::PpRow| -> Vec<String> {
+            r.efficiency
+                .iter()
+                .zip(&r.capped)
+                .map(|(e, &capped)| format!("{}{}", pct(*e), if capped { "†" } else { "" }))
+                .collect()
+        };
+        for r in &everywhere {
+            let _ = writeln!(
+                md,
+                "| {}/{} | {} | {} |",
+                r.app,
+                r.kernel,
+                cells(r).join(" | "),
+                pct(Some(r.pp))
+            );
+        }
+        if !partly.is_empty() {
+            let list: Vec<String> = partly
+                .iter()
+                .map(|r| format!("{}/{} ({})", r.app, r.kernel, cells(r).join(", ")))
+                .collect();
+            let _ = writeln!(
+                md,
+                "\nPP 0, not run on every platform (efficiency on P1, P2, ...): {}.",
+                list.join("; ")
+            );
         }
         if table.rows.iter().any(|r| r.capped.contains(&true)) {
             let _ = writeln!(md, "\n† {}", crate::portability::CAPPED);

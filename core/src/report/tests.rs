@@ -106,3 +106,39 @@ fn page_has_every_section_and_no_script() {
     }
     assert!(!page.contains("id=\"scaling\""), "no scale-out records");
 }
+
+/// The results page's PP table holds the kernels every platform ran; a
+/// kernel one platform lacks (PP 0 by definition) is listed under it with
+/// its efficiencies, not as a row.
+#[test]
+fn pp_table_rows_are_kernels_every_platform_ran() {
+    let a = records();
+    let b: Vec<ResultRecord> = records()
+        .into_iter()
+        .filter(|r| r.app != "lbm")
+        .map(|mut r| {
+            r.platform.name = "GPU B".into();
+            r
+        })
+        .collect();
+    let sets = [
+        markdown::Set {
+            title: "A".into(),
+            path: "a".into(),
+            records: &a,
+        },
+        markdown::Set {
+            title: "B".into(),
+            path: "b".into(),
+            records: &b,
+        },
+    ];
+    let md = markdown::page(&sets, "# Results", "fig").markdown;
+    let f32_part = md.split("### f32").nth(1).expect("an f32 PP table");
+    assert!(f32_part.contains("| stream/triad |"), "{f32_part}");
+    assert!(!f32_part.contains("| lbm/step |"), "{f32_part}");
+    assert!(
+        f32_part.contains("PP 0, not run on every platform") && f32_part.contains("lbm/step ("),
+        "{f32_part}"
+    );
+}
