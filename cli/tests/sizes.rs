@@ -55,13 +55,17 @@ fn su3_past_memory_is_refused() {
     refused(&["su3", "--size", "1000"], "device memory");
 }
 
-/// Lavapipe's 32 storage bindings a stage hold no split of a field this
-/// large.
+/// Lavapipe's 32 storage bindings a stage hold no split of a field of
+/// L = 300; L = 5000 has more sites than a u32 indexes.
 #[test]
 fn lbm_past_the_bindings_is_refused() {
     refused(
         &["lbm", "--size", "300", "--kernel", "collide"],
-        "does not fit this adapter",
+        "max_storage_buffers_per_shader_stage",
+    );
+    refused(
+        &["lbm", "--size", "5000", "--kernel", "collide"],
+        "u32 index",
     );
 }
 

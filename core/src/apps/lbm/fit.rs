@@ -57,18 +57,23 @@ fn footprint(params: &Params, sites: u64) -> Footprint {
     }
 }
 
+/// The largest L whose sites a u32 indexes (sites and each buffer's
+/// elements are u32 in the shaders).
+const MAX_L: u64 = 1625;
+
 /// Checks before any work that `params`' lattice fits the adapter; the
 /// error names the largest box that does.
 pub(super) fn fits(params: &Params, caps: &Capabilities) -> Result<()> {
-    let Err(e) = fields(params, params.sites, caps) else {
-        return Ok(());
+    let e = match params.l <= MAX_L {
+        true => match fields(params, params.sites, caps) {
+            Ok(_) => return Ok(()),
+            Err(e) => e.to_string(),
+        },
+        false => format!("its sites pass a u32 index, L <= {MAX_L}"),
     };
-    let fit = |l: u64| fields(params, l.pow(3), caps).is_ok();
-    let (mut lo, mut hi) = (0, params.l);
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if fit(mid) { lo = mid } else { hi = mid }
-    }
+    let lo = blocks::largest_fitting(params.l.min(MAX_L), |l| {
+        fields(params, l.pow(3), caps).is_ok()
+    });
     Err(Error::bad_param(
         "size",
         format!(
