@@ -25,12 +25,15 @@ fn refused(args: &[&str], says: &str) {
     assert!(took < Duration::from_secs(10), "{args:?} took {took:?}");
 }
 
+/// 2^62, the largest size that parses, once overflowed the footprint.
 #[test]
 fn stream_past_memory_is_refused() {
-    refused(
-        &["stream", "--size", "2^40", "--kernel", "triad"],
-        "device memory",
-    );
+    for size in ["2^40", "2^62"] {
+        refused(
+            &["stream", "--size", size, "--kernel", "triad"],
+            "device memory",
+        );
+    }
 }
 
 /// A backend that reports no device memory (GL) bounds it by the host's.

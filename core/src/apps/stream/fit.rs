@@ -52,18 +52,24 @@ pub(super) fn blocks(params: &Params, caps: &Capabilities) -> Result<Blocks> {
 /// buffers' bytes (`Inputs`), and the read-back array (packed, the whole
 /// buffer of the three).
 pub(super) fn footprint(params: &Params, b: &Blocks) -> Footprint {
+    // Saturating: a size up to 2^62 parses, and must be refused, not wrap.
     let (n, rb) = (params.n, params.precision.real_bytes());
+    let arrays = n.saturating_mul(3 * rb);
     let gaps = match packed(params) {
         true => 2 * b.count() as u64 * (params.pad + MAX_ALIGN),
         false => 0,
     };
     let read = match packed(params) {
-        true => 3 * n * rb + gaps,
-        false => n * rb,
+        true => arrays.saturating_add(gaps),
+        false => n.saturating_mul(rb),
     };
+    let partials = n.div_ceil(u64::from(params.wg)) * rb;
     Footprint {
-        device: 3 * n * rb + gaps + n.div_ceil(u64::from(params.wg)) * rb,
-        host: 3 * n * 8 + 3 * n * rb + read,
+        device: arrays.saturating_add(gaps).saturating_add(partials),
+        host: n
+            .saturating_mul(3 * 8)
+            .saturating_add(arrays)
+            .saturating_add(read),
     }
 }
 
