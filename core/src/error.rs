@@ -88,10 +88,10 @@ impl From<std::io::Error> for Error {
     }
 }
 
-/// The unit of a limit's figures: bytes for the size limits (and `chunk`),
-/// none for counts (invocations, workgroups).
+/// The unit of a limit's figures: bytes for the size limits, memory (and
+/// `chunk`), none for counts (invocations, workgroups).
 fn limit_unit(limit: &str) -> &'static str {
-    if limit.ends_with("_size") || limit == "chunk" {
+    if limit.ends_with("_size") || limit.contains("memory") || limit == "chunk" {
         " bytes"
     } else {
         ""

@@ -67,17 +67,46 @@ pub fn bind_limit(buffer_kib: u64) -> &'static str {
     }
 }
 
-/// `OverLimit` where `needed` bytes pass the device memory `caps` reports
-/// (nothing is known of a backend that reports none).
-pub fn check_memory(needed: u64, caps: &Capabilities) -> Result<()> {
-    match caps.memory_budget() {
+/// What a case holds while it runs, in bytes: its buffers on the device,
+/// and on the host its inputs, references and read-backs. Each app with a
+/// size that scales says what its cases hold in one function, checked with
+/// [`check_footprint`] when its cases are made, before anything is drawn
+/// or allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Footprint {
+    /// Bytes of the case's buffers.
+    pub device: u64,
+    /// Bytes of the case's host copies.
+    pub host: u64,
+}
+
+/// `OverLimit` where `needed` bytes pass the device's budget
+/// ([`Capabilities::device_budget`]; nothing is known of a backend that
+/// reports no memory on a host that reports none).
+fn check_memory(needed: u64, caps: &Capabilities) -> Result<()> {
+    match caps.device_budget() {
+        Some((limit, max)) if needed > max => Err(Error::OverLimit { limit, needed, max }),
+        _ => Ok(()),
+    }
+}
+
+/// `OverLimit` where `needed` bytes pass the host's budget
+/// ([`Capabilities::host_budget`]; unchecked where the system does not say).
+fn check_host(needed: u64, caps: &Capabilities) -> Result<()> {
+    match caps.host_budget() {
         Some(max) if needed > max => Err(Error::OverLimit {
-            limit: "device memory",
+            limit: "host memory",
             needed,
             max,
         }),
         _ => Ok(()),
     }
+}
+
+/// `OverLimit` where `f` passes the device's or the host's budget.
+pub fn check_footprint(f: Footprint, caps: &Capabilities) -> Result<()> {
+    check_memory(f.device, caps)?;
+    check_host(f.host, caps)
 }
 
 /// The largest size from 1 to `hi` that `fits` (which must hold for every
@@ -174,5 +203,62 @@ mod tests {
         assert_eq!(largest_fitting(100, |n| n * n <= 50), 7);
         assert_eq!(largest_fitting(100, |_| false), 0);
         assert_eq!(largest_fitting(100, |_| true), 100);
+    }
+
+    #[test]
+    fn footprints_are_checked_against_device_and_host_budgets() {
+        let caps = Capabilities {
+            device_memory: Some(1000),
+            host_memory: Some(2000),
+            ..Capabilities::default()
+        };
+        let f = |device, host| check_footprint(Footprint { device, host }, &caps);
+        assert!(f(900, 1800).is_ok());
+        let limit = |r: Result<()>| match r {
+            Err(Error::OverLimit { limit, max, .. }) => Some((limit, max)),
+            _ => None,
+        };
+        assert_eq!(limit(f(901, 0)), Some(("device memory", 900)));
+        assert_eq!(limit(f(0, 1801)), Some(("host memory", 1800)));
+        // Unknown host memory is not checked.
+        let blind = Capabilities {
+            host_memory: None,
+            ..caps.clone()
+        };
+        assert!(check_host(u64::MAX, &blind).is_ok());
+    }
+
+    #[test]
+    fn unreported_device_memory_is_bounded_by_the_host_and_the_limits() {
+        // Metal, DX12, GL, the browser: no device memory.
+        let caps = Capabilities {
+            max_buffer: 1 << 30,
+            max_storage_buffers: 8,
+            host_memory: Some(4 << 30),
+            ..Capabilities::default()
+        };
+        let over = |caps: &Capabilities, needed| match check_memory(needed, caps) {
+            Err(Error::OverLimit { limit, max, .. }) => Some((limit, max)),
+            _ => None,
+        };
+        let host = (4u64 << 30) / 10 * 9;
+        assert_eq!(over(&caps, host), None);
+        assert_eq!(
+            over(&caps, host + 1),
+            Some(("device memory (bounded by host memory)", host))
+        );
+        // A host that says nothing leaves the limits: 8 buffers of 1 GiB.
+        let blind = Capabilities {
+            host_memory: None,
+            ..caps.clone()
+        };
+        assert_eq!(over(&blind, 8 << 30), None);
+        assert!(over(&blind, (8 << 30) + 1).is_some_and(|(l, _)| l.contains("max_buffer_size")));
+        // Reported device memory is the budget, whatever the host has.
+        let vulkan = Capabilities {
+            device_memory: Some(100 << 30),
+            ..caps
+        };
+        assert_eq!(over(&vulkan, 80 << 30), None);
     }
 }

@@ -79,6 +79,11 @@ pub struct Capabilities {
     /// is allocated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_memory: Option<u64>,
+    /// Bytes of host memory available when the adapter was described,
+    /// where the system says (`super::memory::host_available_bytes`).
+    /// Not recorded: it is this moment's, not the platform's.
+    #[serde(skip)]
+    pub host_memory: Option<u64>,
 }
 
 impl Capabilities {
@@ -104,13 +109,40 @@ impl Capabilities {
             max_workgroups_per_dim: limits.max_compute_workgroups_per_dimension,
             max_storage_buffers: limits.max_storage_buffers_per_shader_stage,
             device_memory: None,
+            host_memory: super::memory::host_available_bytes(),
         }
     }
 
-    /// What a case may allocate of the device's memory: nine tenths of it
-    /// (the driver and the runner's own buffers take some), where known.
-    pub fn memory_budget(&self) -> Option<u64> {
-        self.device_memory.map(|m| m / 10 * 9)
+    /// What a case may allocate of the device's memory, and what bounds
+    /// it: nine tenths of the device's memory (the driver and the runner's
+    /// own buffers take some) where the backend reports it. Where it does
+    /// not (Metal, DX12, GL, the browser), the smaller of the host's budget
+    /// (Apple's and integrated GPUs share the host's memory, a discrete
+    /// GPU rarely has more, and every input is uploaded from a host copy)
+    /// and a buffer of `max_buffer_size` in every storage binding a stage
+    /// has (what bounds it where the host's is not known: Windows, the
+    /// browser); `None` where neither is known.
+    pub fn device_budget(&self) -> Option<(&'static str, u64)> {
+        if let Some(m) = self.device_memory {
+            return Some(("device memory", m / 10 * 9));
+        }
+        let limits = self
+            .max_buffer
+            .saturating_mul(u64::from(self.max_storage_buffers));
+        let host = self
+            .host_budget()
+            .map(|m| ("device memory (bounded by host memory)", m));
+        let limits = (limits > 0).then_some((
+            "device memory (bounded by max_buffer_size x max_storage_buffers_per_shader_stage)",
+            limits,
+        ));
+        [host, limits].into_iter().flatten().min_by_key(|b| b.1)
+    }
+
+    /// What a case may hold in host memory (its inputs, references and
+    /// read-backs): nine tenths of what was available, where known.
+    pub fn host_budget(&self) -> Option<u64> {
+        self.host_memory.map(|m| m / 10 * 9)
     }
 
     /// Feature names as wgpu spells them, for listings.

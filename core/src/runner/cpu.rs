@@ -33,10 +33,12 @@ pub fn cpu_platform() -> PlatformInfo {
     }
 }
 
-/// Capabilities of the CPU reference platform: f64 only, no GPU limits.
+/// Capabilities of the CPU reference platform: f64 only, no GPU limits;
+/// its "device" is the host, so sizes are checked against the host's memory.
 pub fn cpu_capabilities() -> Capabilities {
     Capabilities {
         f64: true,
+        host_memory: crate::gpu::memory::host_available_bytes(),
         max_storage_binding: u64::MAX / 4,
         max_buffer: u64::MAX / 4,
         max_workgroup_storage: u32::MAX,

@@ -17,10 +17,12 @@
 //! within one binding of 2 GiB (an H200's; AMD's Vulkan and Metal allow
 //! more). Only an adapter with a 128 MiB binding (lavapipe, a browser's
 //! default) is passed, from 82 unit cells in f64 `aos4` (51^3 cells of 32
-//! slots of 32 bytes, 136 MB), and the case fails with `OverLimit` naming
-//! the limit.
+//! slots of 32 bytes, 136 MB), and such a case is refused when the cases
+//! are made, before the system is built, naming the limit and the largest
+//! size that fits (`fit`).
 
 mod cpu;
+mod fit;
 mod form;
 mod gpu;
 pub mod md;
@@ -119,6 +121,13 @@ choice! {
 /// Unit cells per dimension: small (864 atoms, 3 link cells a side, for
 /// CI), default (32,000 atoms) and large (2,048,000), the study's sizes.
 const SIZES: &[(&str, u64)] = &[("small", 6), ("default", 20), ("large", 80)];
+
+/// The fewest unit cells a side: 3 link cells.
+const MIN_CELLS: u64 = 6;
+
+/// The most unit cells a side (see the module doc: every array fits one
+/// binding of 2 GiB).
+const MAX_CELLS: u64 = 200;
 
 /// One comd case, typed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -313,10 +322,12 @@ impl App for Comd {
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
         let r = Resolved::new(self, req)?;
         let n = parse_size("size", r.text("size"), SIZES)?;
-        if !(6..=200).contains(&n) {
+        if !(MIN_CELLS..=MAX_CELLS).contains(&n) {
             return Err(Error::bad_param(
                 "size",
-                format!("{n} unit cells: at least 6 (3 link cells a side), at most 200"),
+                format!(
+                    "{n} unit cells: at least {MIN_CELLS} (3 link cells a side), at most {MAX_CELLS}"
+                ),
             ));
         }
         let base = Params {
@@ -335,7 +346,7 @@ impl App for Comd {
         let mappings: Vec<Option<Mapping>> = r.choices().into_iter().map(Some).collect();
         let groups: Vec<u32> = r.uints("groups").into_iter().map(|g| g as u32).collect();
         let stages: Vec<u32> = r.uints("stage").into_iter().map(|n| n as u32).collect();
-        Ok(Grid::new(base)
+        let cases = Grid::new(base)
             .axis(&r.precisions, |c, p| c.precision = p)
             .axis(&r.choices(), |c, k| c.kernel = k)
             .axis(&r.choices(), |c, l| c.layout = l)
@@ -351,10 +362,11 @@ impl App for Comd {
                 &stages,
                 |c, n| c.stage = n,
             )
-            .points()
-            .iter()
-            .map(Params::case)
-            .collect())
+            .points();
+        for c in &cases {
+            fit::fits(c, caps)?;
+        }
+        Ok(cases.iter().map(Params::case).collect())
     }
 
     fn prepare(&self, gpu: &Gpu, case: &Case) -> Result<Box<dyn Kernel>> {

@@ -34,10 +34,7 @@ fn caps() -> Capabilities {
 
 #[test]
 fn cases_expand_mappings_only_for_the_force_kernels() {
-    let caps = Capabilities {
-        max_workgroup_invocations: 256,
-        ..Default::default()
-    };
+    let caps = caps();
     let req = Request::default()
         .set("size", "small")
         .precisions(&[Precision::F32]);
@@ -50,6 +47,43 @@ fn cases_expand_mappings_only_for_the_force_kernels() {
     // A stage is a count of atoms: text is a clear error before any work.
     match Comd.cases(&Request::default().set("stage", "many"), &caps) {
         Err(Error::BadParameter { name, .. }) => assert_eq!(name, "stage"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn arrays_past_a_binding_are_refused_before_the_system_is_built() {
+    // 200 unit cells: 32 million atoms, 384 MB a vector in f32 aos, past
+    // a buffer of 256 MiB. Refused at once (building the system would
+    // take seconds), naming the largest size that fits.
+    let req = Request::default()
+        .set("size", "200")
+        .set("kernel", "advance_velocity")
+        .set("layout", "aos")
+        .precisions(&[Precision::F32]);
+    let Err(Error::BadParameter { name, reason }) = Comd.cases(&req, &caps()) else {
+        panic!("200 unit cells fit a binding of 128 MiB");
+    };
+    assert_eq!(name, "size");
+    assert!(reason.contains("max_buffer_size"), "{reason}");
+    let largest: u64 = reason
+        .rsplit("the largest that fits is ")
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("a largest size");
+    let at = |n: u64| Comd.cases(&req.clone().set("size", n.to_string()), &caps());
+    assert!(at(largest).is_ok() && at(largest + 1).is_err(), "{largest}");
+    // The host's memory too: 80 unit cells hold about 480 MB there (the
+    // start and the reference, 2 million atoms of 80 bytes each, and
+    // 150 MB of buffers' bytes).
+    let small_host = Capabilities {
+        host_memory: Some(256 << 20),
+        ..caps()
+    };
+    match Comd.cases(&req.clone().set("size", "80"), &small_host) {
+        Err(Error::BadParameter { reason, .. }) => {
+            assert!(reason.contains("host memory"), "{reason}")
+        }
         other => panic!("{other:?}"),
     }
 }

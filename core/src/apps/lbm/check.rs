@@ -36,7 +36,8 @@ pub(super) const SAMPLE_SITES: usize = 1 << 16;
 
 /// Whether a field of `sites` sites is checked on a sample of them.
 pub(super) fn sampled(sites: u64) -> bool {
-    sites * NVEL as u64 > WHOLE_REALS
+    // Saturating: sizes past a u32 of sites reach `fit::fits` to be refused.
+    sites.saturating_mul(NVEL as u64) > WHOLE_REALS
 }
 
 /// The sampled sites of a start and their f64 reference after one step.

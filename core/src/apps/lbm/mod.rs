@@ -227,11 +227,9 @@ impl App for Lbm {
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
         let r = Resolved::new(self, req)?;
         let l = parse_size("size", r.text("size"), SIZES)?;
-        // Sites are u32 in the shader (each buffer's index too: `fields`).
-        let sites = l
-            .checked_pow(3)
-            .filter(|s| *s <= u32::MAX as u64)
-            .ok_or_else(|| Error::bad_param("size", format!("L = {l} is too large")))?;
+        // Sites are u32 in the shader (each buffer's index too): `fits`
+        // refuses a larger L.
+        let sites = l.saturating_pow(3);
         let steps = r.uint("steps");
         let check = match r.choice::<Check>() {
             Check::Auto if check::sampled(sites) => Check::Sample,

@@ -1,12 +1,13 @@
 //! Whether a case fits the adapter, checked when its cases are made, before
 //! anything is drawn or allocated: how each field splits over buffers (by
 //! groups of components, where one binding cannot hold it), the bindings a
-//! kernel then needs, and the case's fields against the device's memory.
+//! kernel then needs, and the case's fields against the device's memory,
+//! their host copies against the host's.
 
 use super::codegen::{Build, Field, MODULES};
 use super::gpu::Plan;
 use super::{KernelName, Operator, Params};
-use crate::apps::blocks;
+use crate::apps::blocks::{self, Footprint};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Capabilities};
 
@@ -42,7 +43,7 @@ fn fields_held(params: &Params) -> (u64, u64, u64) {
 
 /// Checks `build` (of `params`) against `caps`: every field splits into
 /// groups a binding holds, no kernel needs more storage bindings than a
-/// stage may have, and the fields fit the device's memory.
+/// stage may have, and the fields fit the device's memory and the host's.
 pub(super) fn check(build: &Build, params: &Params, caps: &Capabilities) -> Result<()> {
     let p = params.precision;
     for field in [Field::Spinor, Field::Half, Field::Links] {
@@ -81,8 +82,19 @@ pub(super) fn check(build: &Build, params: &Params, caps: &Capabilities) -> Resu
             .map_or(0, |g| g.bytes(p).iter().sum::<u64>())
     };
     let (s, h, l) = fields_held(params);
-    let needed = s * bytes(Field::Spinor) + h * bytes(Field::Half) + l * bytes(Field::Links);
-    blocks::check_memory(needed, caps)
+    let device = s * bytes(Field::Spinor) + h * bytes(Field::Half) + l * bytes(Field::Links);
+    blocks::check_footprint(footprint(device, p.real_bytes()), caps)
+}
+
+/// What a case whose fields take `device` bytes of reals of `rb` bytes
+/// holds: on the host, an f64 copy of every field (the inputs drawn and
+/// the references computed from them) and its bytes once more (the
+/// upload or the read-back).
+fn footprint(device: u64, rb: u64) -> Footprint {
+    Footprint {
+        device,
+        host: device / rb * 8 + device,
+    }
 }
 
 /// Checks before any work that `params`' lattice fits the adapter; the

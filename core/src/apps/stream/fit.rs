@@ -2,10 +2,10 @@
 //! before anything is drawn or allocated: arrays larger than a binding are
 //! cut into blocks of elements (`crate::apps::blocks`), block k of a, b and
 //! c in buffers of their own (one when packed), and the arrays must fit the
-//! device's memory.
+//! device's memory, their host copies the host's.
 
 use super::{Alloc, KernelName, Load, Params};
-use crate::apps::blocks::{self, Blocks};
+use crate::apps::blocks::{self, Blocks, Footprint};
 use crate::error::{Error, Result};
 use crate::gpu::Capabilities;
 
@@ -46,22 +46,37 @@ pub(super) fn blocks(params: &Params, caps: &Capabilities) -> Result<Blocks> {
     })
 }
 
-/// Bytes the case takes on the device split as `b`: the three arrays,
-/// packed arrays' gaps, and the partial sums (one a workgroup, at most one
-/// an element of a workgroup).
-pub(super) fn footprint(params: &Params, b: &Blocks) -> u64 {
-    let rb = params.precision.real_bytes();
+/// What the case holds split as `b`. The device: the three arrays, packed
+/// arrays' gaps, and the partial sums (one a workgroup, at most one an
+/// element of a workgroup). The host: the three arrays in f64 and in the
+/// buffers' bytes (`Inputs`), and the read-back array (packed, the whole
+/// buffer of the three).
+pub(super) fn footprint(params: &Params, b: &Blocks) -> Footprint {
+    // Saturating: a size up to 2^62 parses, and must be refused, not wrap.
+    let (n, rb) = (params.n, params.precision.real_bytes());
+    let arrays = n.saturating_mul(3 * rb);
     let gaps = match packed(params) {
         true => 2 * b.count() as u64 * (params.pad + MAX_ALIGN),
         false => 0,
     };
-    3 * params.n * rb + gaps + params.n.div_ceil(u64::from(params.wg)) * rb
+    let read = match packed(params) {
+        true => arrays.saturating_add(gaps),
+        false => n.saturating_mul(rb),
+    };
+    let partials = n.div_ceil(u64::from(params.wg)) * rb;
+    Footprint {
+        device: arrays.saturating_add(gaps).saturating_add(partials),
+        host: n
+            .saturating_mul(3 * 8)
+            .saturating_add(arrays)
+            .saturating_add(read),
+    }
 }
 
-/// `params`' blocks where they fit `caps` and its memory.
+/// `params`' blocks where they fit `caps`, its memory and the host's.
 fn check(params: &Params, caps: &Capabilities) -> Result<Blocks> {
     let b = blocks(params, caps)?;
-    blocks::check_memory(footprint(params, &b), caps)?;
+    blocks::check_footprint(footprint(params, &b), caps)?;
     Ok(b)
 }
 
@@ -167,5 +182,33 @@ mod tests {
         assert!(fits(&params(n, Alloc::Separate, 0), &c).is_ok());
         assert!(fits(&params(n + 4, Alloc::Separate, 0), &c).is_err());
         assert!(n.is_multiple_of(4));
+    }
+
+    #[test]
+    fn host_copies_past_host_memory_are_refused_naming_the_largest_size() {
+        // A device of 8 GiB, a host with 1 GiB available: 90% of it holds
+        // the host's 40 bytes an f32 element (three f64 arrays, their
+        // bytes, the read-back array), about 24 million elements.
+        let c = Capabilities {
+            host_memory: Some(1 << 30),
+            ..caps(8 << 30)
+        };
+        let p = params(1 << 28, Alloc::Separate, 0);
+        let Err(Error::BadParameter { reason, .. }) = fits(&p, &c) else {
+            panic!("fits");
+        };
+        assert!(reason.contains("host memory"), "{reason}");
+        let n = largest(&p, &c);
+        assert_eq!(n, (1u64 << 30) / 10 * 9 / 40 / 4 * 4);
+        assert!(fits(&params(n, Alloc::Separate, 0), &c).is_ok());
+        assert!(fits(&params(n + 4, Alloc::Separate, 0), &c).is_err());
+        // Without a device figure (Metal, DX12, GL), the host's bounds the
+        // device's too.
+        let metal = Capabilities {
+            device_memory: None,
+            max_storage_buffers: 31,
+            ..c
+        };
+        assert_eq!(largest(&p, &metal), n);
     }
 }

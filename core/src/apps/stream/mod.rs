@@ -199,7 +199,7 @@ impl App for Stream {
             },
             ParamSpec {
                 name: "size",
-                help: "elements per array: default (2^25, capped by the device's memory), small (2^16), or a number up to what the device's memory holds (arrays past a binding are split over buffers)",
+                help: "elements per array: default (2^25, capped by the device's and the host's memory), small (2^16), or a number up to what the device's and the host's memory hold (arrays past a binding are split over buffers)",
                 kind: ParamKind::Text,
                 default: "default",
             },
@@ -285,7 +285,7 @@ impl App for Stream {
             if !explicit && fit::fits(&base, caps).is_err() {
                 let largest = fit::largest(&base, caps);
                 log::warn!(
-                    "stream {p}: {n} elements pass the device's memory; capped to {largest}"
+                    "stream {p}: {n} elements pass the device's or the host's memory; capped to {largest}"
                 );
                 base.n = largest;
             }

@@ -3,10 +3,10 @@
 //! hold A or C, the lattice is cut into blocks of sites
 //! (`crate::apps::blocks`), each block's A and C a lattice of that many
 //! sites in the case's layout, in buffers of their own; A and C must fit
-//! the device's memory.
+//! the device's memory, the host's copies the host's.
 
 use super::{MAX_VECTOR_SITES, MILC_SITE_REALS, Params, SITE_REALS, Strides};
-use crate::apps::blocks::{self, Blocks};
+use crate::apps::blocks::{self, Blocks, Footprint};
 use crate::error::{Error, Result};
 use crate::gpu::Capabilities;
 
@@ -34,15 +34,21 @@ pub(super) fn blocks(params: &Params, caps: &Capabilities) -> Result<Blocks> {
     })
 }
 
-/// Bytes the case takes on the device: A, C and B.
-fn footprint(params: &Params) -> u64 {
-    2 * params.sites * site_bytes(params) + SITE_REALS as u64 * params.precision.real_bytes()
+/// What the case holds. The device: A, C and B. The host: A and the
+/// reference C in f64, and A's upload and C's read-back in the layout's
+/// bytes.
+fn footprint(params: &Params) -> Footprint {
+    let (sites, bytes) = (params.sites, site_bytes(params));
+    Footprint {
+        device: 2 * sites * bytes + SITE_REALS as u64 * params.precision.real_bytes(),
+        host: 2 * sites * (SITE_REALS as u64 * 8 + bytes),
+    }
 }
 
-/// `params`' blocks where they fit `caps` and its memory.
+/// `params`' blocks where they fit `caps`, its memory and the host's.
 fn check(params: &Params, caps: &Capabilities) -> Result<Blocks> {
     let b = blocks(params, caps)?;
-    blocks::check_memory(footprint(params), caps)?;
+    blocks::check_footprint(footprint(params), caps)?;
     Ok(b)
 }
 

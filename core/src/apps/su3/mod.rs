@@ -296,7 +296,7 @@ impl App for Su3 {
             wg_param("128"),
             ParamSpec {
                 name: "size",
-                help: "lattice extent L (L^4 sites): default (32), small (8), or a number up to what the device's memory holds (A and C past a binding are split over buffers by blocks of sites)",
+                help: "lattice extent L (L^4 sites): default (32), small (8), or a number up to what the device's and the host's memory hold (A and C past a binding are split over buffers by blocks of sites)",
                 kind: ParamKind::Text,
                 default: "default",
             },
