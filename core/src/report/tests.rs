@@ -112,27 +112,23 @@ fn page_has_every_section_and_no_script() {
 /// its efficiencies, not as a row.
 #[test]
 fn pp_table_rows_are_kernels_every_platform_ran() {
-    let a = records();
-    let b: Vec<ResultRecord> = records()
-        .into_iter()
-        .filter(|r| r.app != "lbm")
-        .map(|mut r| {
-            r.platform.name = "GPU B".into();
-            r
-        })
-        .collect();
-    let sets = [
-        markdown::Set {
-            title: "A".into(),
-            path: "a".into(),
-            records: &a,
-        },
-        markdown::Set {
-            title: "B".into(),
-            path: "b".into(),
-            records: &b,
-        },
-    ];
+    let on = |gpu: &str, lbm: bool| -> Vec<ResultRecord> {
+        records()
+            .into_iter()
+            .filter(|r| lbm || r.case.app != "lbm")
+            .map(|mut r| {
+                r.platform.name = gpu.into();
+                r
+            })
+            .collect()
+    };
+    let (a, b, c) = (on("GPU A", true), on("GPU B", true), on("GPU C", false));
+    let set = |title: &str, records| markdown::Set {
+        title: title.into(),
+        path: title.to_lowercase(),
+        records,
+    };
+    let sets = [set("A", &a), set("B", &b), set("C", &c)];
     let md = markdown::page(&sets, "# Results", "fig").markdown;
     let f32_part = md.split("### f32").nth(1).expect("an f32 PP table");
     assert!(f32_part.contains("| stream/triad |"), "{f32_part}");
