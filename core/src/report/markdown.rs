@@ -110,11 +110,20 @@ fn set_section(s: &Set, figures: &str, figs: &mut Vec<(String, String)>) -> Stri
         md.push_str(&runs_table(s.records));
     }
     let apps = apps(s.records);
-    for (label, roof) in rooflines(s.records) {
-        let Some(roof) = roof else { continue };
-        let file = format!("{figures}/{}-roofline.svg", slug(&s.path));
+    let roofs: Vec<_> = rooflines(s.records)
+        .into_iter()
+        .filter_map(|(label, roof)| Some((label, roof?)))
+        .collect();
+    for (i, (label, roof)) in roofs.iter().enumerate() {
+        // A set of one device through two APIs has two rooflines: each its file.
+        let n = if i == 0 {
+            String::new()
+        } else {
+            format!("-{}", i + 1)
+        };
+        let file = format!("{figures}/{}-roofline{n}.svg", slug(&s.path));
         let _ = writeln!(md, "\n![roofline of {label}]({file})");
-        figs.push((file, roofline_svg(&roof, &marks(&roof, false), &apps)));
+        figs.push((file, roofline_svg(roof, &marks(roof, false), &apps)));
     }
     md
 }
