@@ -93,21 +93,9 @@ fn small_run_writes_results_and_a_chart() {
 /// (or that the sweep found none) with the working sets it spans.
 #[test]
 fn roofline_measures_and_states_every_level() {
-    let (o, json) = run_to_json(
-        "levels",
-        &[
-            "roofline",
-            "--size",
-            "small",
-            "--precision",
-            "f32",
-            "--samples",
-            "2",
-            "--warmup-s",
-            "0",
-            "--quiet",
-        ],
-    );
+    let mut args = vec!["roofline", "--precision", "f32"];
+    args.extend(common::FAST);
+    let (o, json) = run_to_json("levels", &args);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     for line in [

@@ -3,6 +3,7 @@
 
 use std::process::Output;
 
+mod common;
 #[path = "common/process.rs"]
 mod process;
 
@@ -33,25 +34,20 @@ fn tune_su3(cache: &std::path::Path) -> Output {
 
 /// The records of `skylight run su3` at the CI size with `extra` flags.
 fn su3_records(test: &str, extra: &[&str]) -> Vec<serde_json::Value> {
-    let mut args = vec![
-        "run",
-        "su3",
-        "--size",
-        "small",
-        "--precision",
-        "f32",
-        "--samples",
-        "2",
-        "--warmup-s",
-        "0",
-        "--quiet",
-    ];
-    args.extend(extra);
-    let (o, json) = run_to_json(test, &args);
+    let (o, json) = su3_run(test, extra);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = std::fs::read_to_string(&json).expect("results written");
     let file: serde_json::Value = serde_json::from_str(&text).expect("json");
     file["records"].as_array().expect("records").clone()
+}
+
+/// `skylight run su3` at the CI size in f32 with `extra` flags, and where
+/// its result file is.
+fn su3_run(test: &str, extra: &[&str]) -> (Output, std::path::PathBuf) {
+    let mut args = vec!["run", "su3", "--precision", "f32"];
+    args.extend(common::FAST);
+    args.extend(extra);
+    run_to_json(test, &args)
 }
 
 /// CI's tune: one app at the small size on the real adapter; `run` then
@@ -108,24 +104,7 @@ fn tune_rejects_what_it_cannot_tune_and_a_corrupt_cache_is_named_and_ignored() {
     let corrupt = scratch("corrupt").join("tuning.json");
     std::fs::write(&corrupt, "{\"skylight_tuning\": 1, \"entries\": [").expect("write");
     let path = corrupt.to_str().expect("utf-8");
-    let (o, json) = run_to_json(
-        "corrupt",
-        &[
-            "run",
-            "su3",
-            "--set",
-            "variant=row",
-            "--size",
-            "small",
-            "--precision",
-            "f32",
-            "--samples",
-            "2",
-            "--quiet",
-            "--tuning",
-            path,
-        ],
-    );
+    let (o, json) = su3_run("corrupt", &["--set", "variant=row", "--tuning", path]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stderr(&o).contains(path), "{}", stderr(&o));
     let text = std::fs::read_to_string(&json).expect("results written");
