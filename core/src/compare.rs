@@ -6,14 +6,14 @@
 //!
 //! Problems are matched as in [`crate::efficiency`]: app, kernel,
 //! precision and the problem's parameters, lone runs apart from
-//! back-to-back ones ([`back_to_back`]); native records are left out.
+//! back-to-back ones ([`crate::efficiency::back_to_back`]); native records are left out.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::Precision;
-use crate::efficiency::{back_to_back, problem_of, rate_text};
+use crate::efficiency::{ProblemKey, problem_key, rate_text};
 use crate::portability::platforms_named;
 use crate::record::ResultRecord;
 
@@ -61,9 +61,6 @@ pub struct Comparison {
     pub rows: Vec<Row>,
 }
 
-/// Problem key: app, kernel, precision, problem, back-to-back.
-type Key = (String, String, String, String, bool);
-
 /// The validated Skylight records of `records` on the platforms `wanted`
 /// names (substrings of platform labels, all where empty), in the order
 /// of the first name each matches, then by label.
@@ -74,17 +71,10 @@ pub fn compare(records: &[ResultRecord], wanted: &[String]) -> Comparison {
         .collect();
     let mut platforms = platforms_named(&ok, wanted);
     platforms.sort_by_key(|p| wanted.iter().position(|w| p.contains(w.as_str())));
-    let mut groups: BTreeMap<Key, Vec<&ResultRecord>> = BTreeMap::new();
+    let mut groups: BTreeMap<ProblemKey, Vec<&ResultRecord>> = BTreeMap::new();
     for r in ok {
         if platforms.contains(&r.platform.label()) {
-            let key = (
-                r.case.app.clone(),
-                r.case.kernel.clone(),
-                r.case.precision.to_string(),
-                problem_of(r),
-                back_to_back(r),
-            );
-            groups.entry(key).or_default().push(r);
+            groups.entry(problem_key(r)).or_default().push(r);
         }
     }
     let rows = groups

@@ -90,9 +90,24 @@ impl Row {
     }
 }
 
-/// Device, app, kernel, precision, problem and [`back_to_back`]: the
-/// records of one key are compared with each other.
-type Key = (Device, String, String, String, String, bool);
+/// Device and [`ProblemKey`]: the records of one key are compared with
+/// each other.
+type Key = (Device, ProblemKey);
+
+/// App, kernel, precision, problem ([`problem_of`]) and [`back_to_back`]:
+/// what makes two records the same measurement on any platform.
+pub type ProblemKey = (String, String, String, String, bool);
+
+/// `r`'s [`ProblemKey`].
+pub fn problem_key(r: &ResultRecord) -> ProblemKey {
+    (
+        r.case.app.clone(),
+        r.case.kernel.clone(),
+        r.case.precision.to_string(),
+        problem_of(r),
+        back_to_back(r),
+    )
+}
 
 /// The devices `r` counts for, given the Skylight backends each device
 /// name ran on (`skylight`): a Skylight record its own; a native one
@@ -142,22 +157,14 @@ pub fn rows(records: &[ResultRecord]) -> Vec<Row> {
     let mut groups: BTreeMap<Key, Vec<&ResultRecord>> = BTreeMap::new();
     for r in &ok {
         for device in devices_of(r, &backends) {
-            let key = (
-                device,
-                r.case.app.clone(),
-                r.case.kernel.clone(),
-                r.case.precision.to_string(),
-                problem_of(r),
-                back_to_back(r),
-            );
-            groups.entry(key).or_default().push(r);
+            groups.entry((device, problem_key(r))).or_default().push(r);
         }
     }
     let roofs = roofs(&ok);
     groups
         .into_iter()
         .map(
-            |(((device, backend), app, kernel, _, problem, back_to_back), recs)| {
+            |(((device, backend), (app, kernel, _, problem, back_to_back)), recs)| {
                 let precision = recs[0].case.precision;
                 let statistic = recs
                     .iter()
