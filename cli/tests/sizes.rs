@@ -53,9 +53,12 @@ fn stream_past_memory_without_a_device_figure_is_refused() {
     );
 }
 
+/// Past L = 8192 the sites are not counted at all (L = 70000's L^4
+/// overflows u64), yet the error still names the largest L that fits.
 #[test]
 fn su3_past_memory_is_refused() {
     refused(&["su3", "--size", "1000"], "device memory");
+    refused(&["su3", "--size", "70000"], "beyond any device's memory");
 }
 
 /// Lavapipe's 32 storage bindings a stage hold no split of a field of
@@ -72,11 +75,17 @@ fn lbm_past_the_bindings_is_refused() {
     );
 }
 
+/// L = 200 at T = 400 has more link reals than a u32 indexes (the
+/// largest at that T is named), before any binding is counted.
 #[test]
 fn milc_past_the_bindings_is_refused() {
     refused(
         &["milc", "--size", "64", "--kernel", "dslash"],
         "does not fit this adapter",
+    );
+    refused(
+        &["milc", "--size", "200", "--kernel", "dslash"],
+        "u32 indices reach; at T = 400, the largest that fits is L = 53",
     );
 }
 

@@ -7,7 +7,10 @@ use std::sync::{Arc, OnceLock};
 
 use super::check::{self, Sample};
 use super::d3q19::{self, Box3};
-use super::{Check, KernelName, Params, Pull, Setup, Start, fields, model, pull, spec};
+use super::{
+    COEFFICIENTS, Check, KernelName, Params, Pull, Setup, Start, fields, issued_bytes, model, pull,
+    spec,
+};
 use crate::app::{Kernel, Model, Timestamps, Validation, one_pass_runs};
 use crate::apps::common::fresh_rng;
 use crate::error::Result;
@@ -109,7 +112,7 @@ impl Lattice {
             .into_iter()
             .map(|bytes| gpu.storage_poisoned("lbm-f1", bytes, &p.poison_pattern()))
             .collect::<Result<Vec<_>>>()?;
-        let coef = [
+        let coef: [f64; COEFFICIENTS as usize] = [
             1.0 / b3.tau,
             b3.tau,
             b3.force[0],
@@ -256,6 +259,15 @@ impl Kernel for LbmGpu {
             self.shared.setup.steps,
             self.precision,
         )
+    }
+
+    fn issued_bytes(&self) -> Option<f64> {
+        Some(issued_bytes(
+            self.shared.setup.kernel,
+            self.lattice.groups.layout.sites as u64,
+            self.shared.setup.steps,
+            self.precision,
+        ))
     }
 
     fn metrics(&self, outputs: &[&[u8]]) -> BTreeMap<String, f64> {

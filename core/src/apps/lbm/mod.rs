@@ -503,6 +503,22 @@ fn step(kernel: KernelName, b: &Box3, f: &[f64]) -> Vec<f64> {
     }
 }
 
+/// Reals of the `coef` binding: 1/tau, tau, the body force and the three
+/// weights.
+const COEFFICIENTS: u64 = 8;
+
+/// Bytes one run's loads and stores request: each distribution is loaded
+/// once and stored once a pass (pulled from a neighbour or not), so the
+/// model's bytes, and each collision loads the 8 coefficients of `coef`.
+fn issued_bytes(kernel: KernelName, sites: u64, steps: u64, p: Precision) -> f64 {
+    let collisions = match kernel {
+        KernelName::Propagate => 0,
+        KernelName::Collide | KernelName::Fused | KernelName::Step => 1,
+    };
+    let coef = (collisions * COEFFICIENTS * p.real_bytes() * sites * steps) as f64;
+    model(kernel, sites, steps, p).bytes + coef
+}
+
 /// Work and traffic of one run: every kernel reads and writes all 19
 /// distributions of every site once per step (`step` twice), and every
 /// collision costs [`codegen::collide_flops`].

@@ -58,6 +58,26 @@ fn model_counts_each_pass_over_the_field() {
     );
 }
 
+/// Distributions are issued as the model moves them; each collision adds
+/// the 8 coefficient loads, propagation none.
+#[test]
+fn issued_bytes_add_the_coefficients_to_each_collision() {
+    let (sites, steps, p) = (1000, 2, Precision::F32);
+    let propagate = model(KernelName::Propagate, sites, steps, p).bytes;
+    assert_eq!(
+        issued_bytes(KernelName::Propagate, sites, steps, p),
+        propagate
+    );
+    let fused = model(KernelName::Fused, sites, steps, p).bytes;
+    let coef = 8.0 * 4.0 * 2000.0;
+    assert_eq!(
+        issued_bytes(KernelName::Fused, sites, steps, p),
+        fused + coef
+    );
+    let step = model(KernelName::Step, sites, steps, p).bytes;
+    assert_eq!(issued_bytes(KernelName::Step, sites, steps, p), step + coef);
+}
+
 /// Limits as lavapipe reports them (a 128 MiB binding, 8 storage buffers
 /// a kernel), with 1 GiB of device memory.
 fn lavapipe_like() -> Capabilities {

@@ -52,7 +52,9 @@ use crate::shader::ShaderSpec;
 pub use links::Reconstruct;
 pub use model::per_site;
 use model::{case_issued, case_model};
-use problem::{KAPPA, default_tol, order_param, orders, parse_lattice, parse_number};
+use problem::{
+    KAPPA, default_tol, indexed_sites, order_param, orders, parse_lattice, parse_number,
+};
 use wilson::{LINKS, SPINOR};
 
 choice! {
@@ -424,12 +426,19 @@ impl App for Milc {
     fn cases(&self, req: &Request, caps: &Capabilities) -> Result<Vec<Case>> {
         let r = Resolved::new(self, req)?;
         let (l, t) = parse_lattice(r.text("size"))?;
-        // Indices are u32 in the shaders: every (site, real) slot of the links must fit.
-        let sites = l
-            .checked_pow(3)
-            .and_then(|s| s.checked_mul(t))
-            .filter(|s| s * LINKS as u64 <= u32::MAX as u64)
-            .ok_or_else(|| Error::bad_param("size", format!("{l}^3 x {t} is too large")))?;
+        let sites = indexed_sites(l, t).ok_or_else(|| {
+            let largest = match blocks::largest_fitting(l, |l| indexed_sites(l, t).is_some()) {
+                0 => "no L fits".to_string(),
+                l => format!("the largest that fits is L = {l}"),
+            };
+            Error::bad_param(
+                "size",
+                format!(
+                    "{l}^3 x {t} has more link reals ({LINKS} a site) than the shaders' u32 \
+                     indices reach; at T = {t}, {largest}"
+                ),
+            )
+        })?;
         let kappa = parse_number("kappa", r.text("kappa"))?;
         if !(kappa > 0.0 && kappa < 0.125) {
             return Err(Error::bad_param(

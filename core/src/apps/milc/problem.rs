@@ -9,6 +9,8 @@ use crate::params::Resolved;
 use crate::precision::Precision;
 use crate::scale::Part;
 
+use super::wilson::LINKS;
+
 /// Lattice sizes (L, T): the CI preset and the default for a large GPU
 /// (2^21 sites: 4.4 GB of fields for a CG solve in f32, 8.9 GB in f64).
 const SIZES: &[(&str, (u64, u64))] = &[("small", (4, 8)), ("default", (32, 64))];
@@ -16,6 +18,15 @@ const SIZES: &[(&str, (u64, u64))] = &[("small", (4, 8)), ("default", (32, 64))]
 /// Default hopping parameter: below the free-field critical 1/8, so
 /// `M^dagger M` is well conditioned for any gauge field.
 pub(super) const KAPPA: &str = "0.12";
+
+/// Sites of an L^3 x T lattice whose link reals (`LINKS` a site) the
+/// shaders' u32 indices reach; `None` past them.
+pub(super) fn indexed_sites(l: u64, t: u64) -> Option<u64> {
+    l.checked_pow(3).and_then(|s| s.checked_mul(t)).filter(|s| {
+        s.checked_mul(LINKS as u64)
+            .is_some_and(|r| r <= u64::from(u32::MAX))
+    })
+}
 
 /// `small`, `default`, `L` (T = 2L) or `LxT`.
 pub(super) fn parse_lattice(text: &str) -> Result<(u64, u64)> {

@@ -52,28 +52,38 @@ fn check(params: &Params, caps: &Capabilities) -> Result<Blocks> {
     Ok(b)
 }
 
+/// The largest L whose lattice's byte counts stay within u64 (8192^4 sites
+/// take 1.3e18 bytes in f32, far past any device): a larger one is
+/// refused without its sites being counted.
+pub(super) const MAX_L: u64 = 8192;
+
 /// `params`' blocks, checked before any work against `caps`; the error
 /// names the largest L that fits.
 pub(super) fn fits(params: &Params, caps: &Capabilities) -> Result<Blocks> {
-    let e = match check(params, caps) {
-        Ok(b) => return Ok(b),
-        Err(e @ Error::OverLimit { .. }) => e,
-        Err(e) => return Err(e),
+    let why = if params.l > MAX_L {
+        "beyond any device's memory".to_string()
+    } else {
+        match check(params, caps) {
+            Ok(b) => return Ok(b),
+            Err(e @ Error::OverLimit { .. }) => e.to_string(),
+            Err(e) => return Err(e),
+        }
     };
     let at = |l: u64| Params {
         l,
         sites: l.pow(4),
         ..*params
     };
-    let largest = match blocks::largest_fitting(params.l, |l| check(&at(l), caps).is_ok()) {
+    let hi = params.l.min(MAX_L);
+    let largest = match blocks::largest_fitting(hi, |l| check(&at(l), caps).is_ok()) {
         0 => "no L fits".to_string(),
         l => format!("the largest that fits is L = {l}"),
     };
     Err(Error::bad_param(
         "size",
         format!(
-            "L = {} ({} sites) in {} on {} does not fit this adapter ({e}); {largest}",
-            params.l, params.sites, params.precision, params.layout
+            "L = {} in {} on {} does not fit this adapter ({why}); {largest}",
+            params.l, params.precision, params.layout
         ),
     ))
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::{
     Init, Inputs, MILC_SITE_REALS, Mapping, Params, SITE_REALS, Strides, check, checksum, fit,
-    model, spec,
+    issued_bytes, model, spec,
 };
 use crate::app::{Kernel, Model, Timestamps, Validation, one_pass_runs};
 use crate::apps::blocks::Blocks;
@@ -207,6 +207,10 @@ impl Kernel for Su3Gpu {
 
     fn model(&self) -> Model {
         model(self.sites, &self.layout, self.precision)
+    }
+
+    fn issued_bytes(&self) -> Option<f64> {
+        Some(issued_bytes(self.mapping, self.sites, self.precision))
     }
 
     /// su3_bench's checksum, and the blocks of sites where the lattice is split.

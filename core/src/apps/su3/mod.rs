@@ -74,6 +74,18 @@ impl Mapping {
         }
     }
 
+    /// Reals one site's invocations load and store, every access counted
+    /// as `shaders/su3` issues it: each output element is a row of A
+    /// times a column of B (3 + 3 complex loads); a row's three outputs
+    /// share its A row (15 complex a row, 180 a site), the element and
+    /// pair mappings load the row for each output (7 complex an output).
+    fn issued_reals_per_site(self) -> u64 {
+        match self {
+            Mapping::Element | Mapping::Pair => 36 * 7 * 2,
+            Mapping::Site | Mapping::Link | Mapping::Row | Mapping::RowVector => 12 * 15 * 2,
+        }
+    }
+
     /// The mapping's entry point.
     fn entry(self) -> &'static str {
         match self {
@@ -325,11 +337,9 @@ impl App for Su3 {
             &[("default", DEFAULT_L), ("small", SMALL_L)],
         )?;
         // Blocks of sites keep the shader's u32 indices in range; the
-        // lattice's own size is bounded by the device's memory (`fit`).
-        let sites = l
-            .checked_pow(4)
-            .filter(|&s| s.checked_mul(SITE_REALS as u64).is_some())
-            .ok_or_else(|| Error::bad_param("size", format!("L = {l} is too large")))?;
+        // lattice's own size is bounded by the device's memory (`fit`,
+        // which refuses an L past `fit::MAX_L` before counting its sites).
+        let sites = l.min(fit::MAX_L).pow(4);
         let base = Params {
             precision: Precision::F32,
             mapping: Mapping::Site,
@@ -520,6 +530,12 @@ fn model(sites: u64, layout: &Strides, p: Precision) -> Model {
         flops: FLOPS_PER_SITE * sites as f64,
         bytes: (2 * sites * layout.site_bytes(p) + SITE_REALS as u64 * p.real_bytes()) as f64,
     }
+}
+
+/// Bytes one run's loads and stores request under `mapping`, every
+/// access counted (the L1 level's traffic; padding is never touched).
+fn issued_bytes(mapping: Mapping, sites: u64, p: Precision) -> f64 {
+    (sites * mapping.issued_reals_per_site() * p.real_bytes()) as f64
 }
 
 /// Checks C (`got` of each logical index) against the f64 reference, and

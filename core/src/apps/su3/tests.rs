@@ -66,6 +66,24 @@ fn layouts_round_trip_and_count_bytes() {
     assert_eq!(m.flops, 864.0 * (1 << 20) as f64);
 }
 
+/// A row's three outputs load its A row once and B's three columns each
+/// (15 complex with the stores); an element loads both for itself (7).
+#[test]
+fn issued_bytes_count_every_load_and_store_of_the_mapping() {
+    let sites = 1000;
+    let row = issued_bytes(Mapping::Row, sites, Precision::F32);
+    assert_eq!(row, (sites * 12 * 15 * 2 * 4) as f64);
+    for m in [Mapping::Site, Mapping::Link, Mapping::RowVector] {
+        assert_eq!(issued_bytes(m, sites, Precision::F32), row, "{m}");
+    }
+    let element = issued_bytes(Mapping::Element, sites, Precision::F64);
+    assert_eq!(element, (sites * 36 * 7 * 2 * 8) as f64);
+    assert_eq!(issued_bytes(Mapping::Pair, sites, Precision::F64), element);
+    // Every mapping issues more than the DRAM model moves (A, C and B once).
+    let dram = model(sites, &Strides::new(Layout::Soa, sites), Precision::F32).bytes;
+    assert!(row > 2.0 * dram, "{row} against {dram}");
+}
+
 #[test]
 fn cases_cover_the_sweep_and_reject_bad_sizes() {
     let caps = Capabilities {
