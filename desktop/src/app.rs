@@ -11,7 +11,7 @@ pub use crate::forms::Preset;
 pub use crate::io::{FinishHook, SaveHook};
 /// Re-exported where the screenshot tests (`desktop/tests/`) find them:
 /// they look for the demo's markers and the scaling curves by colour.
-pub use crate::palette::{app_color, series_color};
+pub use crate::palette::{CASCADE_EFFICIENCY, CASCADE_PP, app_color, series_color};
 
 use crate::demo::Demo;
 use crate::forms::Forms;
@@ -105,6 +105,13 @@ impl SkylightApp {
     /// Opens on the sweep heat map instead of the roofline.
     pub fn with_sweep_view(mut self) -> Self {
         self.view = View::Sweep;
+        self
+    }
+
+    /// Opens on the portability study (PP and its cascade) of the loaded
+    /// platforms.
+    pub fn with_portability_view(mut self) -> Self {
+        self.view = View::Portability;
         self
     }
 

@@ -16,10 +16,11 @@ use eframe::egui;
 use skylight_desktop::{DemoOptions, SkylightApp};
 
 const USAGE: &str =
-    "usage: skylight-desktop [--demo] [--screenshot PATH] [--sweep | --scaling] [RESULTS.json ...]
+    "usage: skylight-desktop [--demo] [--screenshot PATH] [--sweep | --portability | --scaling] [RESULTS.json ...]
 
   RESULTS.json       result files (skylight run --json) to overlay from the start
   --sweep            open on the sweep heat map instead of the roofline
+  --portability      open on the portability study (PP and its cascade) of the files' platforms
   --scaling          open on the scaling curves of scale-out results (mpirun -np N skylight run)
   --demo             run stream + peak (size=small, iters=64, 3 samples), then exit
   --screenshot PATH  save the window as a PNG once results are drawn (with --demo: the
@@ -30,6 +31,7 @@ const USAGE: &str =
 enum View {
     Roofline,
     Sweep,
+    Portability,
     Scaling,
 }
 
@@ -68,6 +70,7 @@ fn parse() -> Result<Args, ExitCode> {
                 None => return fail("--screenshot needs a path".into()),
             },
             "--sweep" => View::Sweep,
+            "--portability" => View::Portability,
             "--scaling" => View::Scaling,
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -80,7 +83,9 @@ fn parse() -> Result<Args, ExitCode> {
             }
         };
         if a.view != View::Roofline && a.view != view {
-            return fail("--sweep and --scaling open different views: give one".into());
+            return fail(
+                "--sweep, --portability and --scaling open different views: give one".into(),
+            );
         }
         a.view = view;
     }
@@ -118,6 +123,7 @@ fn main() -> ExitCode {
             app = match view {
                 View::Roofline => app,
                 View::Sweep => app.with_sweep_view(),
+                View::Portability => app.with_portability_view(),
                 View::Scaling => app.with_scaling_view(),
             };
             Ok(Box::new(match capture_opts {

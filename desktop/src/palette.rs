@@ -19,6 +19,11 @@ const PALETTE: [Color32; 8] = [
     Color32::from_rgb(170, 110, 40),
 ];
 
+/// Colour of the portability cascade's efficiency markers.
+pub const CASCADE_EFFICIENCY: Color32 = Color32::from_rgb(0, 130, 200);
+/// Colour of the portability cascade's PP line.
+pub const CASCADE_PP: Color32 = Color32::from_rgb(230, 25, 75);
+
 /// Text colour of failures and errors: a softer red than [`Color32::RED`],
 /// readable on both themes.
 pub const FAILURE: Color32 = Color32::from_rgb(220, 60, 60);

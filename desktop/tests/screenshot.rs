@@ -1,14 +1,16 @@
 //! The screenshot checks under Xvfb: `skylight-desktop --demo --screenshot`
 //! must draw result points, and every `skylight-desktop` command of the
-//! README's "Desktop app" section must load its files and draw them (run
-//! with `--screenshot` into a scratch folder). Fail (never skip) when
-//! `xvfb-run` is missing, so a CI machine without it cannot pass by accident.
+//! README's "Desktop app" section must load its files and draw them into
+//! the picture its `--screenshot` names: the README's pictures are these
+//! tests' (a changed picture shows in `git status`). Fail (never skip)
+//! when `xvfb-run` is missing, so a CI machine without it cannot pass by
+//! accident.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use image::RgbaImage;
-use skylight_desktop::app::{app_color, series_color};
+use skylight_desktop::app::{CASCADE_EFFICIENCY, CASCADE_PP, app_color, series_color};
 
 fn have(tool: &str) -> bool {
     Command::new("sh")
@@ -23,17 +25,20 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// A scratch file for a picture no document shows.
+fn scratch(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("skylight-{name}-{}.png", std::process::id()))
+}
+
 /// Runs `skylight-desktop ARGS --screenshot OUT` under Xvfb from the
-/// repository root and returns the picture.
-fn capture(args: &[String], name: &str) -> RgbaImage {
+/// repository root and returns the picture (left at `out`).
+fn capture(args: &[String], out: &Path) -> RgbaImage {
     assert!(
         have("xvfb-run"),
         "xvfb-run is not installed: the desktop screenshot tests need it \
          (Debian/Ubuntu: apt-get install -y xvfb; .ci/run does this)"
     );
-    let out: PathBuf =
-        std::env::temp_dir().join(format!("skylight-{name}-{}.png", std::process::id()));
-    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_file(out);
     let xdg = std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| {
         let dir = std::env::temp_dir().join("skylight-desktop-xdg");
         std::fs::create_dir_all(&dir).expect("create XDG_RUNTIME_DIR");
@@ -50,7 +55,7 @@ fn capture(args: &[String], name: &str) -> RgbaImage {
         .arg(env!("CARGO_BIN_EXE_skylight-desktop"))
         .args(args)
         .arg("--screenshot")
-        .arg(&out)
+        .arg(out)
         .current_dir(repo())
         .env("XDG_RUNTIME_DIR", xdg)
         // Wayland would win over X11 if the test runs inside a Wayland session.
@@ -64,10 +69,9 @@ fn capture(args: &[String], name: &str) -> RgbaImage {
         args.join(" "),
         output.status
     );
-    let img = image::open(&out)
+    let img = image::open(out)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}\n{stderr}", out.display()))
         .to_rgba8();
-    let _ = std::fs::remove_file(&out);
     assert!(img.width() >= 640 && img.height() >= 400, "tiny screenshot");
     let colours: std::collections::HashSet<[u8; 4]> = img.pixels().map(|p| p.0).collect();
     assert!(
@@ -88,7 +92,9 @@ fn pixels_of(img: &RgbaImage, c: eframe::egui::Color32) -> usize {
 
 #[test]
 fn demo_screenshot_shows_plotted_points() {
-    let img = capture(&["--demo".to_string()], "desktop-test");
+    let out = scratch("desktop-demo");
+    let img = capture(&["--demo".to_string()], &out);
+    let _ = std::fs::remove_file(&out);
     // Marker colours of the demo's apps.
     let hits: usize = [app_color("stream", 0), app_color("peak", 0)]
         .into_iter()
@@ -127,31 +133,48 @@ fn readme_commands() -> Vec<Vec<String>> {
 #[test]
 fn readme_desktop_commands_draw_their_files() {
     let commands = readme_commands();
-    assert!(
-        commands
-            .iter()
-            .any(|c| c.contains(&"--scaling".to_string())),
-        "the README shows no `skylight-desktop --scaling` command: {commands:?}"
-    );
-    for (i, command) in commands.iter().enumerate() {
-        // The picture goes to the scratch file `capture` names, not over
-        // the committed one.
+    for view in ["--portability", "--scaling"] {
+        assert!(
+            commands.iter().any(|c| c.iter().any(|w| w == view)),
+            "the README shows no `skylight-desktop {view}` command: {commands:?}"
+        );
+    }
+    for command in &commands {
         let mut args: Vec<String> = Vec::new();
+        let mut picture = None;
         let mut words = command.iter();
         while let Some(w) = words.next() {
             if w == "--screenshot" {
-                words.next();
+                picture = words.next().map(|p| repo().join(p));
             } else {
                 args.extend(skylight_tests::json_glob(&repo(), w));
             }
         }
-        let img = capture(&args, &format!("readme-{i}"));
-        if args.contains(&"--scaling".to_string()) {
-            // The first curves' lines and markers, in their colours.
-            for k in 0..3 {
-                let hits = pixels_of(&img, series_color(k));
-                assert!(hits >= 40, "curve {k}: only {hits} pixels of its colour");
-            }
+        let picture = picture.unwrap_or_else(|| panic!("{command:?} names no --screenshot"));
+        let img = capture(&args, &picture);
+        let has = |flag: &str| args.iter().any(|a| a == flag);
+        // Each view's own marks, in their colours.
+        let colours: Vec<(String, eframe::egui::Color32)> = if has("--scaling") {
+            (0..3)
+                .map(|k| (format!("curve {k}"), series_color(k)))
+                .collect()
+        } else if has("--portability") {
+            vec![
+                ("the cascade's markers".into(), CASCADE_EFFICIENCY),
+                ("the cascade's PP line".into(), CASCADE_PP),
+            ]
+        } else {
+            ["stream", "su3", "milc"]
+                .iter()
+                .map(|app| (format!("{app}'s points"), app_color(app, 1)))
+                .collect()
+        };
+        for (what, c) in colours {
+            let hits = pixels_of(&img, c);
+            assert!(
+                hits >= 40,
+                "{command:?}: {what}: only {hits} pixels of its colour"
+            );
         }
     }
 }

@@ -5,16 +5,14 @@
 //!
 //! The table is built once per results generation, basis and variant choice.
 
-use eframe::egui::{self, Color32, RichText};
+use eframe::egui::{self, RichText};
 use egui_plot::{Legend, Line, MarkerShape, Plot, PlotPoint, Points, Text};
 use skylight_core::portability::{self, BEST, Basis, PpRow, PpTable};
 
 use crate::palette;
 use crate::state::Snapshot;
 
-/// Colour of the cascade's efficiency markers and PP line.
-const EFFICIENCY: Color32 = Color32::from_rgb(0, 130, 200);
-const PP_LINE: Color32 = Color32::from_rgb(230, 25, 75);
+use palette::{CASCADE_EFFICIENCY as EFFICIENCY, CASCADE_PP as PP_LINE};
 
 /// The basis and row choices, and the table they were last built for.
 pub struct PortabilityView {
