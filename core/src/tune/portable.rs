@@ -1,7 +1,8 @@
 //! Performance portability from tuning caches: for each app, kernel and
 //! precision tuned on several platforms, Pennycook's PP of one portable
-//! configuration (the variant measured on every one of them whose PP is
-//! highest) and of the defaults, against each platform's tuned best.
+//! configuration (the one measured on every one of them whose PP is
+//! highest; configurations match on the parameters both platforms' spaces
+//! name) and of the defaults, against each platform's tuned best.
 //!
 //! The efficiency of a configuration on a platform is the platform's best
 //! time for the unit over the configuration's (application efficiency
@@ -14,6 +15,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use super::Config;
 use super::cache::{Entry, TuningCache};
 use crate::portability::pp;
 use crate::precision::Precision;
@@ -30,7 +32,7 @@ pub struct Row {
     pub precision: Precision,
     /// Index into [`Table::platforms`] of each platform that tuned it.
     pub platforms: Vec<usize>,
-    /// The portable configuration's variant.
+    /// The portable configuration, `name=value,...`.
     pub portable: String,
     /// Efficiency of the portable configuration on each of `platforms`.
     pub portable_eff: Vec<f64>,
@@ -51,36 +53,54 @@ pub struct Table {
     pub rows: Vec<Row>,
 }
 
-/// One platform's times of one unit: each validated variant's fastest
-/// time, the best and the defaults' variant.
+/// One platform's times of one unit: each validated configuration's
+/// fastest time, the best and the defaults.
 struct Times {
-    by_variant: BTreeMap<String, f64>,
+    by_config: Vec<(Config, f64)>,
     best: f64,
-    defaults: String,
+    defaults: Config,
 }
 
 impl Times {
     fn of(e: &Entry) -> Option<Times> {
-        let mut by_variant: BTreeMap<String, f64> = BTreeMap::new();
+        let mut by_config: Vec<(Config, f64)> = Vec::new();
         for t in e.trials.iter().filter(|t| t.passed) {
-            if let Some(s) = t.median_s.filter(|s| *s > 0.0) {
-                let v = by_variant.entry(t.variant.clone()).or_insert(s);
-                *v = v.min(s);
+            let Some(s) = t.median_s.filter(|s| *s > 0.0) else {
+                continue;
+            };
+            match by_config.iter_mut().find(|(c, _)| *c == t.config) {
+                Some((_, v)) => *v = v.min(s),
+                None => by_config.push((t.config.clone(), s)),
             }
         }
-        let best = by_variant.values().copied().fold(f64::INFINITY, f64::min);
-        let defaults = e.trial(&e.defaults)?.variant.clone();
-        (best.is_finite() && by_variant.contains_key(&defaults)).then_some(Times {
-            by_variant,
+        let best = by_config.iter().map(|c| c.1).fold(f64::INFINITY, f64::min);
+        let defaults = e.defaults.clone();
+        let measured = by_config.iter().any(|(c, _)| *c == defaults);
+        (best.is_finite() && measured).then_some(Times {
+            by_config,
             best,
             defaults,
         })
     }
 
-    /// The platform's best over `variant`'s time.
-    fn efficiency(&self, variant: &str) -> Option<f64> {
-        self.by_variant.get(variant).map(|t| self.best / t)
+    /// The platform's best over the time of `config`, matched on the
+    /// parameters both name: a parameter one platform's space leaves out
+    /// makes no difference to its unit there, so it may take any value
+    /// (the fastest measured here counts).
+    fn efficiency(&self, config: &Config) -> Option<f64> {
+        let agrees = |c: &Config| c.iter().all(|(k, v)| config.get(k).is_none_or(|w| w == v));
+        self.by_config
+            .iter()
+            .filter(|(c, _)| agrees(c))
+            .map(|(_, t)| self.best / t)
+            .max_by(f64::total_cmp)
     }
+}
+
+/// `config` as a label: `name=value`, comma-separated, in name order.
+fn label(config: &Config) -> String {
+    let pairs: Vec<String> = config.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    pairs.join(",")
 }
 
 type Key = (String, String, Precision);
@@ -104,7 +124,8 @@ pub fn table(caches: &[TuningCache]) -> Table {
         let Some(times) = Times::of(e) else {
             continue;
         };
-        let size = times.by_variant[&times.defaults];
+        // The defaults' time: the problem's size as this platform runs it.
+        let size = times.best / times.efficiency(&times.defaults).unwrap_or(1.0);
         let key = (e.unit.app.clone(), e.unit.kernel.clone(), e.unit.precision);
         let slot = units.entry(key).or_default();
         if slot.get(&p).is_none_or(|(s, _)| *s < size) {
@@ -117,15 +138,17 @@ pub fn table(caches: &[TuningCache]) -> Table {
         .filter_map(|((app, kernel, precision), on)| {
             let (idx, times): (Vec<usize>, Vec<Times>) =
                 on.into_iter().map(|(p, (_, t))| (p, t)).unzip();
-            let effs =
-                |v: &str| -> Vec<Option<f64>> { times.iter().map(|t| t.efficiency(v)).collect() };
-            // Candidates: the variants every platform measured.
+            let effs = |c: &Config| -> Vec<Option<f64>> {
+                times.iter().map(|t| t.efficiency(c)).collect()
+            };
+            // Candidates: the configurations every platform measured.
             let (portable, pp_portable) = times[0]
-                .by_variant
-                .keys()
-                .filter(|v| effs(v).iter().all(Option::is_some))
-                .map(|v| (v.clone(), pp(&effs(v))))
-                .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))?;
+                .by_config
+                .iter()
+                .map(|(c, _)| c)
+                .filter(|c| effs(c).iter().all(Option::is_some))
+                .map(|c| (c.clone(), pp(&effs(c))))
+                .max_by(|a, b| a.1.total_cmp(&b.1).then(label(&b.0).cmp(&label(&a.0))))?;
             let defaults_eff: Vec<f64> = times
                 .iter()
                 .map(|t| t.efficiency(&t.defaults).unwrap_or(0.0))
@@ -137,7 +160,7 @@ pub fn table(caches: &[TuningCache]) -> Table {
                 precision,
                 platforms: idx,
                 portable_eff: effs(&portable).into_iter().flatten().collect(),
-                portable,
+                portable: label(&portable),
                 defaults_eff,
                 pp_portable,
                 pp_defaults,

@@ -401,7 +401,7 @@ fn caches_from_before_the_guard_load_with_their_bests_unconfirmed() {
 fn portable_pp_picks_the_variant_every_platform_measured_with_the_highest_pp() {
     let cfg = |wg: &str| BTreeMap::from([("wg".to_string(), wg.to_string())]);
     let timed = |wg: &str, s: f64| Trial {
-        variant: format!("wg{wg}"),
+        variant: format!("wg{wg}/problem-dependent"),
         ..trial(&cfg(wg), Some(s), true)
     };
     let make = |gpu: &str, times: &[(&str, f64)]| {
@@ -425,14 +425,14 @@ fn portable_pp_picks_the_variant_every_platform_measured_with_the_highest_pp() {
     assert_eq!(t.platforms, ["A (vulkan)", "B (vulkan)"]);
     assert_eq!(t.rows.len(), 1);
     let r = &t.rows[0];
-    assert_eq!(r.portable, "wg64");
+    assert_eq!(r.portable, "wg=64");
     assert_eq!(r.portable_eff, [0.8, 1.0]);
     assert!((r.pp_portable - 2.0 / (1.25 + 1.0)).abs() < 1e-12);
     assert_eq!(r.defaults_eff, [0.5, 0.8]);
     assert!((r.pp_defaults - 2.0 / (2.0 + 1.25)).abs() < 1e-12);
     let md = portable::markdown(&t);
     assert!(
-        md.contains("| milc | 1 | 2 | 62% | 89% | cg f32 89% (wg64) |"),
+        md.contains("| milc | 1 | 2 | 62% | 89% | cg f32 89% (wg=64) |"),
         "{md}"
     );
     // One platform alone makes no row.
