@@ -11,6 +11,8 @@ use clap::{ArgGroup, Args};
 use skylight_core::record::{ResultRecord, write_atomic};
 use skylight_core::report::markdown::{Page, Set, page};
 use skylight_core::report::{self, Options};
+use skylight_core::tune::cache::TuningCache;
+use skylight_core::tune::portable;
 
 /// Arguments of `skylight report`.
 #[derive(Args)]
@@ -35,6 +37,11 @@ pub struct ReportArgs {
     /// With --markdown: Markdown that opens the page (title, method).
     #[arg(long)]
     intro: Option<PathBuf>,
+    /// With --markdown: tuning caches (repeatable) for a closing section,
+    /// per app: PP of one portable configuration and of the defaults
+    /// against each platform's tuned best (`skylight pp CACHES`).
+    #[arg(long, value_name = "CACHE")]
+    tuning: Vec<PathBuf>,
     /// With --markdown: write nothing; exit 1 naming each file that
     /// differs from what would be written.
     #[arg(long)]
@@ -124,7 +131,13 @@ fn markdown(args: &ReportArgs) -> Result<bool> {
             records,
         })
         .collect();
-    let Page { markdown, figures } = page(&sets, &intro, &args.figures.display().to_string());
+    let Page {
+        mut markdown,
+        figures,
+    } = page(&sets, &intro, &args.figures.display().to_string());
+    if !args.tuning.is_empty() {
+        markdown.push_str(&tuning_section(&args.tuning)?);
+    }
     let mut files = vec![(out.clone(), markdown)];
     files.extend(figures.into_iter().map(|(p, svg)| (PathBuf::from(p), svg)));
     if args.check {
@@ -160,4 +173,36 @@ fn check(files: &[(PathBuf, String)], figures: &Path) -> Result<bool> {
         eprintln!("out of date: {s}");
     }
     Ok(stale.is_empty())
+}
+
+/// The page's closing section: PP of one portable configuration against
+/// each platform's tuned best, per app, from the tuning caches `paths`.
+fn tuning_section(paths: &[PathBuf]) -> Result<String> {
+    let caches: Vec<TuningCache> = paths
+        .iter()
+        .map(|p| TuningCache::load(p).map_err(anyhow::Error::from))
+        .collect::<Result<_>>()?;
+    let t = portable::table(&caches);
+    let files: Vec<String> = paths
+        .iter()
+        .map(|p| format!("[`{}`]({})", p.display(), p.display()))
+        .collect();
+    let platforms: Vec<String> = t
+        .platforms
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("P{} = {p}", i + 1))
+        .collect();
+    Ok(format!(
+        "\n## Tuning: one portable configuration against each platform's tuned best\n\n\
+         From the tuning caches {} ({}; `skylight pp CACHES` gives every row). \
+         Efficiency: a configuration's time over the platform's tuned best for the unit, \
+         so each platform's tuned best is 100% and so is the PP of tuned configurations; \
+         *portable*: the one configuration measured on every platform with the highest PP; \
+         medians over the app's kernels and precisions tuned on two platforms or more, \
+         each platform on its own problem (times: the search's, as the caches hold them).\n\n{}",
+        files.join(", "),
+        platforms.join("; "),
+        portable::markdown(&t)
+    ))
 }

@@ -3,10 +3,12 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use skylight_core::portability::{self, Basis, Config, PpTable};
 use skylight_core::record::write_atomic;
+use skylight_core::tune::cache::TuningCache;
+use skylight_core::tune::portable;
 
 use crate::cascade;
 
@@ -35,7 +37,9 @@ enum ConfigArg {
 pub struct PpArgs {
     /// Result files: several devices, the CPU platform, the browser's
     /// download, native baselines; folders: every result file in them,
-    /// at any depth.
+    /// at any depth. Or tuning caches (`skylight tune`'s, the browser's
+    /// export): PP of one portable configuration and of the defaults
+    /// against each platform's tuned best, per kernel and per app.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Efficiency to use.
@@ -70,6 +74,9 @@ pub fn run(args: &PpArgs) -> Result<bool> {
     for path in [&args.json, &args.csv, &args.plot].into_iter().flatten() {
         crate::check_writable(path)?;
     }
+    if let Some(caches) = tuning_caches(&args.files)? {
+        return from_caches(&caches);
+    }
     let records = crate::inputs::records(&args.files)?;
     let basis = match args.basis {
         BasisArg::Architectural => Basis::Architectural,
@@ -103,6 +110,63 @@ pub fn run(args: &PpArgs) -> Result<bool> {
         cascade::draw(&table, path)?;
         eprintln!("cascade plot written to {}", path.display());
     }
+    Ok(true)
+}
+
+/// The files as tuning caches, where they all are (`None` where none is;
+/// an error where some are and some are not).
+fn tuning_caches(files: &[PathBuf]) -> Result<Option<Vec<TuningCache>>> {
+    let mut caches = Vec::new();
+    for f in files {
+        let text = match std::fs::read_to_string(f) {
+            Ok(t) if t.contains("\"skylight_tuning\"") => t,
+            _ => continue,
+        };
+        caches.push(TuningCache::from_json(&text, &f.display().to_string())?);
+    }
+    match caches.len() {
+        0 => Ok(None),
+        n if n == files.len() => Ok(Some(caches)),
+        _ => bail!("give either tuning caches or result files, not both"),
+    }
+}
+
+/// PP of tuning caches: per app, kernel and precision tuned on two
+/// platforms or more, one portable configuration and the defaults against
+/// each platform's tuned best ([`portable`]).
+fn from_caches(caches: &[TuningCache]) -> Result<bool> {
+    let t = portable::table(caches);
+    if t.rows.is_empty() {
+        bail!("no app, kernel and precision was tuned on two platforms or more");
+    }
+    println!(
+        "application efficiency against each platform's tuned best (so tuned: 100% everywhere); PP over the platforms that tuned each row:"
+    );
+    for (i, p) in t.platforms.iter().enumerate() {
+        println!("  P{} = {p}", i + 1);
+    }
+    for r in &t.rows {
+        let on: Vec<String> = r.platforms.iter().map(|p| format!("P{}", p + 1)).collect();
+        let pct = |v: &[f64]| -> String {
+            v.iter()
+                .map(|e| format!("{:.0}%", 100.0 * e))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        println!(
+            "{:<24} {:<5} {:<9} defaults {:>4.0}% ({}), portable {:>4.0}% ({}: {})",
+            format!("{}/{}", r.app, r.kernel),
+            r.precision.to_string(),
+            on.join(","),
+            100.0 * r.pp_defaults,
+            pct(&r.defaults_eff),
+            100.0 * r.pp_portable,
+            r.portable,
+            pct(&r.portable_eff)
+        );
+    }
+    println!();
+    print!("{}", portable::markdown(&t));
     Ok(true)
 }
 

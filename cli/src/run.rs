@@ -202,6 +202,7 @@ fn tuned(platform: &Platform, args: &RunArgs, requests: &[(&dyn App, Request)]) 
     if let Some(w) = warning {
         eprintln!("warning: {w}");
     }
+    say_guard(&tuned, &path);
     if tuned.is_empty() {
         if args.tuning.is_some() {
             eprintln!(
@@ -225,6 +226,28 @@ fn tuned(platform: &Platform, args: &RunArgs, requests: &[(&dyn App, Request)]) 
         }
     }
     Some(tuned)
+}
+
+/// The units the re-measure guard sends back to their defaults, and those
+/// whose best was never re-measured (a cache from before the guard).
+fn say_guard(tuned: &Tuned, path: &std::path::Path) {
+    let rejected = tuned.rejected();
+    if !rejected.is_empty() {
+        eprintln!(
+            "defaults for {} unit(s) whose tuned best was not faster than the defaults when re-measured:",
+            rejected.len()
+        );
+        for r in rejected {
+            eprintln!("  {r}");
+        }
+    }
+    let unconfirmed = tuned.unconfirmed();
+    if unconfirmed > 0 {
+        eprintln!(
+            "note: {unconfirmed} unit(s) run a tuned best never re-measured against the defaults (records say `unconfirmed`): tuning their apps again into {} re-measures them",
+            path.display()
+        );
+    }
 }
 
 /// Whether the device of an in-process run was lost.

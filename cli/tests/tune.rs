@@ -69,11 +69,26 @@ fn run_uses_the_configuration_tune_found() {
         .as_str()
         .expect("a best")
         .to_string();
+    // A best other than the defaults was re-measured against them.
+    let kept = match entry["best"]["config"] == entry["defaults"] {
+        true => true,
+        false => {
+            let verdict = entry["confirm"]["verdict"].as_str().expect("re-measured");
+            assert_eq!(entry["confirm"]["rounds"], 5, "{text}");
+            assert_eq!(entry["confirm"]["config"], entry["best"]["config"]);
+            verdict == "faster"
+        }
+    };
     let path = cache.to_str().expect("utf-8");
     let records = su3_records("tuned", &["--tuning", path]);
-    assert_eq!(records.len(), 1, "one case: the best");
-    assert_eq!(records[0]["variant"], best.as_str());
-    assert_eq!(records[0]["tuning"]["tuned"], "su3/mat-mul f32 L=8");
+    match kept {
+        true => {
+            assert_eq!(records.len(), 1, "one case: the best");
+            assert_eq!(records[0]["variant"], best.as_str());
+            assert_eq!(records[0]["tuning"]["tuned"], "su3/mat-mul f32 L=8");
+        }
+        false => assert!(records.iter().all(|r| r["tuning"] == "defaults")),
+    }
     let records = su3_records("untuned", &["--tuning", path, "--untuned"]);
     assert!(
         records.len() > 1,
@@ -84,6 +99,67 @@ fn run_uses_the_configuration_tune_found() {
     let o = tune_su3(&cache);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&cache).expect("cache"), text);
+}
+
+/// `file`'s first entry with its best set to a validated configuration
+/// other than the defaults and its re-measure set to `confirm` (removed
+/// where null), written to `to`.
+fn with_best_and_confirm(
+    file: &serde_json::Value,
+    confirm: serde_json::Value,
+    to: &std::path::Path,
+) {
+    let mut file = file.clone();
+    let entry = &mut file["entries"][0];
+    let other = entry["trials"]
+        .as_array()
+        .expect("trials")
+        .iter()
+        .find(|t| t["passed"] == true && t["config"] != entry["defaults"])
+        .expect("a validated configuration besides the defaults")
+        .clone();
+    entry["best"] = other.clone();
+    match confirm.is_null() {
+        true => _ = entry.as_object_mut().expect("entry").remove("confirm"),
+        false => {
+            entry["confirm"] = confirm;
+            entry["confirm"]["config"] = other["config"].clone();
+        }
+    }
+    std::fs::write(to, serde_json::to_string_pretty(&file).expect("json")).expect("write");
+}
+
+/// The guard's verdicts as `run` takes them: a best never re-measured (a
+/// cache from before the guard) runs, marked and said so; a best the
+/// re-measure did not confirm runs the defaults, said so.
+#[test]
+fn run_takes_unconfirmed_bests_with_a_note_and_rejected_ones_not_at_all() {
+    let cache = scratch("guard").join("tuning.json");
+    let o = tune_su3(&cache);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&cache).expect("cache written");
+    let file: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let path = cache.to_str().expect("utf-8");
+    with_best_and_confirm(&file, serde_json::Value::Null, &cache);
+    let (o, json) = su3_run("unconfirmed", &["--tuning", path]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("never re-measured"), "{}", stderr(&o));
+    let out = std::fs::read_to_string(&json).expect("results");
+    assert!(out.contains("su3/mat-mul f32 L=8 (unconfirmed)"), "{out}");
+    let rejected = serde_json::json!({
+        "config": {}, "rounds": 5, "defaults_s": 0.01, "tuned_s": 0.0101,
+        "ratio": 1.01, "bound": 0.03, "verdict": "not-faster"
+    });
+    with_best_and_confirm(&file, rejected, &cache);
+    let (o, json) = su3_run("rejected", &["--tuning", path]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not faster than the defaults when re-measured"),
+        "{}",
+        stderr(&o)
+    );
+    let out = std::fs::read_to_string(&json).expect("results");
+    assert!(!out.contains("\"tuned\""), "{out}");
 }
 
 #[test]

@@ -54,6 +54,8 @@ pub struct SkylightApp {
     demo: Option<Demo>,
     /// Start the preset's run once the adapters are listed.
     autostart: bool,
+    /// What starts is the Tune action (a preset's `tune_budget_s`).
+    autotune: bool,
     on_finish: Option<FinishHook>,
     saver: Option<SaveHook>,
 }
@@ -79,6 +81,7 @@ impl SkylightApp {
             scaling: ScalingView::default(),
             demo: None,
             autostart: false,
+            autotune: false,
             on_finish: None,
             saver: None,
         }
@@ -91,6 +94,7 @@ impl SkylightApp {
             self.log.error(problem);
         }
         self.autostart |= preset.autostart;
+        self.autotune |= preset.tune_budget_s.is_some();
         self
     }
 
@@ -264,7 +268,7 @@ impl eframe::App for SkylightApp {
         }
         if self.autostart && self.devices.listed() {
             self.autostart = false;
-            self.start(&ctx, false);
+            self.start(&ctx, self.autotune);
         }
         if let Some(demo) = &mut self.demo {
             demo.drive(&ctx, self.run.as_ref(), self.autostart, &self.results);

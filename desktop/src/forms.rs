@@ -24,6 +24,9 @@ pub struct Preset {
     pub samples: Option<u32>,
     /// Start the run at the first frame.
     pub autostart: bool,
+    /// Tune instead of running, for this many seconds (the Tune action's
+    /// budget), when it starts.
+    pub tune_budget_s: Option<f64>,
 }
 
 impl Preset {
@@ -38,6 +41,7 @@ impl Preset {
             ],
             samples: Some(3),
             autostart: true,
+            tune_budget_s: None,
         }
     }
 
@@ -203,6 +207,9 @@ impl Forms {
         }
         if let Some(n) = preset.samples {
             self.samples = n;
+        }
+        if let Some(s) = preset.tune_budget_s {
+            self.tune_budget_s = s;
         }
         problems
     }

@@ -10,7 +10,7 @@ use skylight_core::device::Gpu;
 use skylight_core::registry;
 use skylight_core::runner::RunOptions;
 use skylight_core::tune::apply::Tuned;
-use skylight_core::tune::cache::TuningCache;
+use skylight_core::tune::cache::{Choice, Entry, TuningCache};
 use skylight_core::tune::session::{self, Event, Job, TuneOptions};
 use skylight_core::tune::space;
 
@@ -85,6 +85,20 @@ pub fn tuned_for(gpu: &Gpu, send: &dyn Fn(Msg)) -> Option<Tuned> {
     if let Some(w) = warning {
         send(Msg::Info(w));
     }
+    let rejected = tuned.rejected();
+    if !rejected.is_empty() {
+        send(Msg::Info(format!(
+            "defaults for {} unit(s) whose tuned best was not faster than the defaults when re-measured: {}",
+            rejected.len(),
+            rejected.join("; ")
+        )));
+    }
+    if tuned.unconfirmed() > 0 {
+        send(Msg::Info(format!(
+            "{} unit(s) run a tuned best never re-measured against the defaults (rows say `unconfirmed`): Tune again re-measures them",
+            tuned.unconfirmed()
+        )));
+    }
     if tuned.is_empty() {
         return None;
     }
@@ -140,24 +154,12 @@ pub async fn tune(
             index,
             total,
         }),
-        Event::Trial { cache, .. } => {
+        Event::Trial { cache, .. } | Event::Confirmed { cache, .. } => {
             if let Err(e) = save(cache) {
                 send(Msg::Error(e));
             }
         }
-        Event::Done(entry) => send(Msg::Info(format!(
-            "tuned {}: {} ({} of {} configurations{})",
-            entry.unit.label(),
-            entry
-                .best
-                .as_ref()
-                .map_or("nothing validated", |b| b.variant.as_str()),
-            entry.trials.len(),
-            entry.space,
-            entry
-                .gain()
-                .map_or(String::new(), |g| format!(", {g:.2}x the defaults"))
-        ))),
+        Event::Done(entry) => send(Msg::Info(done(entry))),
     };
     let halt = || stop.load(Ordering::Relaxed);
     let opts = TuneOptions {
@@ -167,4 +169,28 @@ pub async fn tune(
     if let Err(e) = session::tune(gpu, &jobs, &mut cache, &opts, &mut progress, &halt).await {
         send(Msg::Error(format!("tune: {e}")));
     }
+}
+
+/// A unit's outcome: what runs will use, and the re-measure's verdict.
+fn done(entry: &Entry) -> String {
+    let kept = match entry.choice() {
+        Choice::Nothing => "nothing validated".to_string(),
+        Choice::Best(b) if b.config == entry.defaults => format!("{} (the defaults)", b.variant),
+        Choice::Best(b) => format!(
+            "{}, {}",
+            b.variant,
+            entry
+                .confirm
+                .as_ref()
+                .map_or(String::new(), |c| c.summary())
+        ),
+        Choice::Unconfirmed(b) => format!("{}, not re-measured yet", b.variant),
+        Choice::Rejected(c) => format!("the defaults ({})", c.summary()),
+    };
+    format!(
+        "tuned {}: {kept} ({} of {} configurations)",
+        entry.unit.label(),
+        entry.trials.len(),
+        entry.space
+    )
 }

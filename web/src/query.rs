@@ -1,7 +1,8 @@
 //! The page's URL parameters as a benchmark preset, so a link reproduces a
 //! run: `?run=stream,su3&precision=f32,df64&size=small&samples=5&wg=64`.
 //! `run` names the apps (and starts them), `precision` and `samples` set the
-//! panel's globals, and every other name is an app parameter.
+//! panel's globals, `tune=SECONDS` starts the Tune action with that budget
+//! instead of a run, and every other name is an app parameter.
 
 use skylight_core::Precision;
 use skylight_desktop::Preset;
@@ -31,6 +32,14 @@ pub fn preset<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result
                     .map_err(|_| format!("samples: `{v}` is not a whole number"))?;
                 p.samples = Some(n.max(1));
             }
+            "tune" => {
+                let s: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| *s > 0.0)
+                    .ok_or_else(|| format!("tune: `{v}` is not a number of seconds"))?;
+                p.tune_budget_s = Some(s);
+            }
             _ => p.params.push((k.to_string(), v.to_string())),
         }
     }
@@ -59,6 +68,9 @@ mod tests {
         assert_eq!(p.params, [("size".to_string(), "small".to_string())]);
         assert_eq!(p.samples, Some(4));
         assert!(p.autostart);
+        assert_eq!(p.tune_budget_s, None);
+        let t = preset([("run", "su3"), ("tune", "90")]).expect("a tune");
+        assert_eq!((t.autostart, t.tune_budget_s), (true, Some(90.0)));
     }
 
     #[test]
@@ -77,6 +89,11 @@ mod tests {
             preset([("precision", "f16")])
                 .expect_err("must be refused")
                 .starts_with("precision")
+        );
+        assert!(
+            preset([("tune", "-1")])
+                .expect_err("must be refused")
+                .starts_with("tune")
         );
         assert!(
             preset([("samples", "x")])

@@ -5,7 +5,7 @@
 //! into a [`ResultRecord`]. The CPU reference platform's planning and runs
 //! live in `cpu.rs`.
 
-use crate::app::{App, Case};
+use crate::app::{App, Case, Kernel, Validation};
 use crate::error::{Error, Result};
 use crate::gpu::{Capabilities, Gpu};
 use crate::precision::Precision;
@@ -352,44 +352,107 @@ pub async fn run_case(gpu: &Gpu, app: &dyn App, case: &Case, opts: RunOptions) -
     }
 }
 
+/// A kernel prepared on the GPU, its first run checked, and what that took.
+struct Checked {
+    kernel: Box<dyn Kernel>,
+    validation: Validation,
+    metrics: std::collections::BTreeMap<String, f64>,
+    prepare_s: f64,
+    validate_s: f64,
+}
+
+/// Prepares `case` on `gpu` and checks its first run.
+async fn prepare_checked(gpu: &Gpu, app: &dyn App, case: &Case) -> Result<Checked> {
+    gpu.require(case.precision)?;
+    let start = Instant::now();
+    // The host's share (inputs, reference, pipelines, the comparison) runs
+    // while the GPU is kept busy, so the clocks stay where the last case
+    // left them and the warm-up below is short.
+    gpu.keep_warm(async {
+        let kernel = match gpu.scoped(|| app.prepare(gpu, case)).await {
+            // Inputs kept on the device for other variants may be what
+            // filled it: drop them, let wgpu free them, and try again.
+            Err(e) if e.is_out_of_memory() && gpu.uploads.clear() => {
+                gpu.finish().await?;
+                gpu.scoped(|| app.prepare(gpu, case)).await?
+            }
+            prepared => prepared?,
+        };
+        let prepared = Instant::now();
+        // Validation run: exactly one run over poisoned outputs.
+        gpu.scoped(|| {
+            submit_runs(gpu, kernel.as_ref(), 1);
+            Ok(())
+        })
+        .await?;
+        let (validation, metrics) = gpu
+            .read_with(&kernel.outputs(), |bytes| kernel.check(bytes))
+            .await?;
+        Ok(Checked {
+            kernel,
+            validation,
+            metrics,
+            prepare_s: prepared.duration_since(start).as_secs_f64(),
+            validate_s: prepared.elapsed().as_secs_f64(),
+        })
+    })
+    .await
+}
+
+/// A case prepared and validated once, kept to be timed again and again:
+/// the tuner times two of them in turn (defaults, candidate, defaults,
+/// ...) so that both see the same state of a shared machine.
+pub struct Ready {
+    kernel: Box<dyn Kernel>,
+    run_s: f64,
+}
+
+impl Ready {
+    /// Prepares `case` on `gpu` and checks its first run; a run that does
+    /// not validate is an error.
+    pub async fn new(gpu: &Gpu, app: &dyn App, case: &Case) -> Result<Ready> {
+        let c = prepare_checked(gpu, app, case).await?;
+        if !c.validation.usable() {
+            return Err(Error::Validation(format!(
+                "{}: {}",
+                case.variant, c.validation.detail
+            )));
+        }
+        Ok(Ready {
+            kernel: c.kernel,
+            run_s: c.validate_s,
+        })
+    }
+
+    /// Warms up as `opts` asks (short where the GPU is already busy) and
+    /// times `opts.samples` samples (fewer within `opts.budget_s`): their
+    /// median, seconds.
+    pub async fn median(&mut self, gpu: &Gpu, opts: RunOptions) -> Result<f64> {
+        if let Some(run_s) = warm_up(gpu, self.kernel.as_ref(), opts).await? {
+            self.run_s = run_s;
+        }
+        let timed = Instant::now();
+        let t = time_kernel(gpu, self.kernel.as_ref(), opts, self.run_s).await?;
+        gpu.busy.record(timed, Instant::now());
+        Ok(crate::timing::Stats::of(&t.samples).median)
+    }
+}
+
 async fn try_run_case(
     gpu: &Gpu,
     app: &dyn App,
     case: &Case,
     opts: RunOptions,
 ) -> Result<ResultRecord> {
-    gpu.require(case.precision)?;
     let start = Instant::now();
     let compiled = gpu.compile_seconds();
-    // The host's share (inputs, reference, pipelines, the comparison) runs
-    // while the GPU is kept busy, so the clocks stay where the last case
-    // left them and the warm-up below is short.
-    let (kernel, validation, metrics, prepare_s, validate_s) = gpu
-        .keep_warm(async {
-            let kernel = match gpu.scoped(|| app.prepare(gpu, case)).await {
-                // Inputs kept on the device for other variants may be what
-                // filled it: drop them, let wgpu free them, and try again.
-                Err(e) if e.is_out_of_memory() && gpu.uploads.clear() => {
-                    gpu.finish().await?;
-                    gpu.scoped(|| app.prepare(gpu, case)).await?
-                }
-                prepared => prepared?,
-            };
-            let prepared = Instant::now();
-            // Validation run: exactly one run over poisoned outputs.
-            gpu.scoped(|| {
-                submit_runs(gpu, kernel.as_ref(), 1);
-                Ok(())
-            })
-            .await?;
-            let (validation, metrics) = gpu
-                .read_with(&kernel.outputs(), |bytes| kernel.check(bytes))
-                .await?;
-            let validate_s = prepared.elapsed().as_secs_f64();
-            let prepare_s = prepared.duration_since(start).as_secs_f64();
-            Ok::<_, Error>((kernel, validation, metrics, prepare_s, validate_s))
-        })
-        .await?;
+    let Checked {
+        kernel,
+        validation,
+        metrics,
+        prepare_s,
+        validate_s,
+    } = prepare_checked(gpu, app, case).await?;
     let compile_s = gpu.compile_seconds() - compiled;
     let warm = Instant::now();
     let run_s = warm_up(gpu, kernel.as_ref(), opts)

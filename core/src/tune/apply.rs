@@ -7,7 +7,7 @@ use crate::gpu::{Capabilities, PlatformInfo};
 use crate::record::Tuning;
 use crate::runner::Configure;
 
-use super::cache::{DeviceKey, Entry, TuningCache};
+use super::cache::{Choice, DeviceKey, Entry, Trial, TuningCache};
 use super::{Unit, space};
 
 /// The entries of a tuning cache that a run on one adapter may use.
@@ -49,30 +49,57 @@ impl Tuned {
         (Tuned { entries }, warning)
     }
 
-    /// How many units have a best configuration.
+    /// How many units run a configuration from the cache (confirmed, or
+    /// never re-measured).
     pub fn len(&self) -> usize {
         self.entries
             .iter()
-            .filter(|(e, _)| e.best.is_some())
+            .filter(|(e, _)| matches!(e.choice(), Choice::Best(_) | Choice::Unconfirmed(_)))
             .count()
     }
 
-    /// Whether no unit has a best configuration.
+    /// Whether no unit runs a configuration from the cache.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// The entry of `unit` with a best configuration, and its label.
-    fn best(&self, unit: &Unit) -> Option<(&Entry, String)> {
-        let (e, driver) = self
-            .entries
+    /// The units whose best was re-measured and not faster than the
+    /// defaults beyond the noise (they run the defaults), with the
+    /// re-measure's summary.
+    pub fn rejected(&self) -> Vec<String> {
+        self.entries
             .iter()
-            .find(|(e, _)| e.unit == *unit && e.best.is_some())?;
-        let label = match driver {
-            None => unit.label(),
-            Some(d) => format!("{} (measured with {d})", unit.label()),
+            .filter_map(|(e, _)| match e.choice() {
+                Choice::Rejected(c) => Some(format!("{}: {}", e.unit.label(), c.summary())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// How many units run a best that was never re-measured against the
+    /// defaults (a cache written before the guard).
+    pub fn unconfirmed(&self) -> usize {
+        self.entries
+            .iter()
+            .filter(|(e, _)| matches!(e.choice(), Choice::Unconfirmed(_)))
+            .count()
+    }
+
+    /// The configuration a run of `unit` takes from the cache, and its
+    /// label; `None` where it runs the defaults.
+    fn best(&self, unit: &Unit) -> Option<(&Trial, String)> {
+        let (e, driver) = self.entries.iter().find(|(e, _)| e.unit == *unit)?;
+        let (best, note) = match e.choice() {
+            Choice::Best(b) => (b, ""),
+            Choice::Unconfirmed(b) => (b, ", unconfirmed"),
+            Choice::Nothing | Choice::Rejected(_) => return None,
         };
-        Some((e, label))
+        let label = match driver {
+            None if note.is_empty() => unit.label(),
+            None => format!("{} ({})", unit.label(), &note[2..]),
+            Some(d) => format!("{} (measured with {d}{note})", unit.label()),
+        };
+        Some((best, label))
     }
 }
 
@@ -106,8 +133,7 @@ impl Configure for Tuned {
             if units.contains(&unit) {
                 continue;
             }
-            let tuned = self.best(&unit).and_then(|(e, label)| {
-                let best = e.best.as_ref()?;
+            let tuned = self.best(&unit).and_then(|(best, label)| {
                 let made = space::cases(app, req, &unit, &best.config, caps).ok()?;
                 (!made.is_empty()).then_some((made, label))
             });

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::confirm::{Confirmation, Verdict};
 use super::{Config, Unit};
 use crate::error::{Error, Result};
 use crate::gpu::PlatformInfo;
@@ -101,6 +102,26 @@ pub struct Entry {
     /// The fastest that validated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub best: Option<Trial>,
+    /// The best re-measured against the defaults ([`super::confirm`]);
+    /// absent in caches written before the guard, and where the best is
+    /// the defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirm: Option<Confirmation>,
+}
+
+/// What a run takes from an entry ([`Entry::choice`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Choice<'a> {
+    /// Nothing validated: the defaults.
+    Nothing,
+    /// The best: the defaults themselves, or re-measured faster than them.
+    Best(&'a Trial),
+    /// The best, never re-measured against the defaults (a cache written
+    /// before the guard, or a tune stopped before it): used, said so.
+    Unconfirmed(&'a Trial),
+    /// The best was re-measured and not faster beyond the noise: the
+    /// defaults.
+    Rejected(&'a Confirmation),
 }
 
 impl Entry {
@@ -121,6 +142,31 @@ impl Entry {
             self.best = Some(trial.clone());
         }
         self.trials.push(trial);
+    }
+
+    /// Whether the best is a configuration other than the defaults whose
+    /// re-measure is missing or was of another configuration (stale).
+    pub fn needs_confirm(&self) -> bool {
+        matches!(self.choice(), Choice::Unconfirmed(_))
+    }
+
+    /// What a run should use: the best where it is the defaults or was
+    /// confirmed faster, the defaults where the re-measure rejected it,
+    /// the best marked unconfirmed where it was never re-measured.
+    pub fn choice(&self) -> Choice<'_> {
+        let Some(best) = &self.best else {
+            return Choice::Nothing;
+        };
+        if best.config == self.defaults {
+            return Choice::Best(best);
+        }
+        match &self.confirm {
+            Some(c) if c.config == best.config => match c.verdict {
+                Verdict::Faster => Choice::Best(best),
+                _ => Choice::Rejected(c),
+            },
+            _ => Choice::Unconfirmed(best),
+        }
     }
 
     /// The time of the app's defaults over the best's (how much faster

@@ -11,6 +11,8 @@
 //! point where the space is small, else a seeded local search), running
 //! every candidate as a run would (validate, warm up, time) and recording
 //! it in a [`cache::TuningCache`] as it goes, so a stopped tune resumes.
+//! After a unit's search its best is re-timed against the defaults,
+//! interleaved, and kept only when faster beyond the noise ([`confirm`]).
 //! A run then takes each unit's best from the cache for its adapter
 //! ([`apply::Tuned`], the runner's [`Configure`](crate::runner::Configure)).
 
@@ -23,6 +25,8 @@ use crate::precision::Precision;
 
 pub mod apply;
 pub mod cache;
+pub mod confirm;
+pub mod portable;
 pub mod search;
 pub mod session;
 pub mod space;

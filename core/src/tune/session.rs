@@ -8,11 +8,12 @@ use std::time::Duration;
 use web_time::Instant;
 
 use crate::app::{App, Case, Request};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::runner::{self, Outcome, RunOptions};
+use crate::runner::{self, Outcome, Ready, RunOptions};
 
 use super::cache::{DeviceKey, Entry, Trial, TuningCache};
+use super::confirm::{self, Confirmation};
 use super::search::{self, Ended, Eval};
 use super::space::{self, Axis, Space};
 use super::{Config, Unit};
@@ -67,7 +68,15 @@ pub enum Event<'a> {
         /// The cache with the trial in it.
         cache: &'a TuningCache,
     },
-    /// A unit's search ended (or had ended in an earlier tune).
+    /// A unit's best was re-measured against its defaults, and the
+    /// verdict recorded in `cache` (which a front end saves now).
+    Confirmed {
+        /// The unit's entry, with its [`Entry::confirm`].
+        entry: &'a Entry,
+        /// The cache with it.
+        cache: &'a TuningCache,
+    },
+    /// A unit's search (and re-measure) ended, or had in an earlier tune.
     Done(&'a Entry),
     /// The budget ended before a unit's first configuration.
     Unreached(&'a Unit),
@@ -182,23 +191,41 @@ impl Run<'_> {
                 budget_s: budget.as_secs_f64(),
             });
             *index += 1;
+            // The re-measure's time comes out of the unit's share (at most
+            // half of it): about two runs of the defaults' trial.
+            let reserve = Duration::from_secs_f64(2.0 * costs[0]).min(budget / 2);
             let ended = t
                 .search(
                     space,
                     cache,
-                    Instant::now() + budget,
+                    Instant::now() + budget - reserve,
                     None,
                     progress,
                     self.stop,
                 )
                 .await;
             self.gpu.end_request();
-            match cache.entry_mut(&device, &t.unit) {
-                Some(entry) => {
-                    entry.complete = ended == Ended::Complete;
-                    progress(Event::Done(entry));
+            let Some(entry) = cache.entry_mut(&device, &t.unit) else {
+                progress(Event::Unreached(&t.unit));
+                continue;
+            };
+            entry.complete = ended == Ended::Complete;
+            // No re-measure starts after the app's share, as no
+            // configuration does; a later tune makes it.
+            if entry.needs_confirm() && !self.halted() && Instant::now() < self.end {
+                let defaults = entry.defaults.clone();
+                let best = entry.best.as_ref().map(|b| b.config.clone());
+                let confirmation = t.confirm(&defaults, &best.unwrap_or_default()).await;
+                self.gpu.end_request();
+                if let Some(entry) = cache.entry_mut(&device, &t.unit) {
+                    entry.confirm = Some(confirmation);
                 }
-                None => progress(Event::Unreached(&t.unit)),
+                if let Some(entry) = cache.entry(&device, &t.unit) {
+                    progress(Event::Confirmed { entry, cache });
+                }
+            }
+            if let Some(entry) = cache.entry(&device, &t.unit) {
+                progress(Event::Done(entry));
             }
         }
         true
@@ -274,6 +301,7 @@ impl Target<'_> {
                     complete: false,
                     trials: Vec::new(),
                     best: None,
+                    confirm: None,
                 });
                 entry.add(trial.clone());
                 progress(Event::Trial {
@@ -328,6 +356,52 @@ impl Target<'_> {
         trial.wall_s = start.elapsed().as_secs_f64();
         ran.push((case, trial.clone()));
         trial
+    }
+}
+
+impl Target<'_> {
+    /// Re-measures `best` against `defaults` ([`confirm`]).
+    async fn confirm(&self, defaults: &Config, best: &Config) -> Confirmation {
+        match self.rounds(defaults, best).await {
+            Ok(rounds) => Confirmation::of(best.clone(), &rounds),
+            Err(e) => Confirmation::failed(best.clone(), e.to_string()),
+        }
+    }
+
+    /// [`confirm::ROUNDS`] rounds, each timing the defaults and `best`
+    /// (each prepared once and kept), which goes first alternating so that
+    /// a drift within a round favours neither: each round's pair of median
+    /// times, seconds.
+    async fn rounds(&self, defaults: &Config, best: &Config) -> Result<Vec<(f64, f64)>> {
+        let case = |config: &Config| -> Result<Case> {
+            space::cases(self.app, self.base, &self.unit, config, &self.gpu.caps)?
+                .into_iter()
+                .next()
+                .ok_or_else(|| Error::Validation("makes no case of this kernel".into()))
+        };
+        let mut a = Ready::new(self.gpu, self.app, &case(defaults)?).await?;
+        let mut b = Ready::new(self.gpu, self.app, &case(best)?).await?;
+        // Half a trial's timing budget a side: ten timings a unit.
+        let opts = RunOptions {
+            warmup: 1,
+            budget_s: self.opts.budget_s / 2.0,
+            ..self.opts
+        };
+        let mut rounds = Vec::with_capacity(confirm::ROUNDS);
+        for r in 0..confirm::ROUNDS {
+            let (d, t) = match r % 2 {
+                0 => {
+                    let d = a.median(self.gpu, opts).await?;
+                    (d, b.median(self.gpu, opts).await?)
+                }
+                _ => {
+                    let t = b.median(self.gpu, opts).await?;
+                    (a.median(self.gpu, opts).await?, t)
+                }
+            };
+            rounds.push((d, t));
+        }
+        Ok(rounds)
     }
 }
 

@@ -1,6 +1,8 @@
 use std::collections::BTreeMap;
 
-use super::cache::{DeviceKey, Entry, Trial, TuningCache};
+use super::cache::{Choice, DeviceKey, Entry, Trial, TuningCache};
+use super::confirm::{self, Confirmation, Verdict, judge};
+use super::portable;
 use super::search::{self, Ended, Eval};
 use super::space::{self, Space};
 use super::*;
@@ -197,6 +199,7 @@ fn entry(device: &PlatformInfo, wg: &str) -> Entry {
         complete: true,
         trials: Vec::new(),
         best: None,
+        confirm: None,
     };
     e.add(trial(&defaults, Some(2.0), true));
     let fast = BTreeMap::from([("wg".to_string(), "1024".to_string())]);
@@ -275,4 +278,163 @@ fn a_run_uses_its_device_s_best_warns_for_another_driver_and_never_another_devic
         out.iter()
             .all(|(c, t)| c.params["wg"] == "64" && *t == Tuning::Defaults)
     );
+}
+
+#[test]
+fn the_guard_keeps_a_candidate_only_when_faster_beyond_the_noise() {
+    // Steady rounds: the floor is the bound.
+    let c = judge(&[0.80, 0.81, 0.79, 0.80, 0.82]);
+    assert!(c.faster && (c.ratio - 0.80).abs() < 1e-12, "{c:?}");
+    assert_eq!(c.bound, confirm::FLOOR);
+    // Within the floor: not faster.
+    assert!(!judge(&[0.98, 0.98, 0.97, 0.99, 0.98]).faster);
+    // A median of 0.90 whose rounds scatter by about 10%: the spread's
+    // bound (2 x 1.2533 x 1.4826 x 0.1 / sqrt 5 = 0.166) exceeds the gain.
+    let noisy = judge(&[0.80, 0.90, 1.00, 0.70, 1.10]);
+    assert!((noisy.ratio - 0.90).abs() < 1e-12);
+    assert!((noisy.bound - 0.1662).abs() < 1e-3, "{noisy:?}");
+    assert!(!noisy.faster);
+    // A slower candidate, no rounds, or a broken time: never faster.
+    assert!(!judge(&[1.2, 1.1, 1.3]).faster);
+    assert!(!judge(&[]).faster);
+    assert!(!judge(&[0.5, f64::NAN, 0.5]).faster);
+    assert!(!judge(&[0.5, 0.0, 0.5]).faster);
+    // The record: both medians, the rounds, the verdict.
+    let config: Config = BTreeMap::from([("wg".to_string(), "256".to_string())]);
+    let rounds = [(2.0, 1.0), (2.2, 1.0), (2.0, 1.1), (1.8, 0.9), (2.0, 1.0)];
+    let made = Confirmation::of(config.clone(), &rounds);
+    assert_eq!((made.rounds, made.verdict), (5, Verdict::Faster));
+    assert_eq!((made.defaults_s, made.tuned_s), (2.0, 1.0));
+    assert_eq!(made.gain(), Some(2.0));
+    let slow = Confirmation::of(config, &[(1.0, 1.01), (1.0, 0.99), (1.0, 1.0)]);
+    assert_eq!(slow.verdict, Verdict::NotFaster);
+    assert!(
+        slow.summary().starts_with("not confirmed"),
+        "{}",
+        slow.summary()
+    );
+}
+
+#[test]
+fn a_run_takes_a_confirmed_best_and_the_defaults_where_the_guard_rejected_it() {
+    let caps = cpu_capabilities();
+    let req = small().precisions(&[Precision::F32]).set("kernel", "cg");
+    let planned = plan(&Milc, &req, &caps, true).expect("plan").cases;
+    let gpu = info("GPU", "1");
+    let run = |e: &Entry| {
+        let mut cache = TuningCache::new();
+        cache.entries.push(e.clone());
+        let (tuned, _) = apply::Tuned::new(&cache, &gpu);
+        let out = tuned
+            .configure(&Milc, &req, &caps, planned.clone())
+            .expect("configure");
+        (out[0].0.params["wg"].clone(), out[0].1.clone(), tuned)
+    };
+    let mut e = entry(&gpu, "256");
+    let best = e.best.clone().expect("best").config;
+    // Never re-measured: used, marked.
+    assert!(e.needs_confirm());
+    let (wg, tuning, tuned) = run(&e);
+    assert_eq!(wg, "256");
+    assert!(matches!(tuning, Tuning::Tuned(l) if l.ends_with("(unconfirmed)")));
+    assert_eq!((tuned.unconfirmed(), tuned.len()), (1, 1));
+    // Confirmed: used, unmarked.
+    e.confirm = Some(Confirmation::of(best.clone(), &[(2.0, 1.0); 5]));
+    assert!(!e.needs_confirm());
+    let (wg, tuning, _) = run(&e);
+    assert_eq!(wg, "256");
+    assert_eq!(tuning, Tuning::Tuned(e.unit.label()));
+    // Rejected, or failed: the defaults, said so.
+    for c in [
+        Confirmation::of(best.clone(), &[(1.0, 0.99); 5]),
+        Confirmation::failed(best.clone(), "did not build".into()),
+    ] {
+        e.confirm = Some(c);
+        assert!(matches!(e.choice(), Choice::Rejected(_)));
+        let (wg, tuning, tuned) = run(&e);
+        assert_eq!((wg.as_str(), tuning), ("128", Tuning::Defaults));
+        assert_eq!(tuned.rejected().len(), 1);
+        assert!(tuned.is_empty());
+    }
+    // A re-measure of another configuration is stale: re-measured again.
+    let other = BTreeMap::from([("wg".to_string(), "64".to_string())]);
+    e.confirm = Some(Confirmation::of(other, &[(2.0, 1.0); 5]));
+    assert!(e.needs_confirm());
+    // The defaults as the best need no re-measure.
+    e.best = e.trial(&e.defaults).cloned();
+    assert!(!e.needs_confirm() && matches!(e.choice(), Choice::Best(_)));
+}
+
+#[test]
+fn caches_from_before_the_guard_load_with_their_bests_unconfirmed() {
+    let mut cache = TuningCache::new();
+    let mut e = entry(&info("GPU", "1"), "256");
+    let best = e.best.clone().expect("best").config;
+    e.confirm = Some(Confirmation::of(best, &[(2.0, 1.0); 5]));
+    cache.entries.push(e);
+    let text = cache.to_json();
+    assert!(text.contains("\"verdict\": \"faster\""), "{text}");
+    assert_eq!(TuningCache::from_json(&text, "t.json").ok(), Some(cache));
+    // The H200's committed cache was written before the guard: every
+    // entry loads, none re-measured, and a run would use their bests.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../benchmarks/tuning/nvidia-h200.json");
+    let cache = TuningCache::load(&path).expect("old cache");
+    assert!(!cache.entries.is_empty());
+    assert!(cache.entries.iter().all(|e| e.confirm.is_none()));
+    assert!(cache.entries.iter().any(Entry::needs_confirm));
+    let device = &cache.entries[0].device;
+    let h200 = PlatformInfo {
+        name: device.adapter.clone(),
+        backend: device.backend.clone(),
+        driver: device.driver.clone(),
+        driver_info: device.driver_info.clone(),
+        vendor: device.vendor,
+        device: device.device,
+        ..info("", "")
+    };
+    let (tuned, _) = apply::Tuned::new(&cache, &h200);
+    assert!(tuned.unconfirmed() > 0 && tuned.rejected().is_empty());
+}
+
+#[test]
+fn portable_pp_picks_the_variant_every_platform_measured_with_the_highest_pp() {
+    let cfg = |wg: &str| BTreeMap::from([("wg".to_string(), wg.to_string())]);
+    let timed = |wg: &str, s: f64| Trial {
+        variant: format!("wg{wg}/problem-dependent"),
+        ..trial(&cfg(wg), Some(s), true)
+    };
+    let make = |gpu: &str, times: &[(&str, f64)]| {
+        let mut e = entry(&info(gpu, "1"), "256");
+        e.defaults = cfg("128");
+        e.trials.clear();
+        e.best = None;
+        for (wg, s) in times {
+            e.add(timed(wg, *s));
+        }
+        TuningCache {
+            skylight_tuning: 1,
+            entries: vec![e],
+        }
+    };
+    // A: best wg256 (1 s), defaults 2 s, wg64 1.25 s; B: best wg64 (1 s),
+    // defaults 1.25 s, wg256 not measured.
+    let a = make("A", &[("128", 2.0), ("256", 1.0), ("64", 1.25)]);
+    let b = make("B", &[("128", 1.25), ("64", 1.0)]);
+    let t = portable::table(&[a.clone(), b]);
+    assert_eq!(t.platforms, ["A (vulkan)", "B (vulkan)"]);
+    assert_eq!(t.rows.len(), 1);
+    let r = &t.rows[0];
+    assert_eq!(r.portable, "wg=64");
+    assert_eq!(r.portable_eff, [0.8, 1.0]);
+    assert!((r.pp_portable - 2.0 / (1.25 + 1.0)).abs() < 1e-12);
+    assert_eq!(r.defaults_eff, [0.5, 0.8]);
+    assert!((r.pp_defaults - 2.0 / (2.0 + 1.25)).abs() < 1e-12);
+    let md = portable::markdown(&t);
+    assert!(
+        md.contains("| milc | 1 | 2 | 62% | 89% | cg f32 89% (wg=64) |"),
+        "{md}"
+    );
+    // One platform alone makes no row.
+    assert!(portable::table(&[a]).rows.is_empty());
 }

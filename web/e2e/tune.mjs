@@ -1,0 +1,136 @@
+// Tunes apps in the web page on headless Chromium's SwiftShader WebGPU
+// adapter and writes the browser's tuning cache (what the page keeps in
+// local storage), then runs the same apps at their defaults (no cache) and
+// tuned (the cache), in the same browser, and saves both result files.
+//
+//   node web/e2e/tune.mjs [dist] --apps su3,stream --budget 120 \
+//       --cache benchmarks/tuning/browser-swiftshader.json \
+//       [--runs DIR] [--size small] [--precision f32] [--samples 5]
+//
+// The tune is the page's Tune action started through the URL
+// (`?run=APPS&size=small&tune=SECONDS`); the cache is read back from local
+// storage (key `skylight-tuning`). With --runs, DIR gets untuned.json and
+// tuned.json: the page's result files of a run without the cache and of
+// one with it (`skylight compare` pairs them).
+import { createServer } from "node:http";
+import { readFile, writeFile, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { extname, join, resolve, normalize } from "node:path";
+import { tmpdir } from "node:os";
+import { parseArgs } from "node:util";
+import { chromium } from "playwright-core";
+
+const { values: opts, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    apps: { type: "string", default: "su3" },
+    budget: { type: "string", default: "120" },
+    cache: { type: "string", default: "browser-swiftshader.json" },
+    runs: { type: "string" },
+    size: { type: "string", default: "small" },
+    precision: { type: "string", default: "f32" },
+    samples: { type: "string", default: "5" },
+  },
+});
+const root = resolve(positionals[0] ?? "dist");
+const KEY = "skylight-tuning";
+// The tune's budget, then each run, may take this long in SwiftShader.
+const timeoutMs = (Number(opts.budget) + Number(process.env.SKYLIGHT_WEB_TIMEOUT_S ?? 1200)) * 1000;
+
+const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
+const server = createServer(async (req, res) => {
+  const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+  const file = join(root, path === "/" ? "index.html" : path);
+  try {
+    if (!file.startsWith(root)) throw new Error("outside dist");
+    const body = await readFile(file);
+    res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" });
+    res.end(body);
+  } catch {
+    res.writeHead(404).end();
+  }
+});
+await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+const base = `http://127.0.0.1:${server.address().port}/`;
+const common = `run=${opts.apps}&size=${opts.size}&precision=${opts.precision}`;
+
+const profile = await mkdtemp(join(tmpdir(), "skylight-chromium-"));
+// The same flags as run.mjs: SwiftShader's WebGPU with a Vulkan compositor.
+const browser = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  viewport: { width: 1280, height: 800 },
+  args: [
+    "--enable-unsafe-webgpu", "--use-webgpu-adapter=swiftshader",
+    "--no-sandbox", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run",
+    "--enable-gpu", "--enable-features=Vulkan", "--use-vulkan=swiftshader",
+    "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+  ],
+});
+
+/// Opens the page with `query` and waits for the job it starts to end.
+async function job(page, query) {
+  console.log(`opening ${base}?${query}`);
+  await page.goto(`${base}?${query}`);
+  const start = Date.now();
+  let status = "";
+  while (Date.now() - start < timeoutMs) {
+    status = String(await page.evaluate(() => window.skylightStatus ?? "loading"));
+    if (status === "done" || status.startsWith("error") || status.startsWith("no-webgpu")) break;
+    await page.waitForTimeout(2000);
+  }
+  const s = ((Date.now() - start) / 1000).toFixed(0);
+  console.log(`status after ${s} s: ${status}`);
+  if (status !== "done") throw new Error(`${query}: did not finish: ${status}`);
+  return { seconds: Number(s), file: await page.evaluate(() => window.skylightResults) };
+}
+
+let failed = null;
+try {
+  const page = browser.pages()[0] ?? await browser.newPage();
+  page.on("console", (m) => {
+    const t = m.text();
+    if (m.type() === "error" || process.env.SKYLIGHT_WEB_VERBOSE || t.includes("tuned ")) {
+      console.error("page:", t);
+    }
+  });
+  page.on("pageerror", (e) => console.error("page error:", e.message));
+  const tuned = await job(page, `${common}&tune=${opts.budget}`);
+  const text = await page.evaluate((k) => window.localStorage.getItem(k), KEY);
+  if (!text) throw new Error(`the tune left nothing in local storage \`${KEY}\``);
+  const cache = JSON.parse(text);
+  await mkdir(resolve(opts.cache, ".."), { recursive: true });
+  await writeFile(resolve(opts.cache), JSON.stringify(cache, null, 2) + "\n");
+  const entries = cache.entries ?? [];
+  console.log(`tune: ${tuned.seconds} s, ${entries.length} unit(s): ${resolve(opts.cache)}`);
+  for (const e of entries) {
+    const c = e.confirm;
+    const verdict = c ? `${c.verdict} (${(c.defaults_s * 1e3).toFixed(3)} ms -> ${(c.tuned_s * 1e3).toFixed(3)} ms, ${c.rounds} rounds)` : "best is the defaults or not re-measured";
+    console.log(`  ${e.app}/${e.kernel} ${e.precision}: ${e.trials.length}/${e.space} tried, ${e.best?.variant ?? "-"}: ${verdict}`);
+  }
+  if (opts.runs) {
+    await mkdir(resolve(opts.runs), { recursive: true });
+    const run = `${common}&samples=${opts.samples}`;
+    // Defaults first: the page without its cache, then with it again.
+    await page.evaluate((k) => window.localStorage.removeItem(k), KEY);
+    const plain = await job(page, run);
+    await page.evaluate(([k, v]) => window.localStorage.setItem(k, v), [KEY, text]);
+    const withCache = await job(page, run);
+    for (const [name, r] of [["untuned.json", plain], ["tuned.json", withCache]]) {
+      const path = join(resolve(opts.runs), name);
+      await writeFile(path, JSON.stringify(r.file, null, 2) + "\n");
+      const n = (r.file?.records ?? []).length;
+      const marked = (r.file?.records ?? []).filter((x) => x.tuning && x.tuning !== "defaults").length;
+      console.log(`${name}: ${n} records (${marked} tuned), ${r.seconds} s: ${path}`);
+    }
+  }
+} catch (e) {
+  failed = e;
+} finally {
+  await browser.close();
+  server.close();
+  await rm(profile, { recursive: true, force: true });
+}
+if (failed) {
+  console.error(`web tune FAILED: ${failed.message}`);
+  process.exit(1);
+}
