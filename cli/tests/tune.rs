@@ -186,3 +186,31 @@ fn tune_rejects_what_it_cannot_tune_and_a_corrupt_cache_is_named_and_ignored() {
     let text = std::fs::read_to_string(&json).expect("results written");
     assert!(!text.contains("\"tuned\""), "{text}");
 }
+
+/// `pp` of the committed tuning caches: per app, the defaults' and one
+/// portable configuration's PP against each platform's tuned best; a
+/// result file among caches is refused.
+#[test]
+fn pp_of_tuning_caches_gives_portable_and_defaults_per_app() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../benchmarks/tuning");
+    let h200 = dir.join("nvidia-h200.json");
+    let lavapipe = dir.join("lavapipe.json");
+    let (h200, lavapipe) = (
+        h200.to_str().expect("utf-8"),
+        lavapipe.to_str().expect("utf-8"),
+    );
+    let o = skylight(&["pp", h200, lavapipe]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("P1 = NVIDIA H200 (vulkan)"), "{out}");
+    assert!(out.contains("| app | kernels x precisions | platforms | PP defaults | PP portable |"));
+    assert!(out.contains("| milc |"), "{out}");
+    let records = dir.join("runs/browser-tuned.json");
+    let o = skylight(&["pp", h200, records.to_str().expect("utf-8")]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("not both"), "{}", stderr(&o));
+    // One platform: nothing to compare.
+    let o = skylight(&["pp", h200]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("two platforms"), "{}", stderr(&o));
+}

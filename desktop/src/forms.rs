@@ -332,4 +332,24 @@ mod tests {
         assert_eq!(names, ["wg"]);
         assert_eq!(job.tune_budget_s, None);
     }
+
+    /// A link's `tune=SECONDS` (the page's `?tune=`) sets the Tune
+    /// action's budget; without it the budget is left as it was.
+    #[test]
+    fn a_preset_sets_the_tune_budget() {
+        let mut forms = Forms::default();
+        let before = forms.tune_budget_s;
+        let run = Preset {
+            apps: vec!["su3".into()],
+            ..Preset::default()
+        };
+        assert!(forms.apply(&run).is_empty());
+        assert_eq!(forms.tune_budget_s, before);
+        let tune = Preset {
+            tune_budget_s: Some(90.0),
+            ..run
+        };
+        assert!(forms.apply(&tune).is_empty());
+        assert_eq!(forms.tune_budget_s, 90.0);
+    }
 }

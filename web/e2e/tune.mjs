@@ -5,13 +5,14 @@
 //
 //   node web/e2e/tune.mjs [dist] --apps su3,stream --budget 120 \
 //       --cache benchmarks/tuning/browser-swiftshader.json \
-//       [--runs DIR] [--size small] [--precision f32] [--samples 5]
+//       [--runs DIR] [--size small] [--precision f32] [--samples 5] [--from CACHE]
 //
 // The tune is the page's Tune action started through the URL
 // (`?run=APPS&size=small&tune=SECONDS`); the cache is read back from local
 // storage (key `skylight-tuning`). With --runs, DIR gets untuned.json and
 // tuned.json: the page's result files of a run without the cache and of
-// one with it (`skylight compare` pairs them).
+// one with it (`scripts/tune-gain` pairs them). --from seeds local storage
+// with a cache file first, so a tune goes on where that one stopped.
 import { createServer } from "node:http";
 import { readFile, writeFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { extname, join, resolve, normalize } from "node:path";
@@ -29,6 +30,7 @@ const { values: opts, positionals } = parseArgs({
     size: { type: "string", default: "small" },
     precision: { type: "string", default: "f32" },
     samples: { type: "string", default: "5" },
+    from: { type: "string" },
   },
 });
 const root = resolve(positionals[0] ?? "dist");
@@ -94,6 +96,14 @@ try {
     }
   });
   page.on("pageerror", (e) => console.error("page error:", e.message));
+  if (opts.from) {
+    // Go on from a cache file: the page's storage is the origin's, so set
+    // it on an idle page first.
+    const seed = await readFile(resolve(opts.from), "utf8");
+    await page.goto(base);
+    await page.evaluate(([k, v]) => window.localStorage.setItem(k, v), [KEY, seed]);
+    console.log(`local storage \`${KEY}\` seeded from ${resolve(opts.from)}`);
+  }
   const tuned = await job(page, `${common}&tune=${opts.budget}`);
   const text = await page.evaluate((k) => window.localStorage.getItem(k), KEY);
   if (!text) throw new Error(`the tune left nothing in local storage \`${KEY}\``);

@@ -194,6 +194,7 @@ impl Run<'_> {
             // The re-measure's time comes out of the unit's share (at most
             // half of it): about two runs of the defaults' trial.
             let reserve = Duration::from_secs_f64(2.0 * costs[0]).min(budget / 2);
+            let tried = cache.entry(&device, &t.unit).map_or(0, |e| e.trials.len());
             let ended = t
                 .search(
                     space,
@@ -210,9 +211,14 @@ impl Run<'_> {
                 continue;
             };
             entry.complete = ended == Ended::Complete;
-            // No re-measure starts after the app's share, as no
-            // configuration does; a later tune makes it.
-            if entry.needs_confirm() && !self.halted() && Instant::now() < self.end {
+            // A search that measured something is always followed by its
+            // re-measure (a configuration started in time finishes, and
+            // so does the unit: else a run would take an unconfirmed
+            // best); an earlier tune's best is re-measured only within
+            // the app's share.
+            let searched = entry.trials.len() > tried;
+            let in_time = searched || Instant::now() < self.end;
+            if entry.needs_confirm() && !self.halted() && in_time {
                 let defaults = entry.defaults.clone();
                 let best = entry.best.as_ref().map(|b| b.config.clone());
                 let confirmation = t.confirm(&defaults, &best.unwrap_or_default()).await;
