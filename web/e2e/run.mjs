@@ -9,12 +9,10 @@
 // --preset runs another URL query (`run=lbm,milc&size=small`) and checks only
 // that it ended with every result validated (and skips the no-WebGPU page);
 // --results saves the JSON the page's download link offers.
-import { createServer } from "node:http";
-import { readFile, mkdtemp, rm } from "node:fs/promises";
-import { extname, join, resolve, normalize } from "node:path";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { chromium } from "playwright-core";
+import { launch, serve } from "./page.mjs";
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -27,38 +25,9 @@ const query = opts.preset ? "?" + opts.preset.replace(/^\?/, "") :
   "?run=stream,su3&precision=f32,df64&size=small&samples=3" +
   "&kernel=copy,mul,add,triad,dot&variant=site,element&layout=soa&wg=64";
 
-const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
-const server = createServer(async (req, res) => {
-  const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
-  const file = join(root, path === "/" ? "index.html" : path);
-  try {
-    if (!file.startsWith(root)) throw new Error("outside dist");
-    const body = await readFile(file);
-    res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" });
-    res.end(body);
-  } catch {
-    res.writeHead(404).end();
-  }
-});
-await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
-const url = `http://127.0.0.1:${server.address().port}/${query}`;
-
-const profile = await mkdtemp(join(tmpdir(), "skylight-chromium-"));
-// A fresh profile each run (playwright passes it as --user-data-dir).
-const browser = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  viewport: { width: 1280, height: 800 },
-  args: [
-    "--enable-unsafe-webgpu", "--use-webgpu-adapter=swiftshader",
-    "--no-sandbox", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run",
-    // Without a Vulkan (SwiftShader) compositor the WebGPU canvas never
-    // reaches the page in headless mode, and Dawn's instance is lost
-    // ("A valid external Instance reference no longer exists").
-    "--enable-gpu", "--enable-features=Vulkan", "--use-vulkan=swiftshader",
-    "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-  ],
-});
+const { server, base } = await serve(root);
+const url = `${base}${query}`;
+const { browser, profile } = await launch();
 let failed = null;
 try {
   const page = browser.pages()[0] ?? await browser.newPage();
@@ -124,17 +93,11 @@ try {
 // The same page in a Chromium without WebGPU must explain itself, not show
 // a blank canvas.
 if (!failed && !opts.preset) {
-  const plain = await mkdtemp(join(tmpdir(), "skylight-chromium-"));
-  const server2 = createServer(server.listeners("request")[0]);
-  await new Promise((ok) => server2.listen(0, "127.0.0.1", ok));
-  const nogpu = await chromium.launchPersistentContext(plain, {
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
-      "--disable-sync", "--no-first-run"],
-  });
+  const again = await serve(root);
+  const { browser: nogpu, profile: plain } = await launch({ webgpu: false });
   try {
     const page = nogpu.pages()[0] ?? await nogpu.newPage();
-    await page.goto(`http://127.0.0.1:${server2.address().port}/`);
+    await page.goto(again.base);
     await page.waitForFunction(() => window.skylightStatus !== undefined, null, { timeout: 60000 });
     const status = await page.evaluate(() => window.skylightStatus);
     const shown = await page.isVisible("#no-webgpu");
@@ -146,7 +109,7 @@ if (!failed && !opts.preset) {
     failed = e;
   } finally {
     await nogpu.close();
-    server2.close();
+    again.server.close();
     await rm(plain, { recursive: true, force: true });
   }
 }

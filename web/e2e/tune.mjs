@@ -13,12 +13,10 @@
 // tuned.json: the page's result files of a run without the cache and of
 // one with it (`scripts/tune-gain` pairs them). --from seeds local storage
 // with a cache file first, so a tune goes on where that one stopped.
-import { createServer } from "node:http";
-import { readFile, writeFile, mkdir, mkdtemp, rm } from "node:fs/promises";
-import { extname, join, resolve, normalize } from "node:path";
-import { tmpdir } from "node:os";
+import { readFile, writeFile, mkdir, rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { chromium } from "playwright-core";
+import { launch, serve } from "./page.mjs";
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -38,36 +36,11 @@ const KEY = "skylight-tuning";
 // The tune's budget, then each run, may take this long in SwiftShader.
 const timeoutMs = (Number(opts.budget) + Number(process.env.SKYLIGHT_WEB_TIMEOUT_S ?? 1200)) * 1000;
 
-const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
-const server = createServer(async (req, res) => {
-  const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
-  const file = join(root, path === "/" ? "index.html" : path);
-  try {
-    if (!file.startsWith(root)) throw new Error("outside dist");
-    const body = await readFile(file);
-    res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" });
-    res.end(body);
-  } catch {
-    res.writeHead(404).end();
-  }
-});
-await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
-const base = `http://127.0.0.1:${server.address().port}/`;
+const { server, base } = await serve(root);
 const common = `run=${opts.apps}&size=${opts.size}&precision=${opts.precision}`;
 
-const profile = await mkdtemp(join(tmpdir(), "skylight-chromium-"));
-// The same flags as run.mjs: SwiftShader's WebGPU with a Vulkan compositor.
-const browser = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  viewport: { width: 1280, height: 800 },
-  args: [
-    "--enable-unsafe-webgpu", "--use-webgpu-adapter=swiftshader",
-    "--no-sandbox", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run",
-    "--enable-gpu", "--enable-features=Vulkan", "--use-vulkan=swiftshader",
-    "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-  ],
-});
+// The same browser as run.mjs: SwiftShader's WebGPU with a Vulkan compositor.
+const { browser, profile } = await launch();
 
 /// Opens the page with `query` and waits for the job it starts to end.
 async function job(page, query) {
