@@ -50,3 +50,19 @@ export async function launch({ webgpu = true } = {}) {
   });
   return { browser, profile };
 }
+
+/// Polls the page's `window.skylightStatus` every 2 s until its job is
+/// done, failed or found no WebGPU, or `timeoutMs` passes; says the last
+/// status and resolves to it and the seconds waited.
+export async function waitForJob(page, timeoutMs) {
+  const start = Date.now();
+  let status = "";
+  while (Date.now() - start < timeoutMs) {
+    status = String(await page.evaluate(() => window.skylightStatus ?? "loading"));
+    if (status === "done" || status.startsWith("error") || status.startsWith("no-webgpu")) break;
+    await page.waitForTimeout(2000);
+  }
+  const seconds = Number(((Date.now() - start) / 1000).toFixed(0));
+  console.log(`status after ${seconds} s: ${status}`);
+  return { status, seconds };
+}

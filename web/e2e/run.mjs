@@ -12,7 +12,7 @@
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { launch, serve } from "./page.mjs";
+import { launch, serve, waitForJob } from "./page.mjs";
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -35,14 +35,7 @@ try {
   page.on("pageerror", (e) => console.error("page error:", e.message));
   console.log(`opening ${url}`);
   await page.goto(url);
-  const start = Date.now();
-  let status = "";
-  while (Date.now() - start < timeoutMs) {
-    status = String(await page.evaluate(() => window.skylightStatus ?? "loading"));
-    if (status === "done" || status.startsWith("error") || status.startsWith("no-webgpu")) break;
-    await page.waitForTimeout(2000);
-  }
-  console.log(`status after ${((Date.now() - start) / 1000).toFixed(0)} s: ${status}`);
+  const { status } = await waitForJob(page, timeoutMs);
   await page.waitForTimeout(1500); // let the last points draw
   await page.screenshot({ path: shot });
   console.log(`screenshot: ${shot}`);

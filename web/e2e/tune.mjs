@@ -16,7 +16,7 @@
 import { readFile, writeFile, mkdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { launch, serve } from "./page.mjs";
+import { launch, serve, waitForJob } from "./page.mjs";
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -46,17 +46,9 @@ const { browser, profile } = await launch();
 async function job(page, query) {
   console.log(`opening ${base}?${query}`);
   await page.goto(`${base}?${query}`);
-  const start = Date.now();
-  let status = "";
-  while (Date.now() - start < timeoutMs) {
-    status = String(await page.evaluate(() => window.skylightStatus ?? "loading"));
-    if (status === "done" || status.startsWith("error") || status.startsWith("no-webgpu")) break;
-    await page.waitForTimeout(2000);
-  }
-  const s = ((Date.now() - start) / 1000).toFixed(0);
-  console.log(`status after ${s} s: ${status}`);
+  const { status, seconds } = await waitForJob(page, timeoutMs);
   if (status !== "done") throw new Error(`${query}: did not finish: ${status}`);
-  return { seconds: Number(s), file: await page.evaluate(() => window.skylightResults) };
+  return { seconds, file: await page.evaluate(() => window.skylightResults) };
 }
 
 let failed = null;
