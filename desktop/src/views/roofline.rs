@@ -7,7 +7,10 @@
 use std::collections::HashMap;
 
 use eframe::egui::{self, Color32};
-use egui_plot::{Legend, Line, LineStyle, MarkerShape, Plot, PlotPoint, Points, Text};
+use egui_plot::{
+    Legend, LegendGrouping, Line, LineStyle, MarkerShape, Plot, PlotPoint, Points, Text,
+};
+use skylight_core::Precision;
 use skylight_core::roofline::Roofline;
 
 use crate::palette::{app_color, ceiling_color, precision_marker};
@@ -26,10 +29,13 @@ struct CeilingItem {
     ridge: Option<(PlotPoint, String)>,
 }
 
-/// Points of one (source, app, precision, code): one legend entry, one
-/// colour and shape.
+/// Points of one (source, app, precision, code): one colour and shape,
+/// and a name the hover text is keyed by.
 struct Series {
     name: String,
+    /// Its legend entry: one per (source, app, code), whatever the
+    /// precision (the legend names the shapes once).
+    group: String,
     color: Color32,
     shape: MarkerShape,
     /// Hollow for native baselines, so they stand apart from Skylight's
@@ -48,6 +54,8 @@ struct Scene {
     l1_links: Vec<(Color32, [PlotPoint; 2])>,
     /// Hover text of each series' points, by series name, in point order.
     hover: HashMap<String, Vec<String>>,
+    /// The legend line naming the precisions' marker shapes.
+    shapes: String,
     /// The AI range to show, in log space.
     x_range: (f64, f64),
 }
@@ -70,6 +78,7 @@ impl Scene {
             .flat_map(|&(source, roof)| ceilings(source, roof, ai_min, ai_max))
             .collect();
         let (series, hover) = series(now.rows);
+        let shapes = shapes_entry(now.rows);
         let l1_links = now
             .rows
             .iter()
@@ -86,6 +95,7 @@ impl Scene {
             series,
             l1_links,
             hover,
+            shapes,
             x_range: (
                 plot::to_log(ai_min).unwrap_or(-1.0),
                 plot::to_log(ai_max).unwrap_or(2.0),
@@ -137,11 +147,13 @@ fn series(rows: &[Row]) -> (Vec<Series>, HashMap<String, Vec<String>>) {
             continue;
         };
         let code = r.native.as_ref().map_or(String::new(), |c| format!(" {c}"));
-        let name = if r.source == 0 {
-            format!("{} {}{code}", r.app, r.precision)
+        let at = if r.source == 0 {
+            String::new()
         } else {
-            format!("{} {}{code} @ {}", r.app, r.precision, r.device)
+            format!(" @ {}", r.device)
         };
+        let name = format!("{} {}{code}{at}", r.app, r.precision);
+        let group = format!("{}{code}{at}", r.app);
         hover
             .entry(name.clone())
             .or_default()
@@ -150,6 +162,7 @@ fn series(rows: &[Row]) -> (Vec<Series>, HashMap<String, Vec<String>>) {
             Some(s) => s.points.push(pt.into()),
             None => series.push(Series {
                 name,
+                group,
                 color: app_color(&r.app, r.source),
                 shape: precision_marker(r.precision),
                 filled: r.native.is_none(),
@@ -158,6 +171,38 @@ fn series(rows: &[Row]) -> (Vec<Series>, HashMap<String, Vec<String>>) {
         }
     }
     (series, hover)
+}
+
+/// A legend entry named `name` in `color`: the legend takes an entry's text
+/// from the first item of its id and egui_plot drops items without points,
+/// so it is a zero-radius, unhoverable copy of the first of `at`.
+fn legend_entry<'a>(name: &'a str, at: &'a [PlotPoint], color: Color32) -> Points<'a> {
+    Points::new(name, &at[..at.len().min(1)])
+        .id(name)
+        .color(color)
+        .radius(0.0)
+        .allow_hover(false)
+}
+
+/// The legend's line for the marker shapes of the precisions `rows` hold.
+fn shapes_entry(rows: &[Row]) -> String {
+    let mut shapes: Vec<String> = Vec::new();
+    for p in Precision::ALL {
+        if rows.iter().any(|r| r.precision == p) {
+            shapes.push(format!("{p} {}", shape_name(precision_marker(p))));
+        }
+    }
+    shapes.join(", ")
+}
+
+/// A marker shape in words (the legend's font has no symbols for them).
+fn shape_name(shape: MarkerShape) -> &'static str {
+    match shape {
+        MarkerShape::Circle => "circle",
+        MarkerShape::Square => "square",
+        MarkerShape::Diamond => "diamond",
+        _ => "marker",
+    }
 }
 
 /// What hovering a point says about its result.
@@ -205,8 +250,13 @@ impl RooflineView {
             ui.label("run stream (and peak) to measure the ceilings");
         }
         let scene = &self.scene;
+        // One legend entry per ceiling and per app (and device), the
+        // shapes named once: ById merges the precisions' series of an app.
+        let legend = Legend::default()
+            .grouping(LegendGrouping::ById)
+            .follow_insertion_order(true);
         Plot::new("roofline")
-            .legend(Legend::default())
+            .legend(legend)
             .x_axis_label("arithmetic intensity (FLOP/byte)")
             .y_axis_label("GFLOP/s")
             .x_grid_spacer(|input| plot::decade_marks(input.bounds))
@@ -255,9 +305,20 @@ impl RooflineView {
                             .style(LineStyle::dotted_dense()),
                     );
                 }
+                let mut named: Vec<&str> = Vec::new();
+                for s in &scene.series {
+                    if !named.contains(&s.group.as_str()) {
+                        named.push(&s.group);
+                        pui.points(legend_entry(&s.group, &s.points, s.color));
+                    }
+                }
+                if let Some(first) = scene.series.first() {
+                    pui.points(legend_entry(&scene.shapes, &first.points, Color32::GRAY));
+                }
                 for s in &scene.series {
                     pui.points(
                         Points::new(s.name.as_str(), s.points.as_slice())
+                            .id(s.group.as_str())
                             .color(s.color)
                             .shape(s.shape)
                             .filled(s.filled)
@@ -298,6 +359,12 @@ mod tests {
                 "stream f32 x/y (CUDA) @ dev1"
             ]
         );
+        let groups: Vec<&str> = series.iter().map(|s| s.group.as_str()).collect();
+        assert_eq!(
+            groups,
+            ["stream", "stream @ dev1", "stream x/y (CUDA) @ dev1"]
+        );
+        assert_eq!(shapes_entry(&rows), "f32 circle");
         assert!(series[1].filled && !series[2].filled);
         assert!(hover["stream f32 x/y (CUDA) @ dev1"][0].contains("native baseline"));
         assert_eq!(series[0].points.len(), 2);
