@@ -14,7 +14,7 @@ use indicatif::ProgressBar;
 use skylight_core::app::{App, Request};
 use skylight_core::gpu::{Gpu, Selector};
 use skylight_core::runner::RunOptions;
-use skylight_core::tune::cache::{Choice, Entry, TuningCache};
+use skylight_core::tune::cache::{Entry, TuningCache};
 use skylight_core::tune::session::{self, Event, Job, TuneOptions};
 use skylight_core::tune::space;
 use skylight_core::{Error, Precision, registry};
@@ -246,21 +246,6 @@ fn line(e: &Entry) -> String {
         .trial(&e.defaults)
         .and_then(|t| t.median_s.filter(|_| t.passed));
     let best = e.best.as_ref();
-    let verdict = match e.choice() {
-        Choice::Nothing => "no configuration validated".to_string(),
-        Choice::Best(b) if b.config == e.defaults => format!("{} (the defaults)", b.variant),
-        Choice::Best(b) => format!(
-            "{}: {}",
-            b.variant,
-            e.confirm.as_ref().map_or(String::new(), |c| c.summary())
-        ),
-        Choice::Unconfirmed(b) => format!("{}: not re-measured yet", b.variant),
-        Choice::Rejected(c) => format!(
-            "defaults: {} {}",
-            best.map_or("", |b| b.variant.as_str()),
-            c.summary()
-        ),
-    };
     format!(
         "{:<34} {:>5}/{:<6} {:<8} {:>11} {:>11} {:>6}  {}",
         e.unit.label(),
@@ -270,7 +255,7 @@ fn line(e: &Entry) -> String {
         ms(default),
         ms(best.and_then(|b| b.median_s)),
         e.gain().map_or("-".to_string(), |g| format!("{g:.2}x")),
-        verdict
+        e.outcome()
     )
 }
 

@@ -32,6 +32,17 @@ fn tune_su3(cache: &std::path::Path) -> Output {
     ])
 }
 
+/// Tunes su3 into a fresh cache in scratch folder `name`: the cache's path,
+/// its text and its JSON.
+fn tuned(name: &str) -> (std::path::PathBuf, String, serde_json::Value) {
+    let cache = scratch(name).join("tuning.json");
+    let o = tune_su3(&cache);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&cache).expect("cache written");
+    let file = serde_json::from_str(&text).expect("json");
+    (cache, text, file)
+}
+
 /// The records of `skylight run su3` at the CI size with `extra` flags.
 fn su3_records(test: &str, extra: &[&str]) -> Vec<serde_json::Value> {
     let (o, json) = su3_run(test, extra);
@@ -55,11 +66,7 @@ fn su3_run(test: &str, extra: &[&str]) -> (Output, std::path::PathBuf) {
 /// `--untuned` runs the defaults.
 #[test]
 fn run_uses_the_configuration_tune_found() {
-    let cache = scratch("tune").join("tuning.json");
-    let o = tune_su3(&cache);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let text = std::fs::read_to_string(&cache).expect("cache written");
-    let file: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let (cache, text, file) = tuned("tune");
     let entry = &file["entries"][0];
     assert_eq!(entry["app"], "su3", "{text}");
     assert_eq!(entry["complete"], true, "{text}");
@@ -134,11 +141,7 @@ fn with_best_and_confirm(
 /// re-measure did not confirm runs the defaults, said so.
 #[test]
 fn run_takes_unconfirmed_bests_with_a_note_and_rejected_ones_not_at_all() {
-    let cache = scratch("guard").join("tuning.json");
-    let o = tune_su3(&cache);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let text = std::fs::read_to_string(&cache).expect("cache written");
-    let file: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let (cache, _, file) = tuned("guard");
     let path = cache.to_str().expect("utf-8");
     with_best_and_confirm(&file, serde_json::Value::Null, &cache);
     let (o, json) = su3_run("unconfirmed", &["--tuning", path]);

@@ -10,7 +10,7 @@ use skylight_core::device::Gpu;
 use skylight_core::registry;
 use skylight_core::runner::RunOptions;
 use skylight_core::tune::apply::Tuned;
-use skylight_core::tune::cache::{Choice, Entry, TuningCache};
+use skylight_core::tune::cache::{Entry, TuningCache};
 use skylight_core::tune::session::{self, Event, Job, TuneOptions};
 use skylight_core::tune::space;
 
@@ -173,23 +173,10 @@ pub async fn tune(
 
 /// A unit's outcome: what runs will use, and the re-measure's verdict.
 fn done(entry: &Entry) -> String {
-    let kept = match entry.choice() {
-        Choice::Nothing => "nothing validated".to_string(),
-        Choice::Best(b) if b.config == entry.defaults => format!("{} (the defaults)", b.variant),
-        Choice::Best(b) => format!(
-            "{}, {}",
-            b.variant,
-            entry
-                .confirm
-                .as_ref()
-                .map_or(String::new(), |c| c.summary())
-        ),
-        Choice::Unconfirmed(b) => format!("{}, not re-measured yet", b.variant),
-        Choice::Rejected(c) => format!("the defaults ({})", c.summary()),
-    };
     format!(
-        "tuned {}: {kept} ({} of {} configurations)",
+        "tuned {}: {} ({} of {} configurations)",
         entry.unit.label(),
+        entry.outcome(),
         entry.trials.len(),
         entry.space
     )

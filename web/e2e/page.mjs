@@ -2,7 +2,7 @@
 // headless Chromium on its SwiftShader WebGPU adapter, each with a fresh
 // profile.
 import { createServer } from "node:http";
-import { readFile, mkdtemp } from "node:fs/promises";
+import { readFile, mkdtemp, rm } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
 import { tmpdir } from "node:os";
 import { chromium } from "playwright-core";
@@ -65,4 +65,11 @@ export async function waitForJob(page, timeoutMs) {
   const seconds = Number(((Date.now() - start) / 1000).toFixed(0));
   console.log(`status after ${seconds} s: ${status}`);
   return { status, seconds };
+}
+
+/// Closes the browser and the server and removes the browser's profile.
+export async function close(browser, server, profile) {
+  await browser.close();
+  server.close();
+  await rm(profile, { recursive: true, force: true });
 }

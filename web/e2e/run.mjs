@@ -9,10 +9,9 @@
 // --preset runs another URL query (`run=lbm,milc&size=small`) and checks only
 // that it ended with every result validated (and skips the no-WebGPU page);
 // --results saves the JSON the page's download link offers.
-import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { launch, serve, waitForJob } from "./page.mjs";
+import { close, launch, serve, waitForJob } from "./page.mjs";
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -79,9 +78,7 @@ try {
 } catch (e) {
   failed = e;
 } finally {
-  await browser.close();
-  server.close();
-  await rm(profile, { recursive: true, force: true });
+  await close(browser, server, profile);
 }
 // The same page in a Chromium without WebGPU must explain itself, not show
 // a blank canvas.
@@ -101,9 +98,7 @@ if (!failed && !opts.preset) {
   } catch (e) {
     failed = e;
   } finally {
-    await nogpu.close();
-    again.server.close();
-    await rm(plain, { recursive: true, force: true });
+    await close(nogpu, again.server, plain);
   }
 }
 if (failed) {

@@ -13,10 +13,10 @@
 // tuned.json: the page's result files of a run without the cache and of
 // one with it (`scripts/tune-gain` pairs them). --from seeds local storage
 // with a cache file first, so a tune goes on where that one stopped.
-import { readFile, writeFile, mkdir, rm } from "node:fs/promises";
+import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { launch, serve, waitForJob } from "./page.mjs";
+import { close, launch, serve, waitForJob } from "./page.mjs";
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -101,9 +101,7 @@ try {
 } catch (e) {
   failed = e;
 } finally {
-  await browser.close();
-  server.close();
-  await rm(profile, { recursive: true, force: true });
+  await close(browser, server, profile);
 }
 if (failed) {
   console.error(`web tune FAILED: ${failed.message}`);

@@ -150,6 +150,23 @@ impl Entry {
         matches!(self.choice(), Choice::Unconfirmed(_))
     }
 
+    /// [`Entry::choice`] in words, for the CLI's and the apps' progress:
+    /// what runs will use and the re-measure's verdict.
+    pub fn outcome(&self) -> String {
+        let summary = || self.confirm.as_ref().map_or(String::new(), |c| c.summary());
+        match self.choice() {
+            Choice::Nothing => "no configuration validated".to_string(),
+            Choice::Best(b) if b.config == self.defaults => format!("{} (the defaults)", b.variant),
+            Choice::Best(b) => format!("{}: {}", b.variant, summary()),
+            Choice::Unconfirmed(b) => format!("{}: not re-measured yet", b.variant),
+            Choice::Rejected(_) => format!(
+                "defaults: {} {}",
+                self.best.as_ref().map_or("", |b| b.variant.as_str()),
+                summary()
+            ),
+        }
+    }
+
     /// What a run should use: the best where it is the defaults or was
     /// confirmed faster, the defaults where the re-measure rejected it,
     /// the best marked unconfirmed where it was never re-measured.

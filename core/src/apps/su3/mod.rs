@@ -23,8 +23,11 @@ use crate::shader::{ShaderSpec, sources};
 
 mod fit;
 mod gpu;
+mod model;
 #[cfg(test)]
 mod tests;
+
+use model::{issued_bytes, model};
 
 const SOURCE: &str = include_str!("../../../../shaders/su3/su3.wgsl");
 /// A and C of the array-of-structs layouts, one vector per complex element.
@@ -71,18 +74,6 @@ impl Mapping {
             Mapping::Element => 36 * sites,
             Mapping::Pair => 18 * sites,
             Mapping::RowVector => 12 * sites / vector_sites(p),
-        }
-    }
-
-    /// Reals one site's invocations load and store, every access counted
-    /// as `shaders/su3` issues it: each output element is a row of A
-    /// times a column of B (3 + 3 complex loads); a row's three outputs
-    /// share its A row (15 complex a row, 180 a site), the element and
-    /// pair mappings load the row for each output (7 complex an output).
-    fn issued_reals_per_site(self) -> u64 {
-        match self {
-            Mapping::Element | Mapping::Pair => 36 * 7 * 2,
-            Mapping::Site | Mapping::Link | Mapping::Row | Mapping::RowVector => 12 * 15 * 2,
         }
     }
 
@@ -521,21 +512,6 @@ fn tolerance(p: Precision) -> f64 {
         Precision::F32 => 1e-5,
         Precision::F64 | Precision::Df64 => 1e-12,
     }
-}
-
-/// Work and traffic of one run: A read and C written once per site with
-/// the layout's full site size (padding included), B once.
-fn model(sites: u64, layout: &Strides, p: Precision) -> Model {
-    Model {
-        flops: FLOPS_PER_SITE * sites as f64,
-        bytes: (2 * sites * layout.site_bytes(p) + SITE_REALS as u64 * p.real_bytes()) as f64,
-    }
-}
-
-/// Bytes one run's loads and stores request under `mapping`, every
-/// access counted (the L1 level's traffic; padding is never touched).
-fn issued_bytes(mapping: Mapping, sites: u64, p: Precision) -> f64 {
-    (sites * mapping.issued_reals_per_site() * p.real_bytes()) as f64
 }
 
 /// Checks C (`got` of each logical index) against the f64 reference, and
