@@ -164,17 +164,25 @@ fn cg_with_either_operator_converges_in_every_layout_family() {
 
 /// Fields larger than a buffer may hold are split over buffers by groups
 /// of components (here below the adapter's limit through `buffer-kib`: on
-/// the 512 sites of `small` a spinor is 48 KiB in f32 and 96 KiB in df64),
+/// the 512 sites of `small` a spinor is 48 KiB in f32 and 96 KiB in df64,
+/// the links 144 and 288 KiB),
 /// invisibly to the kernels: every kernel, and the solve with either
 /// operator, validates in f32 and df64 with complexes split and in pairs.
 #[test]
 fn fields_over_a_buffer_are_split_and_validate() {
     let gpu = skylight_tests::gpu();
     // Complexes split in f32, in pairs (switched a pair at a time) in df64.
-    for (p, complex) in [(Precision::F32, "split"), (Precision::Df64, "pairs")] {
+    // f32 at 24 KiB: links in 6 buffers of 12 reals (a switch a real), half
+    // spinors in 4 of one direction (a switch a half spinor); df64 at 80
+    // KiB: links in 4 of one direction (a switch a link), half spinors in
+    // 3 (a switch a pair).
+    for (p, complex, kib, links) in [
+        (Precision::F32, "split", "24", 6.0),
+        (Precision::Df64, "pairs", "80", 4.0),
+    ] {
         let req = Request::default()
             .set("size", "small")
-            .set("buffer-kib", "32")
+            .set("buffer-kib", kib)
             .set("layout", "aosoa-4")
             .set("operator", "split,fused")
             .set("complex", complex)
@@ -183,7 +191,7 @@ fn fields_over_a_buffer_are_split_and_validate() {
         for r in &records {
             let (s, l) = (r.metrics["spinor_buffers"], r.metrics["link_buffers"]);
             assert!(
-                s >= 2.0 && l >= 2.0,
+                s == 2.0 && l == links,
                 "{}: {s} and {l} buffers",
                 r.case.label()
             );

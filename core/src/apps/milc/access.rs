@@ -126,6 +126,9 @@ pub fn accessors(name: &str, g: &Groups, field: Field, writable: bool) -> String
     if matches!(field, Field::SpinorReals | Field::HalfReals) {
         return real_accessors(name, g, writable);
     }
+    if let Some(s) = by_direction(name, g, field, writable) {
+        return s;
+    }
     let a = Access { name, g };
     let mut s = a.access_fns(writable);
     // Complex `j` (0..3) of the colour vector at `base`: (getter, setter of `v`).
@@ -209,6 +212,49 @@ pub fn accessors(name: &str, g: &Groups, field: Field, writable: bool) -> String
     s
 }
 
+/// Accessors of a split link or half-spinor field whose every group holds
+/// whole directions (links split one direction a buffer, as at 64^3 x 128
+/// on an H200): each group's buffer gets the accessors of a whole field,
+/// and one switch over `mu` a link or half spinor picks the group, where
+/// the real-at-a-time accessors switch once a real (18 a link). `None`
+/// when the field is whole or a group boundary cuts a direction.
+fn by_direction(name: &str, g: &Groups, field: Field, writable: bool) -> Option<String> {
+    let (stride, fname, ty) = match field {
+        Field::Links => (18, "link", "Mat3"),
+        Field::LinkRows => (12, "link", "Mat3"),
+        Field::Half => (12, "half", "Half"),
+        _ => return None,
+    };
+    if g.count() < 2 || !g.per.is_multiple_of(stride) {
+        return None;
+    }
+    let dirs = g.per / stride;
+    let mut s = String::new();
+    let (mut get, mut set) = (String::new(), String::new());
+    for k in 0..g.count() {
+        let part = format!("{name}_{k}");
+        s.push_str(&accessors(&part, &Groups::whole(g.group(k)), field, writable));
+        let label = match k + 1 == g.count() {
+            true => "default".to_string(),
+            false => format!("case {k}u"),
+        };
+        let mu = format!("mu - {}u", k * dirs);
+        let _ = writeln!(get, "        {label}: {{ v = {part}_{fname}(site, {mu}); }}");
+        let _ = writeln!(set, "        {label}: {{ {part}_set_{fname}(site, {mu}, v); }}");
+    }
+    let _ = write!(
+        s,
+        "fn {name}_{fname}(site: u32, mu: u32) -> {ty} {{\n    var v: {ty};\n    switch (mu / {dirs}u) {{\n{get}    }}\n    return v;\n}}\n"
+    );
+    if writable && field == Field::Half {
+        let _ = write!(
+            s,
+            "fn {name}_set_{fname}(site: u32, mu: u32, v: {ty}) {{\n    switch (mu / {dirs}u) {{\n{set}    }}\n}}\n"
+        );
+    }
+    Some(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::wilson::LINKS;
@@ -288,11 +334,22 @@ mod tests {
         let b = bindings(insert, &split);
         assert!(b.contains("@binding(7) var<storage, read> links_3: array<ComplexStore>;"));
         assert!(b.contains("@binding(9) var<storage, read_write> out_1: array<ComplexStore>;"));
+        // One direction a buffer: one switch a link, on mu.
         let g = split.groups(Field::Links).expect("links");
         let a = accessors("links", &g, Field::LinkRows, false);
+        assert!(a.contains("c_unpack(links_2[tdp_elem(site, base + 2u, 12u)])"), "{a}");
+        assert!(a.contains("case 2u: { v = links_2_link(site, mu - 2u); }"), "{a}");
+        assert!(a.contains("switch (mu / 1u)"), "{a}");
+        assert!(!a.contains("links_ld"), "{a}");
+        let g = split.groups(Field::Half).expect("half");
+        let a = accessors("hb", &g, Field::Half, true);
+        assert!(a.contains("default: { hb_3_set_half(site, mu - 3u, v); }"), "{a}");
+        // Three buffers of 16 reals cut directions: a switch a real.
+        let three = Groups { per: 16, ..g };
+        let a = accessors("links", &three, Field::LinkRows, false);
         assert!(a.contains("c_unpack(links_ld(site, base + 2u))"), "{a}");
         assert!(
-            a.contains("case 2u: { v = links_2[tdp_elem(site, comp - 24u, 12u)]; }"),
+            a.contains("case 1u: { v = links_1[tdp_elem(site, comp - 16u, 16u)]; }"),
             "{a}"
         );
         let g = split.groups(Field::Spinor).expect("spinor");
