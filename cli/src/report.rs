@@ -4,19 +4,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use skylight_core::app::App;
 use skylight_core::gpu::AdapterEntry;
+use skylight_core::gpu::caps::bytes;
 use skylight_core::record::{ResultRecord, Tuning};
 use skylight_core::roofline::{Ceiling, MemoryLevel, Roofline, native_ceilings, size_label};
 use skylight_core::runner::Outcome;
 
-fn mib(bytes: u64) -> String {
-    if bytes >= 1 << 40 {
-        "unlimited".into()
-    } else {
-        format!("{} MiB", bytes >> 20)
-    }
-}
-
-/// `skylight list`.
+/// `skylight list`: each adapter with its driver, the features the suite
+/// uses that it has, the limits that decide sizes and splits, and the
+/// memory of the device (where its backend says) and of the host (where
+/// the system says), as a result records them ([`skylight_core::gpu::PlatformInfo::offers`]).
 pub fn print_adapters(adapters: &[AdapterEntry]) {
     if adapters.is_empty() {
         println!(
@@ -31,25 +27,20 @@ pub fn print_adapters(adapters: &[AdapterEntry]) {
             "    backend {}, type {}, driver {} {}",
             i.backend, i.device_type, i.driver, i.driver_info
         );
-        println!("    features: {}", a.caps.feature_names().join(" "));
-        println!(
-            "    limits: storage binding {}, buffer {}, workgroup storage {} KiB, invocations/workgroup {}, workgroups/dim {}",
-            mib(a.caps.max_storage_binding),
-            mib(a.caps.max_buffer),
-            a.caps.max_workgroup_storage / 1024,
-            a.caps.max_workgroup_invocations,
-            a.caps.max_workgroups_per_dim
-        );
-        let memory = a.caps.device_memory.map_or("not reported".into(), mib);
-        println!(
-            "    storage buffers/kernel {}, device memory {memory}",
-            a.caps.max_storage_buffers
-        );
-        if a.caps.subgroups {
-            println!(
-                "    subgroup size {}..{}",
-                a.caps.subgroup_size.0, a.caps.subgroup_size.1
-            );
+        let Some(offers) = &i.offers else {
+            continue;
+        };
+        let features = match offers.features.as_slice() {
+            [] => "none".to_string(),
+            f => f.join(" "),
+        };
+        println!("    features: {features}");
+        let host = a.caps.host_memory.map_or("not reported".into(), bytes);
+        let mut rows = offers.limits();
+        rows.push(("host memory available", host));
+        let width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+        for (name, value) in rows {
+            println!("    {name:<width$}  {value}");
         }
     }
 }

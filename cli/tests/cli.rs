@@ -383,7 +383,8 @@ note: no single-GPU run without MPI of lbm/step soa/vvl1/wg128 f32 L=32, lbm/ste
 }
 
 /// `skylight list` shows every backend's adapters (CI has lavapipe through
-/// Vulkan and llvmpipe through GL), and `--backend` keeps to one.
+/// Vulkan and llvmpipe through GL), each with the features and limits its
+/// results record, and `--backend` keeps to one.
 #[test]
 fn list_shows_every_backend_and_backend_keeps_to_one() {
     let o = skylight(&["list"]);
@@ -393,6 +394,19 @@ fn list_shows_every_backend_and_backend_keeps_to_one() {
         all.contains("backend vulkan") && all.contains("backend gl"),
         "{all}"
     );
+    for adapter in format!("\n{all}").split("\n[").skip(1) {
+        for want in [
+            "features: ",
+            "max_storage_buffer_binding_size",
+            "max_compute_workgroup_size_x",
+            "device memory",
+            "host memory available",
+        ] {
+            assert!(adapter.contains(want), "no {want}: {all}");
+        }
+    }
+    // Lavapipe through Vulkan times with timestamps.
+    assert!(all.contains("TIMESTAMP_QUERY"), "{all}");
     let o = skylight(&["list", "--backend", "gl"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let gl = String::from_utf8_lossy(&o.stdout).into_owned();

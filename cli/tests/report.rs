@@ -1,8 +1,9 @@
-//! `skylight report`: a page from a fresh small run, opened in headless
-//! Chromium (where Chromium, Node and web/e2e's playwright-core are
-//! installed, as `./scripts/test` installs them) to check its charts are
-//! drawn with no text over text; an unwritable output refused before any
-//! file is read; broken and cut files skipped with a note.
+//! `skylight report`: a page from a fresh small run, which names the
+//! device's features and limits, opened in headless Chromium (where
+//! Chromium, Node and web/e2e's playwright-core are installed, as
+//! `./scripts/test` installs them) to check its charts are drawn with no
+//! text over text; an unwritable output refused before any file is read;
+//! broken and cut files skipped with a note.
 
 mod common;
 
@@ -64,6 +65,7 @@ fn report_of_a_fresh_small_run_draws_its_charts() {
     let page = std::fs::read_to_string(&html).expect("the page");
     assert!(page.contains("class=\"roofline\""), "no roofline");
     assert!(page.contains("FMA: "), "no labelled compute ceiling");
+    names_the_devices_features(&page, &dir.join("stream.json"));
     assert!(page.contains("class=\"mark\""), "no markers");
     assert!(!page.contains("<script"), "the page needs no script");
     if !chromium_ready() {
@@ -89,6 +91,33 @@ fn report_of_a_fresh_small_run_draws_its_charts() {
     );
     assert!(out.contains("roofline: "), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The page's devices section names the features the run's device
+/// offered (as its records hold them) and its limits.
+fn names_the_devices_features(page: &str, results: &Path) {
+    let text = std::fs::read_to_string(results).expect("the run's results");
+    let file: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let offers = &file["records"][0]["platform"]["offers"];
+    let features = offers["features"].as_array().expect("a feature list");
+    assert!(!features.is_empty(), "lavapipe has timestamps: {offers}");
+    let section = page
+        .split("id=\"features\"")
+        .nth(1)
+        .and_then(|s| s.split("<h2").next())
+        .expect("a features and limits section");
+    for f in features {
+        let f = f.as_str().expect("a name");
+        assert!(section.contains(f), "{f} not on the page: {section}");
+    }
+    for limit in [
+        "max_buffer_size",
+        "max_storage_buffer_binding_size",
+        "max_compute_workgroup_size_x",
+        "device memory",
+    ] {
+        assert!(section.contains(limit), "{limit} not on the page");
+    }
 }
 
 #[test]

@@ -29,6 +29,7 @@ pub fn record(
         vendor: 0,
         device: 0,
         df64: None,
+        offers: None,
     };
     let passed = Validation {
         reference: false,

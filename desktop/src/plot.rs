@@ -179,6 +179,7 @@ mod tests {
                 vendor: 0,
                 device: 0,
                 df64: None,
+                offers: None,
             },
             bandwidth: vec![Ceiling::new("stream triad f32", bw, None)],
             compute: vec![Ceiling::new("FMA peak f32", f32_peak, Some(Precision::F32))],

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::backend::Api;
+use super::caps::wanted_features;
+pub use super::caps::{Capabilities, DeviceOffers};
 use crate::error::{Error, Result};
 
 /// What the suite reports about one adapter (serialised into every result).
@@ -31,6 +33,10 @@ pub struct PlatformInfo {
     /// The df64 formulation the self-test chose (or why df64 is degraded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub df64: Option<String>,
+    /// The features and limits the results depend on (`None` for the CPU
+    /// platform, and in files written before they were recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offers: Option<DeviceOffers>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -44,129 +50,6 @@ impl PlatformInfo {
     }
 }
 
-/// Compute capabilities of an adapter that decide which runs are possible.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Capabilities {
-    /// `SHADER_F64`: native double precision in shaders.
-    pub f64: bool,
-    /// `TIMESTAMP_QUERY`: GPU timestamps at pass boundaries.
-    pub timestamps: bool,
-    /// `TIMESTAMP_QUERY_INSIDE_ENCODERS`: timestamps anywhere in a command encoder.
-    pub timestamps_in_encoders: bool,
-    /// `TIMESTAMP_QUERY_INSIDE_PASSES`: timestamps inside passes.
-    pub timestamps_in_passes: bool,
-    /// `SUBGROUP`: subgroup operations in compute shaders.
-    pub subgroups: bool,
-    /// `SHADER_FLOAT32_ATOMIC`: atomic add on f32 in storage buffers.
-    #[serde(default)]
-    pub float32_atomics: bool,
-    /// Smallest and largest subgroup size the adapter reports.
-    pub subgroup_size: (u32, u32),
-    /// `max_storage_buffer_binding_size` in bytes.
-    pub max_storage_binding: u64,
-    /// `max_buffer_size` in bytes.
-    pub max_buffer: u64,
-    /// `max_compute_workgroup_storage_size` in bytes.
-    pub max_workgroup_storage: u32,
-    /// `max_compute_invocations_per_workgroup`.
-    pub max_workgroup_invocations: u32,
-    /// `max_compute_workgroups_per_dimension`.
-    pub max_workgroups_per_dim: u32,
-    /// `max_storage_buffers_per_shader_stage`.
-    pub max_storage_buffers: u32,
-    /// Bytes of the device's largest device-local memory heap, where the
-    /// backend says (Vulkan); sizes are checked against it before anything
-    /// is allocated.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub device_memory: Option<u64>,
-    /// Bytes of host memory available when the adapter was described,
-    /// where the system says (`super::memory::host_available_bytes`).
-    /// Not recorded: it is this moment's, not the platform's.
-    #[serde(skip)]
-    pub host_memory: Option<u64>,
-}
-
-impl Capabilities {
-    /// The capabilities `features` and `limits` give an adapter described by `info`.
-    pub fn from_adapter(
-        features: wgpu::Features,
-        limits: &wgpu::Limits,
-        info: &wgpu::AdapterInfo,
-    ) -> Self {
-        Capabilities {
-            f64: features.contains(wgpu::Features::SHADER_F64),
-            timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
-            timestamps_in_encoders: features
-                .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS),
-            timestamps_in_passes: features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
-            subgroups: features.contains(wgpu::Features::SUBGROUP),
-            float32_atomics: features.contains(wgpu::Features::SHADER_FLOAT32_ATOMIC),
-            subgroup_size: (info.subgroup_min_size, info.subgroup_max_size),
-            max_storage_binding: limits.max_storage_buffer_binding_size,
-            max_buffer: limits.max_buffer_size,
-            max_workgroup_storage: limits.max_compute_workgroup_storage_size,
-            max_workgroup_invocations: limits.max_compute_invocations_per_workgroup,
-            max_workgroups_per_dim: limits.max_compute_workgroups_per_dimension,
-            max_storage_buffers: limits.max_storage_buffers_per_shader_stage,
-            device_memory: None,
-            host_memory: super::memory::host_available_bytes(),
-        }
-    }
-
-    /// What a case may allocate of the device's memory, and what bounds
-    /// it: nine tenths of the device's memory (the driver and the runner's
-    /// own buffers take some) where the backend reports it. Where it does
-    /// not (Metal, DX12, GL, the browser), the smaller of the host's budget
-    /// (Apple's and integrated GPUs share the host's memory, a discrete
-    /// GPU rarely has more, and every input is uploaded from a host copy)
-    /// and a buffer of `max_buffer_size` in every storage binding a stage
-    /// has (what bounds it where the host's is not known: Windows, the
-    /// browser); `None` where neither is known.
-    pub fn device_budget(&self) -> Option<(&'static str, u64)> {
-        if let Some(m) = self.device_memory {
-            return Some(("device memory", m / 10 * 9));
-        }
-        let limits = self
-            .max_buffer
-            .saturating_mul(u64::from(self.max_storage_buffers));
-        let host = self
-            .host_budget()
-            .map(|m| ("device memory (bounded by host memory)", m));
-        let limits = (limits > 0).then_some((
-            "device memory (bounded by max_buffer_size x max_storage_buffers_per_shader_stage)",
-            limits,
-        ));
-        [host, limits].into_iter().flatten().min_by_key(|b| b.1)
-    }
-
-    /// What a case may hold in host memory (its inputs, references and
-    /// read-backs): nine tenths of what was available, where known.
-    pub fn host_budget(&self) -> Option<u64> {
-        self.host_memory.map(|m| m / 10 * 9)
-    }
-
-    /// Feature names as wgpu spells them, for listings.
-    pub fn feature_names(&self) -> Vec<&'static str> {
-        let mut v = Vec::new();
-        for (on, name) in [
-            (self.f64, "SHADER_F64"),
-            (self.timestamps, "TIMESTAMP_QUERY"),
-            (
-                self.timestamps_in_encoders,
-                "TIMESTAMP_QUERY_INSIDE_ENCODERS",
-            ),
-            (self.timestamps_in_passes, "TIMESTAMP_QUERY_INSIDE_PASSES"),
-            (self.subgroups, "SUBGROUP"),
-            (self.float32_atomics, "SHADER_FLOAT32_ATOMIC"),
-        ] {
-            if on {
-                v.push(name);
-            }
-        }
-        v
-    }
-}
-
 /// One adapter found on this machine, with what it can do.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AdapterEntry {
@@ -174,17 +57,6 @@ pub struct AdapterEntry {
     pub info: PlatformInfo,
     /// Its compute capabilities.
     pub caps: Capabilities,
-}
-
-/// Features the suite uses when the adapter has them.
-pub(crate) fn wanted_features() -> wgpu::Features {
-    wgpu::Features::TIMESTAMP_QUERY
-        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
-        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
-        | wgpu::Features::SHADER_F64
-        | wgpu::Features::SUBGROUP
-        | wgpu::Features::SHADER_FLOAT32_ATOMIC
-        | wgpu::Features::PASSTHROUGH_SHADERS
 }
 
 fn backend_name(b: wgpu::Backend) -> &'static str {
@@ -217,6 +89,12 @@ fn driver_name(info: &wgpu::AdapterInfo) -> String {
 pub fn describe(index: Option<usize>, adapter: &wgpu::Adapter) -> AdapterEntry {
     let i = adapter.get_info();
     let driver = driver_name(&i);
+    let device_memory = super::memory::device_local_bytes(adapter);
+    // What a device opened on it gets ([`super::Gpu::open`]).
+    let features = adapter.features() & wanted_features();
+    let limits = adapter.limits();
+    let offers = DeviceOffers::new(features, &limits, &i, device_memory);
+    let caps = Capabilities::from_adapter(adapter.features(), &limits, &i);
     AdapterEntry {
         info: PlatformInfo {
             index,
@@ -237,10 +115,11 @@ pub fn describe(index: Option<usize>, adapter: &wgpu::Adapter) -> AdapterEntry {
             vendor: i.vendor,
             device: i.device,
             df64: None,
+            offers: Some(offers),
         },
         caps: Capabilities {
-            device_memory: super::memory::device_local_bytes(adapter),
-            ..Capabilities::from_adapter(adapter.features(), &adapter.limits(), &adapter.get_info())
+            device_memory,
+            ..caps
         },
     }
 }
@@ -552,6 +431,7 @@ mod tests {
                 vendor: 0,
                 device: 0,
                 df64: None,
+                offers: None,
             },
             caps: Capabilities::default(),
         }

@@ -12,6 +12,7 @@ use web_time::Instant;
 
 use super::adapter::{self, Capabilities, PlatformInfo, Selector};
 use super::backend::Api;
+use super::caps::{DeviceOffers, wanted_features};
 use super::clock::{self, Clock};
 use super::df64::{self, Df64Status};
 use super::heater::Busy;
@@ -83,7 +84,7 @@ impl Gpu {
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("skylight"),
-                required_features: adapter.features() & adapter::wanted_features(),
+                required_features: adapter.features() & wanted_features(),
                 required_limits: adapter.limits(),
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
                 memory_hints: wgpu::MemoryHints::Performance,
@@ -126,6 +127,14 @@ impl Gpu {
         let limits = device.limits();
         let mut caps = Capabilities::from_adapter(device.features(), &limits, &adapter.get_info());
         caps.device_memory = super::memory::device_local_bytes(adapter);
+        // What this device was opened with, which may be less than the
+        // adapter offers (a front end's device).
+        info.offers = Some(DeviceOffers::new(
+            device.features() & wanted_features(),
+            &limits,
+            &adapter.get_info(),
+            caps.device_memory,
+        ));
         let compiler = Compiler::new(adapter, &device, &caps);
         let df64 = df64::self_test(&device, &queue, &compiler).await?;
         info.df64 = Some(df64.describe());

@@ -2,9 +2,11 @@
 //! Vulkan driver does, as its memory heaps. Elsewhere (Metal, DX12, GL, the
 //! browser) the device's is unknown, and its budget is bounded instead by
 //! the host's and the adapter's limits (`Capabilities::device_budget`).
-//! The host's is what Linux calls available (`MemAvailable` of
-//! `/proc/meminfo`, Android's too); other systems' std has no account of
-//! it, so there (macOS, Windows, the browser) the host is not checked.
+//! The host's is what the system calls available: `MemAvailable` of
+//! `/proc/meminfo` on Linux and Android, the free and inactive pages on
+//! macOS (`host_statistics64`), the available physical memory on Windows
+//! (`GlobalMemoryStatusEx`). A browser does not say, so there the host is
+//! not checked and the device's budget is the adapter's limits'.
 
 /// Bytes of the largest device-local memory heap of `adapter`, where its
 /// backend reports heaps (Vulkan).
@@ -45,9 +47,20 @@ fn vulkan_device_local(adapter: &wgpu::Adapter) -> Option<u64> {
 }
 
 /// Bytes of host memory available to a new allocation now, where the
-/// system says (`MemAvailable` of `/proc/meminfo`: Linux, Android).
+/// system says (see the module's documentation); `None` in a browser, or
+/// where the system's call fails.
 pub fn host_available_bytes() -> Option<u64> {
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(target_os = "macos")]
+    {
+        macos_available()
+    }
+    #[cfg(windows)]
+    {
+        windows_available()
+    }
+    // Linux and Android; other Unix systems have no such file, or one
+    // that says the same (FreeBSD's linprocfs).
+    #[cfg(not(any(target_os = "macos", windows, target_arch = "wasm32")))]
     {
         std::fs::read_to_string("/proc/meminfo")
             .ok()
@@ -57,6 +70,69 @@ pub fn host_available_bytes() -> Option<u64> {
     {
         None
     }
+}
+
+/// macOS's free and inactive pages (those a new allocation gets without
+/// paging out: what `vm_stat` and psutil call available), in bytes.
+#[cfg(target_os = "macos")]
+#[allow(unsafe_code)]
+fn macos_available() -> Option<u64> {
+    use std::sync::OnceLock;
+    // One send right to the host port for the process: each
+    // `mach_host_self` adds a reference, which libc cannot release.
+    static HOST: OnceLock<libc::mach_port_t> = OnceLock::new();
+    // SAFETY: takes no arguments and returns this task's host port.
+    #[allow(deprecated)] // libc points to the mach2 crate, not a dependency
+    let host = *HOST.get_or_init(|| unsafe { libc::mach_host_self() });
+    let mut stats = std::mem::MaybeUninit::<libc::vm_statistics64>::zeroed();
+    let mut count = libc::HOST_VM_INFO64_COUNT;
+    // SAFETY: `stats` is a zeroed `vm_statistics64` and `count` its size
+    // in integers, as HOST_VM_INFO64 requires; the kernel writes at most
+    // `count` integers into it (fewer on an older system, leaving zeros).
+    let status = unsafe {
+        libc::host_statistics64(
+            host,
+            libc::HOST_VM_INFO64,
+            stats.as_mut_ptr().cast(),
+            &mut count,
+        )
+    };
+    if status != libc::KERN_SUCCESS {
+        return None;
+    }
+    // SAFETY: zeroed and then written by the kernel: every field of this
+    // plain integer struct is initialised.
+    let stats = unsafe { stats.assume_init() };
+    // SAFETY: `sysconf` only reads a system constant.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    pages_bytes(
+        &[stats.free_count, stats.inactive_count],
+        u64::try_from(page).ok()?,
+    )
+}
+
+/// `pages` of `page_size` bytes each, in bytes (`None` on overflow).
+#[cfg(any(target_os = "macos", test))]
+fn pages_bytes(pages: &[u32], page_size: u64) -> Option<u64> {
+    pages
+        .iter()
+        .try_fold(0u64, |sum, &p| sum.checked_add(u64::from(p)))?
+        .checked_mul(page_size)
+}
+
+/// Windows' available physical memory (`ullAvailPhys`), in bytes.
+#[cfg(windows)]
+#[allow(unsafe_code)]
+fn windows_available() -> Option<u64> {
+    use windows_sys::Win32::System::SystemInformation::{GlobalMemoryStatusEx, MEMORYSTATUSEX};
+    let mut status = MEMORYSTATUSEX {
+        dwLength: u32::try_from(std::mem::size_of::<MEMORYSTATUSEX>()).ok()?,
+        ..MEMORYSTATUSEX::default()
+    };
+    // SAFETY: a valid, writable MEMORYSTATUSEX whose `dwLength` is its
+    // size, as the call requires; it writes nothing else.
+    let ok = unsafe { GlobalMemoryStatusEx(&mut status) };
+    (ok != 0).then_some(status.ullAvailPhys)
 }
 
 /// `MemAvailable` of a `/proc/meminfo` text, in bytes (the file says kB,
@@ -79,5 +155,25 @@ mod tests {
         assert_eq!(mem_available(text), Some(22_000_000 * 1024));
         assert_eq!(mem_available("MemTotal: 1 kB\n"), None);
         assert_eq!(mem_available("MemAvailable: lots kB\n"), None);
+    }
+
+    /// macOS's count: free and inactive pages of 16 KiB (Apple silicon's)
+    /// or 4 KiB, with no overflow wrapping into a small budget.
+    #[test]
+    fn pages_add_up_to_bytes() {
+        assert_eq!(pages_bytes(&[1000, 24], 16 << 10), Some(1024 * (16 << 10)));
+        assert_eq!(
+            pages_bytes(&[u32::MAX, u32::MAX], 4096),
+            Some(2 * u64::from(u32::MAX) * 4096)
+        );
+        assert_eq!(pages_bytes(&[], 4096), Some(0));
+        assert_eq!(pages_bytes(&[2], u64::MAX), None);
+    }
+
+    /// Where the system says (Linux here), the host has some memory.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_host_says_how_much_is_available() {
+        assert!(host_available_bytes().is_some_and(|b| b > 0));
     }
 }

@@ -1,20 +1,21 @@
 //! The device layer, one job per file, bottom-up: [`backend`] names the
-//! graphics APIs; [`adapter`] finds adapters and says what each can do,
-//! [`memory`] how much memory it has; [`resources`] makes buffers and bind
-//! groups and maps buffers; [`readback`] reads buffers back through one
-//! kept staging buffer; [`poison`] fills outputs with a pattern on the
-//! device; [`uploads`] keeps read-only inputs on the device for a
-//! problem's cases; [`pipeline`] compiles kernels into pipelines; [`df64`]
-//! tests which df64 formulation a device computes exactly; [`device`]
-//! holds an open device as a [`Gpu`] (opened here, or brought by a front
-//! end); `egl` makes the GL contexts of Linux's GL adapters; [`timer`]
-//! times runs with GPU timestamps and [`clock`] says what a timer
-//! resolves; [`heater`] keeps the GPU's clocks up between cases; [`stats`]
-//! asks a Vulkan driver what it compiled each kernel to (registers,
-//! instructions).
+//! graphics APIs; [`adapter`] finds adapters, [`caps`] says what each can
+//! do and what of it a result records, [`memory`] how much memory it and
+//! its host have; [`resources`] makes buffers and bind groups and maps
+//! buffers; [`readback`] reads buffers back through one kept staging
+//! buffer; [`poison`] fills outputs with a pattern on the device;
+//! [`uploads`] keeps read-only inputs on the device for a problem's cases;
+//! [`pipeline`] compiles kernels into pipelines; [`df64`] tests which df64
+//! formulation a device computes exactly; [`device`] holds an open device
+//! as a [`Gpu`] (opened here, or brought by a front end); `egl` makes the
+//! GL contexts of Linux's GL adapters; [`timer`] times runs with GPU
+//! timestamps and [`clock`] says what a timer resolves; [`heater`] keeps
+//! the GPU's clocks up between cases; [`stats`] asks a Vulkan driver what
+//! it compiled each kernel to (registers, instructions).
 
 pub mod adapter;
 pub mod backend;
+pub mod caps;
 pub mod clock;
 pub mod device;
 pub mod df64;
@@ -34,8 +35,8 @@ pub mod timer;
 pub mod uploads;
 
 pub use adapter::{
-    AdapterEntry, Capabilities, PlatformInfo, Selector, adapters, adapters_on, instance,
-    list_adapters, select_adapter,
+    AdapterEntry, Capabilities, DeviceOffers, PlatformInfo, Selector, adapters, adapters_on,
+    instance, list_adapters, select_adapter,
 };
 pub use backend::Api;
 pub use device::Gpu;

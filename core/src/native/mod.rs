@@ -272,6 +272,8 @@ fn to_record(
     let mut platform = twin.platform.clone();
     platform.backend = source.model.to_ascii_lowercase();
     platform.df64 = None;
+    // The features and limits are what wgpu offered, not the native code.
+    platform.offers = None;
     let (model, working_set) = match &run.own {
         Some(own) => (own.model, Some(own.working_set)),
         None => (twin.model, twin.working_set_bytes),

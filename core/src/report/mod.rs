@@ -1,6 +1,6 @@
 //! The results report: one self-contained HTML page (inline SVG and CSS,
 //! no script, nothing fetched) of any set of result records: the devices
-//! with their drivers, each device's roofline, the efficiency beside
+//! with their drivers, features and limits, each device's roofline, the efficiency beside
 //! native codes, Pennycook's PP with its cascade plot, scaling curves and
 //! the validation summary. Pure string building from records (no files),
 //! so the CLI, the desktop app and the web page export the same page; the
@@ -129,6 +129,11 @@ pub fn html(records: &[ResultRecord], opts: &Options) -> String {
     }
     s.push_str("<h2 id=\"devices\">Devices</h2>\n");
     s.push_str(&tables::devices(records));
+    let offers = tables::offers(records);
+    if !offers.is_empty() {
+        s.push_str("<h3 id=\"features\">Features and limits</h3>\n<p>What each device offered the runs: the wgpu features Skylight uses that it has, the limits that decide a case's sizes and how its buffers are split, and its memory where the backend reports it.</p>\n");
+        s.push_str(&offers);
+    }
     s.push_str(&roofline_section(records, &apps, opts.all_variants));
     s.push_str(&efficiency_section(records));
     s.push_str(&portability_section(records));

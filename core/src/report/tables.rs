@@ -73,10 +73,10 @@ pub fn by_platform(records: &[ResultRecord]) -> BTreeMap<String, Vec<&ResultReco
     out
 }
 
-/// One row per platform: driver, what it ran and how it was timed. The
-/// files hold no feature list, so features show as what the runs used:
-/// the precisions (f64 means `SHADER_F64`), the timing methods (`gpu-ts`
-/// means timestamp queries) and the df64 formulation the self-test chose.
+/// One row per platform: driver, what it ran and how it was timed: the
+/// precisions, the timing methods (`gpu-ts` means timestamp queries) and
+/// the df64 formulation the self-test chose. What the devices offer is
+/// [`offers`]' table.
 pub fn devices(records: &[ResultRecord]) -> String {
     let rows: Vec<Vec<Cell>> = by_platform(records)
         .into_iter()
@@ -121,6 +121,56 @@ pub fn devices(records: &[ResultRecord]) -> String {
         ],
         &rows,
     )
+}
+
+/// What each device offers that its results depend on, one column per
+/// platform whose records hold it (the first of its records that does):
+/// the features of those Skylight uses, the limits that decide sizes and
+/// splits, and the device's memory ([`crate::gpu::DeviceOffers`]). A
+/// note names the Skylight GPU platforms whose records predate it; empty
+/// where none hold it (the files of an older Skylight).
+pub fn offers(records: &[ResultRecord]) -> String {
+    let mut known = Vec::new();
+    let mut missing = Vec::new();
+    for (label, recs) in by_platform(records) {
+        match recs.iter().find_map(|r| r.platform.offers.as_ref()) {
+            Some(o) => known.push((label, o)),
+            // The CPU platform and the native codes have none.
+            None if recs
+                .iter()
+                .any(|r| r.native.is_none() && r.platform.backend != "cpu") =>
+            {
+                missing.push(label);
+            }
+            None => {}
+        }
+    }
+    if known.is_empty() {
+        return String::new();
+    }
+    let limits: Vec<Vec<(&str, String)>> = known.iter().map(|(_, o)| o.limits()).collect();
+    let features = known.iter().map(|(_, o)| match o.features.as_slice() {
+        [] => text("none"),
+        f => text(&f.join(", ")),
+    });
+    let mut rows = vec![std::iter::once(text("features")).chain(features).collect()];
+    // Every device's limits have the same names in the same order.
+    for (i, (name, _)) in limits[0].iter().enumerate() {
+        let values = limits.iter().map(|l| num(l[i].1.clone()));
+        rows.push(std::iter::once(text(name)).chain(values).collect());
+    }
+    let head: Vec<&str> = std::iter::once("")
+        .chain(known.iter().map(|(label, _)| label.as_str()))
+        .collect();
+    let mut s = table(&head, &rows);
+    if !missing.is_empty() {
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">No features and limits recorded for {} (files of an older Skylight).</p>",
+            esc(&missing.join(", "))
+        );
+    }
+    s
 }
 
 /// The roofline's markers: each app, kernel and precision at its best

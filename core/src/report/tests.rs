@@ -138,3 +138,56 @@ fn pp_table_rows_are_kernels_every_platform_ran() {
         "{f32_part}"
     );
 }
+
+/// The devices section lists what each device offered: its features and
+/// limits where its records hold them, and names a GPU platform whose
+/// records predate them; the native code and the CPU platform need none.
+#[test]
+fn devices_list_the_features_and_limits_recorded() {
+    let offers = crate::gpu::DeviceOffers {
+        features: vec!["SHADER_F64".into(), "TIMESTAMP_QUERY".into()],
+        max_buffer_size: 2 << 30,
+        max_storage_buffer_binding_size: 128 << 20,
+        max_compute_workgroup_size_x: 1024,
+        device_memory: Some(80 << 30),
+        ..Default::default()
+    };
+    let mut recs: Vec<ResultRecord> = records()
+        .into_iter()
+        .map(|mut r| {
+            if r.native.is_none() {
+                r.platform.offers = Some(offers.clone());
+            }
+            r
+        })
+        .collect();
+    let mut cpu = rec("su3", "k", "reference", Precision::F64, 4e9, 1.0);
+    cpu.platform = crate::runner::cpu_platform();
+    let mut old = rec("stream", "triad", "wg256", Precision::F32, 0.0, 0.02);
+    old.platform.name = "GPU B".into();
+    recs.extend([cpu, old]);
+    let page = html(&recs, &Options::default());
+    let features = page
+        .split("id=\"features\"")
+        .nth(1)
+        .and_then(|s| s.split("<h2").next())
+        .expect("a features section");
+    for want in [
+        "GPU A (vulkan)",
+        "SHADER_F64, TIMESTAMP_QUERY",
+        "max_buffer_size",
+        "2 GiB",
+        "128 MiB",
+        "max_compute_workgroup_size_x",
+        "80 GiB",
+        "no SUBGROUP",
+        "No features and limits recorded for GPU B (vulkan)",
+    ] {
+        assert!(features.contains(want), "no {want}: {features}");
+    }
+    for not in ["(cuda)", "CPU reference"] {
+        assert!(!features.contains(not), "{not}: {features}");
+    }
+    // Records without them (every file so far) make no section.
+    assert!(!html(&records(), &Options::default()).contains("id=\"features\""));
+}

@@ -235,6 +235,7 @@ mod tests {
                 vendor: 0,
                 device: 0,
                 df64: None,
+                offers: None,
             },
             bandwidth: vec![Ceiling::new("bw", 100.0, None)],
             compute: vec![Ceiling::new("f32", 1000.0, Some(Precision::F32))],

@@ -30,6 +30,7 @@ pub fn cpu_platform() -> PlatformInfo {
         vendor: 0,
         device: 0,
         df64: None,
+        offers: None,
     }
 }
 

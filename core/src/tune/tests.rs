@@ -169,6 +169,7 @@ fn info(name: &str, driver: &str) -> PlatformInfo {
         vendor: 0x10de,
         device: 0x2335,
         df64: None,
+        offers: None,
     }
 }
 

@@ -74,7 +74,7 @@ pub(super) fn footprint(params: &Params, b: &Blocks) -> Footprint {
 }
 
 /// `params`' blocks where they fit `caps`, its memory and the host's.
-fn check(params: &Params, caps: &Capabilities) -> Result<Blocks> {
+pub(super) fn check(params: &Params, caps: &Capabilities) -> Result<Blocks> {
     let b = blocks(params, caps)?;
     blocks::check_footprint(footprint(params, &b), caps)?;
     Ok(b)

@@ -282,11 +282,12 @@ impl App for Stream {
                 pad: 0,
                 buffer_kib,
             };
-            if !explicit && fit::fits(&base, caps).is_err() {
+            // The error names what bounds it: the device's memory, the
+            // host's, or (where neither is known, as in a browser) the
+            // adapter's buffer limits.
+            if !explicit && let Err(why) = fit::check(&base, caps) {
                 let largest = fit::largest(&base, caps);
-                log::warn!(
-                    "stream {p}: {n} elements pass the device's or the host's memory; capped to {largest}"
-                );
+                log::warn!("stream {p}: {n} elements do not fit ({why}); capped to {largest}");
                 base.n = largest;
             }
             // The driver copy depends on neither the precision nor the
