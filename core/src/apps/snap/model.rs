@@ -106,11 +106,12 @@ pub(super) enum Pairing {
     Slot(bool),
 }
 
-/// Geometry reals a call reads, each once (the repeated reads of r and z0
-/// in straight-line code are one load): the Cayley-Klein map reads x, y,
-/// z, r and z0; its derivative dz0/dr too; and dU or dE the switching
-/// function and its derivative.
+/// Geometry reals U's recursion reads, each once (the repeated reads of r
+/// and z0 in straight-line code are one load): the Cayley-Klein map's x,
+/// y, z, r and z0.
 const GEO_U: u64 = 5;
+/// Geometry reals dU's recursion reads: [`GEO_U`]'s, dz0/dr for the map's
+/// derivative, and the switching function and its derivative.
 const GEO_DU: u64 = 8;
 
 /// The loads and stores of the snap kernels per work item, as
@@ -316,7 +317,8 @@ impl<'a> Counter<'a> {
             "du_atom" | "du_pairs" => self.du_pair().times(3 * pairs),
             "de_atom" | "de_pairs" => self.de_pair().times(3 * pairs),
             "de_chains" => self.de_chains().times(3 * pairs),
-            // The real part of each chain's share, fij stored.
+            // The real part of each chain's share (the imaginary one is
+            // never used), fij stored.
             "de_sums" => Traffic::new(nch + 1, 0).times(3 * pairs),
             _ => return None,
         })
@@ -345,8 +347,9 @@ fn gather(c: &Config) -> Traffic {
 /// sums: not storage traffic). `None` if `plan` runs an entry point the
 /// count does not know.
 ///
-/// Not above the model's bytes at 2J = 0, where U's walk reads 5 of a
-/// pair's 8 geometry reals the model moves and little else.
+/// compute_U's count falls below the model's bytes at 2J = 0, where U's
+/// walk reads 5 of a pair's 8 geometry reals the model moves and little
+/// else; from 2J = 2 on every kernel's is above it.
 pub(super) fn issued_bytes(
     plan: &Plan,
     t: &Tables,
