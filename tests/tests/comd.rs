@@ -19,6 +19,12 @@ fn assert_passed(gpu: &Gpu, req: &Request, n: usize, must_mention: &str) {
     for r in skylight_tests::run_validated(gpu, &Comd, req, n) {
         let detail = &r.validation.detail;
         assert!(detail.contains(must_mention), "{detail}");
+        // The roofline's L1 point: every kernel counts its accesses.
+        assert!(
+            r.issued_bytes.is_some_and(|b| b > 0.0),
+            "{}: no issued bytes",
+            r.case.label()
+        );
     }
 }
 

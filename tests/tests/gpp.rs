@@ -56,6 +56,12 @@ fn sums(gpu: &skylight_core::gpu::Gpu, case: &skylight_core::app::Case) -> (Vec<
     let parts = skylight_tests::parts(&out);
     let v = k.validate(&parts);
     assert!(v.passed, "{}: {}", case.label(), v.detail);
+    // The roofline's L1 point: chunking moves no access.
+    assert!(
+        k.issued_bytes().is_some_and(|b| b > 0.0),
+        "{}",
+        case.label()
+    );
     let chunks = k.metrics(&parts)["binding_chunks"];
     (out.into_iter().next().expect("achtemp"), chunks)
 }

@@ -29,6 +29,12 @@ fn assert_passed(out: &[Outcome], n: usize) -> Vec<(String, f64)> {
                     r.case.label(),
                     r.validation.detail
                 );
+                // The roofline's L1 point: every kernel counts its accesses.
+                assert!(
+                    r.issued_bytes.is_some_and(|b| b > 0.0),
+                    "{}: no issued bytes",
+                    r.case.label()
+                );
                 if let Some(v) = r.metrics.get("rms_force_deviation") {
                     rms.push((r.case.label(), *v));
                 }

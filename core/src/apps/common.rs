@@ -139,3 +139,52 @@ impl CompensatedSum {
         self.s + self.c
     }
 }
+
+/// Loads and stores a kernel requests, for
+/// [`crate::app::Kernel::issued_bytes`]: reals of the case's precision (a
+/// complex number is two) and 4-byte words (u32 indices, counts and
+/// tables, whatever the precision).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    /// Reals loaded or stored.
+    pub reals: u64,
+    /// 4-byte words loaded or stored.
+    pub words: u64,
+}
+
+impl Traffic {
+    /// `reals` reals and `words` words.
+    pub fn new(reals: u64, words: u64) -> Traffic {
+        Traffic { reals, words }
+    }
+
+    /// `n` times as much.
+    pub fn times(self, n: u64) -> Traffic {
+        Traffic::new(self.reals * n, self.words * n)
+    }
+
+    /// Bytes in precision `p`.
+    pub fn bytes(self, p: Precision) -> f64 {
+        (self.reals * p.real_bytes() + 4 * self.words) as f64
+    }
+}
+
+impl std::ops::Add for Traffic {
+    type Output = Traffic;
+
+    fn add(self, o: Traffic) -> Traffic {
+        Traffic::new(self.reals + o.reals, self.words + o.words)
+    }
+}
+
+impl std::ops::AddAssign for Traffic {
+    fn add_assign(&mut self, o: Traffic) {
+        *self = *self + o;
+    }
+}
+
+impl std::iter::Sum for Traffic {
+    fn sum<I: Iterator<Item = Traffic>>(iter: I) -> Traffic {
+        iter.fold(Traffic::default(), |a, b| a + b)
+    }
+}

@@ -7,8 +7,11 @@ use std::sync::Arc;
 
 use super::form::{PairFlops, pair_flops};
 use super::md::{self, System};
+use super::model::Cells;
 use super::plan::{self, Plan};
-use super::{Init, KernelName, Params, capacity, initial, model, pack, spec, tolerance, unpack};
+use super::{
+    Init, KernelName, Params, capacity, initial, issued_bytes, model, pack, spec, tolerance, unpack,
+};
 use crate::app::{Kernel, Model, Timestamps, Validation, one_pass_runs};
 use crate::error::Result;
 use crate::gpu::{Bind, Gpu, Pipeline};
@@ -36,6 +39,8 @@ pub(super) struct ComdGpu {
     /// (pipeline, dispatch shape) in the order one run records them.
     passes: Vec<(Pipeline, (u32, u32))>,
     group: wgpu::BindGroup,
+    /// Bytes one run's loads and stores request ([`issued_bytes`]).
+    issued: f64,
 }
 
 impl ComdGpu {
@@ -85,6 +90,12 @@ impl ComdGpu {
             .collect::<Result<Vec<_>>>()?;
         let buffers = upload(gpu, params, &start, &plan)?;
         let group = gpu.bind(&passes[0].0, &buffers.iter().collect::<Vec<_>>());
+        let cells = Cells {
+            system: &start,
+            cap: plan.cap,
+            pairs,
+        };
+        let issued = issued_bytes(params, &cells);
         Ok(ComdGpu {
             kernel: params.kernel,
             precision: p,
@@ -101,6 +112,7 @@ impl ComdGpu {
             buffers,
             passes,
             group,
+            issued,
         })
     }
 }
@@ -502,6 +514,10 @@ impl Kernel for ComdGpu {
             self.precision,
             self.flops,
         )
+    }
+
+    fn issued_bytes(&self) -> Option<f64> {
+        Some(self.issued)
     }
 
     fn metrics(&self, out: &[&[u8]]) -> BTreeMap<String, f64> {

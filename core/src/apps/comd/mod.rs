@@ -26,11 +26,12 @@ mod fit;
 mod form;
 mod gpu;
 pub mod md;
+mod model;
 mod plan;
 #[cfg(test)]
 mod tests;
 
-use crate::app::{App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, wg_param};
+use crate::app::{App, Case, CpuKernel, Kernel, ParamKind, ParamSpec, Request, wg_param};
 use crate::apps::common::{fresh_rng, parse_size, quantize, random_reals};
 use crate::choice;
 use crate::error::{Error, Result};
@@ -38,8 +39,9 @@ use crate::gpu::{Capabilities, Gpu};
 use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
 use crate::shader::{ConstValue, ShaderSpec, sources};
-use form::{COARSE_MARGIN_BITS, PairFlops, axes_source, cell_form};
+use form::{COARSE_MARGIN_BITS, axes_source, cell_form};
 use md::System;
+use model::{issued_bytes, model};
 
 const SOURCE: &str = include_str!("../../../../shaders/comd/comd.wgsl");
 
@@ -455,54 +457,6 @@ pub(super) fn capacity(s: &System) -> u32 {
     let mean = s.atoms() as f64 / s.ncells() as f64;
     let fullest = s.bin().iter().map(Vec::len).max().unwrap_or(0) as f64;
     ((1.6 * mean).max(fullest) / 8.0).ceil() as u32 * 8
-}
-
-/// Work and traffic of one run of `kernel`; `pairs` = (candidates, inside).
-fn model(
-    kernel: KernelName,
-    atoms: u64,
-    ncells: u64,
-    pairs: (u64, u64),
-    steps: u64,
-    p: Precision,
-    flops: PairFlops,
-) -> Model {
-    let r = p.real_bytes() as f64;
-    let n = atoms as f64;
-    let kick = Model {
-        flops: 6.0 * n,
-        bytes: 9.0 * r * n,
-    };
-    let drift = Model {
-        flops: 6.0 * n,
-        bytes: 9.0 * r * n,
-    };
-    // Clearing writes a count a cell; binning reads a position and writes
-    // its copy in cell order, a slot, a cell and a count.
-    let redistribute = Model {
-        flops: 3.0 * n,
-        bytes: (6.0 * r + 12.0) * n + 4.0 * ncells as f64,
-    };
-    let force = Model {
-        flops: flops.of(pairs),
-        bytes: (7.0 * r + 4.0) * n + 4.0 * ncells as f64,
-    };
-    match kernel {
-        KernelName::AdvanceVelocity => kick,
-        KernelName::AdvancePosition => drift,
-        KernelName::Redistribute => redistribute,
-        KernelName::Force => force,
-        // The step's passes (plan.rs): clearing; the opening kick, drift,
-        // binning and copy in one, which reads F, v and r once and writes v
-        // and r (15 reals an atom, the binning's read of r among them) and
-        // the copy; and the force, which reads and writes v for the closing
-        // kick (6).
-        KernelName::Step => Model {
-            flops: steps as f64
-                * (2.0 * kick.flops + drift.flops + redistribute.flops + force.flops),
-            bytes: steps as f64 * (redistribute.bytes + force.bytes + 18.0 * r * n),
-        },
-    }
 }
 
 /// Per-precision tolerances: (relative, for forces, energies and one

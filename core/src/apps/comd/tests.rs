@@ -284,3 +284,112 @@ fn the_coarse_filter_keeps_every_pair_inside_the_cutoff() {
     // margin, not luck, keeps them.
     assert!(missed_unwidened > 0);
 }
+
+/// Three atoms in a box of 3 x 3 x 3 link cells (18 A a side, cells of 6
+/// A), two in cell 0 and one in cell 1, all within the cutoff of each
+/// other. With 3 cells a side every cell is around every other, so each
+/// atom has the other two as candidates, and both inside: 6 and 6. The
+/// cells get 8 slots (the fullest holds 2).
+fn three_atoms() -> System {
+    let pos = vec![1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 6.5, 1.0, 1.0];
+    System::new([18.0; 3], pos, vec![0.0; 9]).expect("3 cells a side")
+}
+
+/// Hand counts on [`three_atoms`] in f32 (4-byte reals and words).
+///
+/// force_atom: 216 slots load their cell's count; each of the 3 atoms
+/// loads its position (3 reals), 27 counts, its 2 candidates' positions (6)
+/// and its 2 hits' again (6), its id, and stores force and energy (4):
+/// 216 + 3 x 28 = 300 words, 3 x 19 = 57 reals, 1428 bytes.
+///
+/// force_cell at wg 8: every cell loads 27 counts (729 words); cell 0's 2
+/// atoms are loaded by 4 invocations each and cell 1's one by 8 (16
+/// positions, 48 reals); every cell stages all 3 atoms (27 x 9 = 243
+/// reals); each atom its id (3 words) and force and energy (12 reals):
+/// 732 words, 303 reals, 4140 bytes.
+#[test]
+fn issued_bytes_follow_the_cells_and_candidates() {
+    let mut s = three_atoms();
+    let pairs = s.compute_forces();
+    assert_eq!(pairs, (6, 6));
+    let cap = capacity(&s);
+    assert_eq!(cap, 8);
+    let cells = model::Cells {
+        system: &s,
+        cap,
+        pairs,
+    };
+    let atom = Params {
+        wg: 8,
+        atoms: 3,
+        ..small(Precision::F32)
+    };
+    assert_eq!(issued_bytes(&atom, &cells), 1428.0);
+    let cell = Params {
+        mapping: Some(Mapping::Cell),
+        ..atom
+    };
+    assert_eq!(issued_bytes(&cell, &cells), 4140.0);
+    // The step adds per atom advance_bin's 18 reals and 3 words and the
+    // kick's 6 reals, and a cleared count a cell: 27 + 9 words, 72 reals.
+    let step = Params {
+        kernel: KernelName::Step,
+        steps: 2,
+        ..atom
+    };
+    assert_eq!(
+        issued_bytes(&step, &cells),
+        2.0 * (1428.0 + 36.0 * 4.0 + 72.0 * 4.0)
+    );
+    // df64: the reals take 8 bytes, the words still 4.
+    let df64 = Params {
+        precision: Precision::Df64,
+        ..atom
+    };
+    assert_eq!(issued_bytes(&df64, &cells), 1428.0 + 57.0 * 4.0);
+}
+
+/// On the small preset every kernel requests at least what the model
+/// moves: the per-atom kernels and the redistribution exactly that (each
+/// datum is touched once), the force several times it (every neighbour's
+/// position once per candidate, or per staging cell; the step at least twice).
+#[test]
+fn issued_bytes_cover_the_model_on_the_small_preset() {
+    for p in Precision::ALL {
+        let base = small(p);
+        let (s, pairs) = initial(&base, p).expect("start");
+        let cells = model::Cells {
+            system: &s,
+            cap: capacity(&s),
+            pairs,
+        };
+        for &kernel in KernelName::ALL {
+            for mapping in [Mapping::Atom, Mapping::Cell] {
+                let params = Params {
+                    kernel,
+                    mapping: kernel.computes_forces().then_some(mapping),
+                    ..base
+                };
+                let issued = issued_bytes(&params, &cells);
+                let (n, nc) = (s.atoms() as u64, s.ncells() as u64);
+                let dram = model(
+                    kernel,
+                    n,
+                    nc,
+                    pairs,
+                    1,
+                    p,
+                    form::pair_flops(params.mapping, p),
+                );
+                if kernel.computes_forces() {
+                    assert!(
+                        issued > 2.0 * dram.bytes,
+                        "{kernel} {mapping} {p}: {issued}"
+                    );
+                } else {
+                    assert_eq!(issued, dram.bytes, "{kernel} {p}");
+                }
+            }
+        }
+    }
+}

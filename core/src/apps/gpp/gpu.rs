@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::plan::Plan;
 use super::reference::{Inputs, validate};
-use super::{ATOMIC_SLOTS, Dims, InputSet, Params, Reduction, model, spec, wx};
+use super::{ATOMIC_SLOTS, Dims, InputSet, Params, Reduction, issued_bytes, model, spec, wx};
 use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu, Pipeline};
@@ -27,6 +27,8 @@ pub(super) struct GppGpu {
     achtemp: wgpu::Buffer,
     /// The atomic reduction's slots and their bytes, zeroed before each run.
     slots: Option<(wgpu::Buffer, u64)>,
+    /// Bytes one run's loads and stores request ([`issued_bytes`]).
+    issued: f64,
 }
 
 /// Rows `first..first + n` of `buf`, `row` bytes each, as a binding.
@@ -210,6 +212,7 @@ impl GppGpu {
             pass2: (pipe2, bg2),
             slots,
             achtemp: bufs.achtemp,
+            issued: issued_bytes(params),
         })
     }
 }
@@ -250,6 +253,10 @@ impl Kernel for GppGpu {
 
     fn model(&self) -> Model {
         model(self.d, self.precision)
+    }
+
+    fn issued_bytes(&self) -> Option<f64> {
+        Some(self.issued)
     }
 
     fn metrics(&self, outputs: &[&[u8]]) -> BTreeMap<String, f64> {

@@ -32,6 +32,11 @@
 //! reals (16 B in f64 and df64, 8 B in f32). The per-workgroup partial sums
 //! (`6*X*N` reals written and read again) are not counted.
 //!
+//! **Issued bytes** (every load and store counted, the L1 level's traffic,
+//! see `model.rs`): each band's team reads the `I_eps` and `wtilde` rows of
+//! its `my_igp` again, `X*N*(4*M + 10*wg/share + 6)` reals in pass 1 and the
+//! partial sums again in pass 2.
+//!
 //! Variants: `reduction` `tree` (workgroup shared-memory tree), `subgroup`
 //! (a subgroup butterfly first, needs `SUBGROUP`) or `atomic` (the tree,
 //! then f32 atomic adds of the workgroups' sums into [`ATOMIC_SLOTS`]
@@ -56,12 +61,13 @@
 //! published `achtemp(0)`).
 
 mod gpu;
+mod model;
 mod plan;
 mod reference;
 #[cfg(test)]
 mod tests;
 
-use crate::app::{App, Case, CpuKernel, Kernel, Model, ParamKind, ParamSpec, Request, wg_param};
+use crate::app::{App, Case, CpuKernel, Kernel, ParamKind, ParamSpec, Request, wg_param};
 use crate::apps::common::check_binding;
 use crate::choice;
 use crate::error::{Error, Result};
@@ -69,6 +75,8 @@ use crate::gpu::{Capabilities, Gpu};
 use crate::params::{Choice, Grid, Resolved};
 use crate::precision::Precision;
 use crate::shader::{ConstValue, ShaderSpec};
+use model::issued_bytes;
+pub use model::model;
 pub use reference::tolerance;
 
 const SOURCE: &str = include_str!("../../../../shaders/gpp/gpp.wgsl");
@@ -161,16 +169,6 @@ impl Dims {
     /// `X,N,M`, as the `size` parameter gives it.
     pub fn label(&self) -> String {
         format!("{},{},{}", self.bands, self.ngpown, self.ncouls)
-    }
-}
-
-/// Work and minimum traffic of one run (see the module docs).
-pub fn model(d: Dims, p: Precision) -> Model {
-    let (x, n, m) = (d.bands as f64, d.ngpown as f64, d.ncouls as f64);
-    let rb = p.real_bytes() as f64;
-    Model {
-        flops: x * n * (FLOPS_PER_ITERATION as f64 * m + FLOPS_PER_PAIR as f64),
-        bytes: ((2.0 * x * m + 2.0 * n * m) * 2.0 + m + 3.0 + 6.0) * rb,
     }
 }
 

@@ -68,6 +68,94 @@ fn model_counts() {
     );
 }
 
+/// Hand count at X = 2, N = 3, M = 8, wg 4, share 2 (teams of 2 lanes),
+/// f32: a pair loads 8 plane waves x 4 reals (32) and 2 lanes x 10 reals
+/// (20) and stores one partial (6): 58 reals; 6 pairs 348; pass 2 loads
+/// the 6 partials (36) and stores achtemp (6): 390 reals, 1560 bytes.
+/// Order, unroll and the reduction's form move no access.
+#[test]
+fn issued_bytes_count_every_lane_and_plane_wave() {
+    let small = Params {
+        precision: Precision::F32,
+        dims: Dims::parse("2,3,8").expect("size"),
+        reduction: Reduction::Tree,
+        order: Order::Xn,
+        inputs: InputSet::Random,
+        wg: 4,
+        unroll: 1,
+        share: 2,
+        chunk: 0,
+    };
+    assert_eq!(issued_bytes(&small), 1560.0);
+    for other in [
+        Params {
+            reduction: Reduction::Subgroup,
+            order: Order::Nx,
+            unroll: 3,
+            ..small
+        },
+        Params {
+            reduction: Reduction::Atomic,
+            ..small
+        },
+    ] {
+        assert_eq!(issued_bytes(&other), 1560.0, "{}", other.case().variant);
+    }
+    // df64 and f64: the same reals, 8 bytes each.
+    let df64 = Params {
+        precision: Precision::Df64,
+        ..small
+    };
+    assert_eq!(issued_bytes(&df64), 3120.0);
+    // The atomic reduction's pass 2 reads 4096 slots, not one per pair.
+    let many = Params {
+        dims: Dims::parse("64,65,8").expect("size"),
+        ..small
+    };
+    let atomic = Params {
+        reduction: Reduction::Atomic,
+        ..many
+    };
+    let fewer = 6.0 * (64.0 * 65.0 - f64::from(ATOMIC_SLOTS)) * 4.0;
+    assert_eq!(issued_bytes(&many) - issued_bytes(&atomic), fewer);
+}
+
+/// At the presets each band re-reads the I_eps and wtilde rows the model
+/// moves once: small (16 teams of 16 lanes) requests 612,358 reals against
+/// the model's 49,417, 12.4 times as many.
+#[test]
+fn issued_bytes_exceed_the_model_at_the_presets() {
+    for (dims, least) in [(SMALL_DIMS, 12.0), (DEFAULT_DIMS, 100.0)] {
+        for p in Precision::ALL {
+            let c = Params {
+                precision: p,
+                dims,
+                reduction: Reduction::Tree,
+                order: Order::Xn,
+                inputs: InputSet::Random,
+                wg: 256,
+                unroll: 6,
+                share: 16,
+                chunk: 0,
+            };
+            let ratio = issued_bytes(&c) / model(dims, p).bytes;
+            assert!(ratio > least, "{dims:?} {p}: {ratio}");
+        }
+    }
+    let small = Params {
+        precision: Precision::F32,
+        dims: SMALL_DIMS,
+        reduction: Reduction::Tree,
+        order: Order::Xn,
+        inputs: InputSet::Random,
+        wg: 256,
+        unroll: 6,
+        share: 16,
+        chunk: 0,
+    };
+    assert_eq!(issued_bytes(&small), 612_358.0 * 4.0);
+}
+
 #[test]
 fn cases_round_trip_through_params() {
     let caps = Capabilities {

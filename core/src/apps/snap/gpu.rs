@@ -8,7 +8,9 @@ use super::plan::{Plan, dulist_slots, usum_shape, workgroup_widths};
 use super::sna::{self, C, Config};
 use super::stage::{StageRefs, stage_inputs};
 use super::{DULIST, FIJ, FORCE, ULIST, UTOT, YLIST};
-use super::{Dims, KernelName, Layout, Params, encode_inputs, model, problem, spec, tolerance};
+use super::{
+    Dims, KernelName, Layout, Params, encode_inputs, issued_bytes, model, problem, spec, tolerance,
+};
 use crate::app::{Kernel, Model, Timestamps, Validation};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu, Pipeline, Timer};
@@ -43,6 +45,8 @@ pub(super) struct SnapGpu {
     profile: Option<Profile>,
     expected: Expected,
     model: Model,
+    /// Bytes one run's loads and stores request ([`issued_bytes`]).
+    issued: Option<f64>,
 }
 
 /// The buffers of a case, in binding order: the inputs and tables, then
@@ -209,6 +213,7 @@ impl SnapGpu {
             .and_then(|_| Profile::new(gpu, plan.batches.len()));
         Ok(SnapGpu {
             model: model(params.kernel, &t, &config, steps, p, layout.fused),
+            issued: issued_bytes(&plan, &t, &config, p, steps),
             ny,
             precision: p,
             kernel: params.kernel,
@@ -469,6 +474,10 @@ impl Kernel for SnapGpu {
 
     fn model(&self) -> Model {
         self.model
+    }
+
+    fn issued_bytes(&self) -> Option<f64> {
+        self.issued
     }
 
     fn metrics(&self, out: &[&[u8]]) -> BTreeMap<String, f64> {

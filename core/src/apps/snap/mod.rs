@@ -43,7 +43,7 @@ use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 use cpu::SnapCpu;
 use gpu::SnapGpu;
-use model::model;
+use model::{issued_bytes, model};
 use sna::{Config, Tables};
 
 const SOURCE: &str = include_str!("../../../../shaders/snap/snap.wgsl");

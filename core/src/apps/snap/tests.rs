@@ -313,3 +313,129 @@ fn cpu_platform_reproduces_the_reference_file() {
     let v = k.validate();
     assert!(v.passed, "{}", v.detail);
 }
+
+/// Hand counts of the per-item loads and stores at 2J = 2 (rows (1, 0) of
+/// 2 elements, (2, 0) and (2, 1) of 3; NY = 9, NU = 14, 2 chains), f32:
+///
+/// - u_pair: 5 geometry reals, U(0) stored (2); a row of j + 1 elements
+///   loads 2 j complex and 2 j rootpq and stores j + 1 complex (8 j + 2):
+///   10 + 18 + 18; 53 reals, a layer start a row (3 words).
+/// - du_pair: 8 geometry reals, dU(0) (2), 12 j + 2 a row (14 + 26 + 26)
+///   and U, dU loaded and dU stored for every element (54): 130 reals.
+/// - U's walk (flat: both terms at every element, 2 rootpq), chain 0: U(0)
+///   stored, rows (1, 0) and (2, 0), each element 2 rootpq and stored (4
+///   reals): 5 + 2 + 8 + 12 = 27 reals, 2 words; chain 1: row (1, 0) for
+///   the staircase (4 rootpq), then (2, 1): 5 + 4 + 12 = 21 reals, 1 word.
+/// - dE's walk, chain 0: 8 geometry, element 0's U, Y and weight (5); row
+///   (1, 0): ma 1 the previous row's U and a rootpq (3), ma 0 a rootpq,
+///   and each element U, Y and weight (5): 14; row (2, 0): 8 + 9 + 6 = 23;
+///   50 reals, 2 words a row. Chain 1: 8, row (1, 0) without its own
+///   elements (4, a word), row (2, 1) (23, 2 words): 35 reals. With the
+///   shares stored (2 each), de_chains is 89 reals and 7 words; in f64,
+///   which remakes U instead of loading it, 10 + 6 fewer.
+/// - y_pair of element 0 (j = 0): terms (0,0,0), (1,1,0), (2,2,0) with 1,
+///   2, 3 mb and ma terms; each product u1, u2 and its coefficient (5),
+///   each inner sum its factor (1), each term beta: 7 + 23 + 49 and the
+///   element stored (2): 81 reals; (j, mb, ma), the term range and 3 words
+///   a term: 12 words.
+/// - u_walks at 26 neighbours (a workgroup an atom's chain): per atom 26
+///   walks of each chain with their switching functions (28 + 22) and the
+///   total U stored with each element's word: 1328 reals, 87 words.
+#[test]
+fn issued_counts_per_item_at_2j_2() {
+    use super::model::{Counter, Pairing};
+    use crate::apps::common::Traffic;
+    let t = Tables::new(2, &[0.1; 5]);
+    let k = Counter::new(&t, 26, Precision::F32);
+    assert_eq!(k.u_pair(), Traffic::new(53, 3));
+    assert_eq!(k.du_pair(), Traffic::new(130, 3));
+    assert_eq!(k.walk(0, false, true), Traffic::new(27, 2));
+    assert_eq!(k.walk(1, false, true), Traffic::new(21, 1));
+    // Past the batch: the same walk, nothing stored.
+    assert_eq!(k.walk(0, false, false), Traffic::new(27 - 12, 2));
+    assert_eq!(k.walk(0, true, true), Traffic::new(50, 4));
+    assert_eq!(k.walk(1, true, true), Traffic::new(35, 3));
+    assert_eq!(k.de_chains(), Traffic::new(89, 7));
+    let f64_counts = Counter::new(&t, 26, Precision::F64);
+    assert_eq!(f64_counts.de_chains(), Traffic::new(89 - 16, 7));
+    assert_eq!(k.y_pair(0, Pairing::Alone), Traffic::new(81, 12));
+    assert_eq!(k.u_walks(2 * 54, 54), Traffic::new(1328, 87).times(54));
+    // df64's walk takes a row's end elements' one term only: 2 j rootpq a row.
+    let df64 = Counter::new(&t, 26, Precision::Df64);
+    assert_eq!(df64.walk(0, false, true), Traffic::new(23, 2));
+}
+
+/// compute_Y's products alone are the tables' (nb x na a term): u1, u2
+/// and the coefficient each where it pads (f32, f64), plus per inner sum
+/// its factor and per term beta, the element stored.
+#[test]
+fn issued_y_products_follow_the_tables() {
+    use super::model::{Counter, Pairing};
+    for twoj in [2, 5, 8] {
+        let t = Tables::new(twoj, &vec![0.1; sna::ncoeff(twoj)]);
+        let k = Counter::new(&t, 26, Precision::F64);
+        for e in 0..t.ny() {
+            let terms = &t.terms[t.ystart[e] as usize..t.ystart[e + 1] as usize];
+            let reals: u64 = terms
+                .iter()
+                .map(|x| u64::from(x.nb) * (5 * u64::from(x.na) + 1) + 1)
+                .sum();
+            let got = k.y_pair(e, Pairing::Alone);
+            assert_eq!(got.reals, 2 + reals, "2J {twoj} element {e}");
+            assert_eq!(got.words, 3 + 3 * terms.len() as u64);
+        }
+    }
+}
+
+/// Every kernel of every variant, in every precision, on the small lattice
+/// at 2J = 2 and 8 requests at least the bytes the model moves (each
+/// element of U, dU and Y is read again by the recursions, sums and
+/// products), and a force call its kernels' and the gather's.
+#[test]
+fn issued_bytes_cover_the_model_for_every_variant() {
+    let caps = Capabilities {
+        max_storage_binding: 1 << 30,
+        max_buffer: 1 << 30,
+        max_workgroups_per_dim: 65535,
+        max_workgroup_invocations: 256,
+        max_workgroup_storage: 48 << 10,
+        ..Default::default()
+    };
+    for twoj in [2, 8] {
+        let config = lattice(twoj, 11);
+        let t = config.tables();
+        for p in Precision::ALL {
+            for &variant in Variant::ALL {
+                let mut stages = 0.0;
+                for &kernel in KernelName::ALL {
+                    if variant == Variant::Fused && kernel == KernelName::ComputeDu {
+                        continue;
+                    }
+                    let params = Params {
+                        precision: p,
+                        kernel,
+                        variant,
+                        twojmax: twoj,
+                        cells: 3,
+                        atoms: config.nlocal as u64,
+                        steps: 1,
+                        batch: 0,
+                        refdata: String::new(),
+                        wg: 64,
+                    };
+                    let plan = plan::Plan::new(&params, &caps, &config, &t).expect("plan");
+                    let issued = model::issued_bytes(&plan, &t, &config, p, 1).expect("known");
+                    let fused = variant == Variant::Fused;
+                    let dram = model(kernel, &t, &config, 1, p, fused).bytes;
+                    let what = format!("2J {twoj} {p} {variant} {kernel}");
+                    assert!(issued >= dram, "{what}: {issued} < {dram}");
+                    if kernel == KernelName::Force {
+                        assert!(issued > stages, "{what}: {issued} against {stages}");
+                    } else {
+                        stages += issued;
+                    }
+                }
+            }
+        }
+    }
+}
