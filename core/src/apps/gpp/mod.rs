@@ -27,10 +27,15 @@
 //! `delw * I_eps * sch_store1` per frequency, 63 per iteration; Skylight
 //! counted 51 before 2026-11-25, forming `I_eps * sch_store1` once per `ig`.)
 //!
-//! **Bytes** (minimum): every input read once, `(2*X*M + 2*N*M)` complex
-//! numbers plus `M + 3` reals, and 6 reals written; a complex number is two
-//! reals (16 B in f64 and df64, 8 B in f32). The per-workgroup partial sums
-//! (`6*X*N` reals written and read again) are not counted.
+//! **Bytes** (minimum): every input element the kernel reads, once:
+//! `I_eps` and `wtilde` whole (`2*N*M` complex numbers), of `aqsm` and
+//! `aqsn` only the `(n1, igp)` elements (`2*X*N` complex), of `vcoul` the
+//! N at `igp` and the 3 `wx` reals, and 6 reals written; a complex number
+//! is two reals (16 B in f64 and df64, 8 B in f32). The per-workgroup
+//! partial sums (`6*X*N` reals written and read again) are not counted.
+//! (Before 2026-11-29 the model counted `aqsm`, `aqsn` and `vcoul` whole,
+//! `2*X*M` complex and M reals: 23% more bytes at the default f64 size;
+//! records keep the model of the build that made them.)
 //!
 //! **Issued bytes** (every load and store counted, the L1 level's traffic,
 //! see `model.rs`): each band's team reads the `I_eps` and `wtilde` rows of

@@ -11,7 +11,7 @@ pub fn model(d: Dims, p: Precision) -> Model {
     let rb = p.real_bytes() as f64;
     Model {
         flops: x * n * (FLOPS_PER_ITERATION as f64 * m + FLOPS_PER_PAIR as f64),
-        bytes: ((2.0 * x * m + 2.0 * n * m) * 2.0 + m + 3.0 + 6.0) * rb,
+        bytes: ((2.0 * x * n + 2.0 * n * m) * 2.0 + n + 3.0 + 6.0) * rb,
     }
 }
 
@@ -44,14 +44,11 @@ const PARTIAL_REALS: u64 = 6;
 /// band load nothing. Unroll, order, blocking and chunking change when and
 /// where the loads are issued, not how many.
 ///
-/// Not always above the model's device-memory bytes: the model counts
-/// every input read once, aqsm's and aqsn's whole rows (2 X M complex)
-/// and all M of `vcoul`, though the kernel reads only the N elements
-/// `(n1, igp(my_igp))` of each row and N of `vcoul`; with X or N of 1 or 2
-/// and M large against `wg / share` that is more than the kernel
-/// requests. From a few bands and `ngpown` on, `I_eps` and `wtilde` read
-/// once per band dominate (12.4 times the model's bytes at the small
-/// preset, about 390 at the default).
+/// Never below the model's device-memory bytes: every pair's team reads
+/// its `my_igp` rows of `I_eps` and `wtilde` whole (X times the model's
+/// `2 N M` complex) and each invocation the pair's `aqsm`, `aqsn` and
+/// `vcoul` elements the model counts once. The re-read rows dominate from
+/// a few bands on (17.6 times the model's bytes at the small preset).
 pub(super) fn issued_bytes(params: &Params) -> f64 {
     let d = params.dims;
     let pairs = d.bands * d.ngpown;
