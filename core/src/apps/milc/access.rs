@@ -216,8 +216,10 @@ pub fn accessors(name: &str, g: &Groups, field: Field, writable: bool) -> String
 /// whole directions (links split one direction a buffer, as at 64^3 x 128
 /// on an H200): each group's buffer gets the accessors of a whole field,
 /// and one switch over `mu` a link or half spinor picks the group, where
-/// the real-at-a-time accessors switch once a real (18 a link). `None`
-/// when the field is whole or a group boundary cuts a direction.
+/// the real-at-a-time accessors switch once a real (18 a link): the CG
+/// 4.5% faster at 64^3 x 128 on an H200 (docs/notebook/benchmarks.md,
+/// 2026-11-29 x). `None` when the field is whole or a group boundary cuts
+/// a direction.
 fn by_direction(name: &str, g: &Groups, field: Field, writable: bool) -> Option<String> {
     let (stride, fname, ty) = match field {
         Field::Links => (18, "link", "Mat3"),
