@@ -273,8 +273,11 @@ impl eframe::App for SkylightApp {
         if let Some(demo) = &mut self.demo {
             demo.drive(&ctx, self.run.as_ref(), self.autostart, &self.results);
         }
-        if self.run.is_some() {
-            // Progress arrives with repaint requests; this is only a heartbeat.
+        if self.run.is_some() && !skylight_core::runner::timing_now() {
+            // Progress arrives with repaint requests; this is only a
+            // heartbeat, held while a kernel is timed so that the frames do
+            // not share the GPU with the samples (the case's end wakes the
+            // UI again).
             ctx.request_repaint_after(Duration::from_millis(250));
         }
 

@@ -18,6 +18,8 @@ mod sample;
 
 use sample::{submit_runs, time_kernel, warm_up};
 
+pub use sample::timing_now;
+
 pub use cpu::{
     CPU_REFERENCE, cpu_capabilities, cpu_honoured, cpu_plan, cpu_platform, run_case_cpu,
 };

@@ -3,6 +3,8 @@
 //! [`crate::gpu::clock`]), timed by GPU timestamps where the device and
 //! kernel allow them, else by the host clock.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use web_time::Instant;
 
 use super::RunOptions;
@@ -16,6 +18,36 @@ use crate::timing::{Stats, TimingMethod};
 /// Sample sets a case may take while its samples fall short of
 /// [`MIN_QUANTA`] quanta (the first, then more runs a sample).
 const ATTEMPTS: u32 = 4;
+
+/// Kernels being timed now, on any device of this process.
+static TIMING: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether a kernel is being timed now in this process. A front end whose
+/// frames share the GPU holds its repaints meanwhile: in Chromium on
+/// SwiftShader a frame of the page kept another device's empty
+/// submission waiting 0.7-1.4 s (0.5 ms without frames), the scatter of
+/// every sample that overlapped one (docs/notebook/benchmarks.md,
+/// 2026-11-29 y).
+pub fn timing_now() -> bool {
+    TIMING.load(Ordering::Relaxed) > 0
+}
+
+/// Counts a timed section in [`TIMING`] while it lives (also when its
+/// future is dropped part-way).
+struct Timing;
+
+impl Timing {
+    fn start() -> Timing {
+        TIMING.fetch_add(1, Ordering::Relaxed);
+        Timing
+    }
+}
+
+impl Drop for Timing {
+    fn drop(&mut self) {
+        TIMING.fetch_sub(1, Ordering::Relaxed);
+    }
+}
 
 /// At least `opts.warmup` runs, continued until the GPU has been busy
 /// without a break for `opts.warmup_s`: a GPU idling at low clocks needs up
@@ -76,6 +108,7 @@ pub(super) async fn time_kernel(
     opts: RunOptions,
     run_s: f64,
 ) -> Result<Timed> {
+    let _timing = Timing::start();
     let method = timer::method(gpu, kernel.pass_timed());
     let mut resolution_s = gpu.resolution(method).await?;
     let mut runs = clock::runs_for(opts.runs(), resolution_s, run_s);
