@@ -204,3 +204,26 @@ async fn time_samples(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A timed section counts while it lives, across a pending await too
+    /// (other tests may time kernels meanwhile: only that it counts is
+    /// checked, not the count falling after).
+    #[test]
+    fn a_timed_section_counts_while_it_lives() {
+        let future = async {
+            let _timing = Timing::start();
+            assert!(timing_now());
+            std::future::pending::<()>().await;
+        };
+        let mut future = Box::pin(future);
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        assert!(future.as_mut().poll(&mut cx).is_pending());
+        assert!(timing_now());
+        drop(future);
+    }
+}
