@@ -235,14 +235,25 @@ fn by_direction(name: &str, g: &Groups, field: Field, writable: bool) -> Option<
     let (mut get, mut set) = (String::new(), String::new());
     for k in 0..g.count() {
         let part = format!("{name}_{k}");
-        s.push_str(&accessors(&part, &Groups::whole(g.group(k)), field, writable));
+        s.push_str(&accessors(
+            &part,
+            &Groups::whole(g.group(k)),
+            field,
+            writable,
+        ));
         let label = match k + 1 == g.count() {
             true => "default".to_string(),
             false => format!("case {k}u"),
         };
         let mu = format!("mu - {}u", k * dirs);
-        let _ = writeln!(get, "        {label}: {{ v = {part}_{fname}(site, {mu}); }}");
-        let _ = writeln!(set, "        {label}: {{ {part}_set_{fname}(site, {mu}, v); }}");
+        let _ = writeln!(
+            get,
+            "        {label}: {{ v = {part}_{fname}(site, {mu}); }}"
+        );
+        let _ = writeln!(
+            set,
+            "        {label}: {{ {part}_set_{fname}(site, {mu}, v); }}"
+        );
     }
     let _ = write!(
         s,
@@ -339,13 +350,22 @@ mod tests {
         // One direction a buffer: one switch a link, on mu.
         let g = split.groups(Field::Links).expect("links");
         let a = accessors("links", &g, Field::LinkRows, false);
-        assert!(a.contains("c_unpack(links_2[tdp_elem(site, base + 2u, 12u)])"), "{a}");
-        assert!(a.contains("case 2u: { v = links_2_link(site, mu - 2u); }"), "{a}");
+        assert!(
+            a.contains("c_unpack(links_2[tdp_elem(site, base + 2u, 12u)])"),
+            "{a}"
+        );
+        assert!(
+            a.contains("case 2u: { v = links_2_link(site, mu - 2u); }"),
+            "{a}"
+        );
         assert!(a.contains("switch (mu / 1u)"), "{a}");
         assert!(!a.contains("links_ld"), "{a}");
         let g = split.groups(Field::Half).expect("half");
         let a = accessors("hb", &g, Field::Half, true);
-        assert!(a.contains("default: { hb_3_set_half(site, mu - 3u, v); }"), "{a}");
+        assert!(
+            a.contains("default: { hb_3_set_half(site, mu - 3u, v); }"),
+            "{a}"
+        );
         // Three buffers of 16 reals cut directions: a switch a real.
         let three = Groups { per: 16, ..g };
         let a = accessors("links", &three, Field::LinkRows, false);
