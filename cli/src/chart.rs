@@ -19,6 +19,8 @@ const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 pub const SMALL: f64 = 14.0;
 /// Axis titles and panel titles.
 pub const TITLE: f64 = 16.0;
+/// A panel's title.
+pub const HEADING: f64 = 19.0;
 /// A figure's caption.
 pub const CAPTION: f64 = 22.0;
 /// The height of a row of text (legend, labels), px.
