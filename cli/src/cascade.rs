@@ -1,155 +1,158 @@
-//! The cascade plot of Sewall et al. (2020): per app, the platforms sorted
-//! from most to least efficient; markers give the k-th platform's
-//! efficiency (labelled with its number in the table), the line the PP over
-//! the first k. Where a line falls steeply, adding that platform costs the
-//! app its portability.
+//! The cascade plot of Sewall et al. (2020), as the report draws it: per
+//! app, the platforms sorted from most to least efficient; markers give
+//! the k-th platform's efficiency (shape per precision), the line the PP
+//! over the first k, colour per kernel, keyed in a legend below each
+//! panel. Where a line falls steeply, adding that platform costs the app
+//! its portability. Which platform is k-th is in the table the command
+//! prints, not on the chart, so no text lies over another.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, bail};
 use plotters::prelude::*;
-use skylight_core::portability::{BEST, PpRow, PpTable, pp};
+use plotters::style::text_anchor::HPos;
+use skylight_core::portability::{PpRow, PpTable};
+use skylight_core::report::{Axis, cascade_series, color};
 
-const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
-/// Series drawn per app panel: the kernels that ran on most platforms.
-const SERIES: usize = 6;
+use crate::chart::{self, Area, Figure, HEADING, INK, ROW, SMALL, entry_text, marker, rgb, rule};
+
+/// A panel's width, its plot's left edge, top edge and size, px.
+const PANEL_W: f64 = 440.0;
+const LEFT: f64 = 84.0;
+const TOP: f64 = 36.0;
+const PLOT_W: f64 = PANEL_W - LEFT - 16.0;
+const PLOT_H: f64 = 240.0;
+
+/// One app's panel: its rows drawn and where their legend entries go.
+struct Panel<'a> {
+    app: &'a str,
+    rows: Vec<&'a PpRow>,
+    /// (swatch's left edge, centre line) of each row's entry, in the panel.
+    legend: Vec<(f64, f64)>,
+}
+
+/// The panels of one table, laid out.
+struct Sheet<'a> {
+    table: &'a PpTable,
+    panels: Vec<Panel<'a>>,
+    cols: usize,
+    panel_h: f64,
+}
 
 /// Writes one panel per app to `path` (.svg or .png).
 pub fn draw(table: &PpTable, path: &Path) -> Result<()> {
-    plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
-        .map_err(|_| anyhow!("embedded font is invalid"))?;
-    let mut apps: BTreeMap<&str, Vec<&PpRow>> = BTreeMap::new();
-    for r in table.rows.iter().filter(|r| r.variant == BEST) {
-        apps.entry(r.app.as_str()).or_default().push(r);
+    chart::register_font()?;
+    let mut panels = Vec::new();
+    let mut bottom = 0.0f64;
+    for (app, rows) in cascade_series(table) {
+        let texts: Vec<String> = rows.iter().map(|r| entry(r)).collect();
+        let first = TOP + PLOT_H + 56.0 + ROW / 2.0;
+        let (places, last) = chart::flow(&texts, 16.0, PANEL_W - 10.0, first)?;
+        bottom = bottom.max(last);
+        panels.push(Panel {
+            app,
+            rows,
+            legend: places,
+        });
     }
-    if apps.is_empty() {
+    if panels.is_empty() {
         bail!("nothing to plot");
     }
-    let cols = apps.len().min(3);
-    let rows = apps.len().div_ceil(cols);
-    let size = (
-        480 * cols as u32,
-        360 * rows as u32 + 30 + 16 * table.platforms.len() as u32,
-    );
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("svg") => render(
-            table,
-            &apps,
-            (rows, cols),
-            SVGBackend::new(path, size).into_drawing_area(),
-        ),
-        Some("png") => render(
-            table,
-            &apps,
-            (rows, cols),
-            BitMapBackend::new(path, size).into_drawing_area(),
-        ),
-        _ => bail!("plot file must end in .svg or .png"),
-    }
-    .with_context(|| format!("drawing {}", path.display()))
+    let sheet = Sheet {
+        table,
+        cols: panels.len().min(3),
+        panels,
+        panel_h: bottom + ROW,
+    };
+    chart::save(&sheet, path)
 }
 
-fn render<DB: DrawingBackend>(
-    table: &PpTable,
-    apps: &BTreeMap<&str, Vec<&PpRow>>,
-    (rows, cols): (usize, usize),
-    area: DrawingArea<DB, plotters::coord::Shift>,
-) -> Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e}");
-    area.fill(&WHITE).map_err(e)?;
-    let footer = 30 + 16 * table.platforms.len() as u32;
-    let (plots, legend) = area.split_vertically(area.dim_in_pixel().1 - footer);
-    for (i, p) in table.platforms.iter().enumerate() {
-        legend
-            .draw_text(
-                &format!("P{} = {p}", i + 1),
-                &("sans-serif", 13).into_font().color(&BLACK),
-                (10, 10 + 16 * i as i32),
-            )
-            .map_err(e)?;
-    }
-    for ((app, series), panel) in apps.iter().zip(plots.split_evenly((rows, cols))) {
-        draw_panel(table, app, series, &panel)?;
-    }
-    area.present().map_err(e)?;
-    Ok(())
+/// A row's legend text.
+fn entry(row: &PpRow) -> String {
+    format!("{} {}", row.kernel, row.precision)
 }
 
-fn draw_panel<DB: DrawingBackend>(
-    table: &PpTable,
-    app: &str,
-    series: &[&PpRow],
-    panel: &DrawingArea<DB, plotters::coord::Shift>,
-) -> Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e}");
-    let n = table.platforms.len();
-    let mut chosen: Vec<&&PpRow> = series.iter().collect();
-    chosen.sort_by_key(|r| std::cmp::Reverse(r.efficiency.iter().flatten().count()));
-    chosen.truncate(SERIES);
-    let y_max = chosen
-        .iter()
-        .flat_map(|r| r.efficiency.iter().flatten())
-        .fold(1.0f64, |a, b| a.max(*b))
-        * 1.1;
-    let mut chart = ChartBuilder::on(panel)
-        .caption(app, ("sans-serif", 18))
-        .margin(8)
-        .x_label_area_size(30)
-        .y_label_area_size(45)
-        .build_cartesian_2d(0.5f64..n as f64 + 0.5, 0.0f64..y_max)
-        .map_err(e)?;
-    chart
-        .configure_mesh()
-        .x_desc("platforms, most efficient first")
-        .y_desc("efficiency / PP")
-        .x_labels(n.min(10))
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .draw()
-        .map_err(e)?;
-    for (i, row) in chosen.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        // Sorted platforms that ran; those that did not end the cascade at 0.
-        let ran = row.ranked();
-        let cascade: Vec<(f64, f64)> = (1..=n)
-            .map(|k| {
-                let prefix: Vec<Option<f64>> = (0..k).map(|j| ran.get(j).map(|r| r.1)).collect();
-                (k as f64, pp(&prefix))
-            })
-            .collect();
-        chart
-            .draw_series(LineSeries::new(cascade, color.stroke_width(2)))
-            .map_err(e)?
-            .label(format!("{} {}", row.kernel, row.precision))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-            });
-        for (k, (p, x)) in ran.iter().enumerate() {
-            let at = (k as f64 + 1.0, *x);
-            chart
-                .draw_series([Circle::new(at, 4, color.filled())])
-                .map_err(e)?;
-            chart
-                .draw_series([Text::new(
-                    format!("P{}", p + 1),
-                    at,
-                    ("sans-serif", 11).into_font(),
-                )])
-                .map_err(e)?;
+impl Sheet<'_> {
+    /// The panel of `app` at (`ox`, `oy`): its frame, each row's cascade
+    /// and markers, and the legend.
+    fn panel<DB: DrawingBackend>(
+        &self,
+        area: &Area<DB>,
+        Panel { app, rows, legend }: &Panel,
+        (ox, oy): (f64, f64),
+    ) -> Result<()> {
+        let n = self.table.platforms.len().max(1);
+        let top = rows
+            .iter()
+            .flat_map(|r| r.efficiency.iter().flatten())
+            .fold(1.0f64, |a, b| a.max(*b))
+            * 1.05;
+        let (x, y) = Axis::counts_against(n, top, (ox + LEFT, oy + TOP, PLOT_W, PLOT_H));
+        let title = (ox + LEFT + PLOT_W / 2.0, oy + 16.0);
+        chart::text(area, app, (HEADING, &INK), HPos::Center, title)?;
+        chart::frame(
+            area,
+            (&x, &y),
+            "platforms, most efficient first",
+            "efficiency, PP",
+        )?;
+        for (i, row) in rows.iter().enumerate() {
+            let colour = rgb(color(i));
+            let line: Vec<(f64, f64)> = (1..)
+                .zip(row.cascade(n))
+                .map(|(k, pp)| (x.px(f64::from(k)), y.px(pp)))
+                .collect();
+            rule(area, &line, colour.stroke_width(2), None)?;
+            for (k, (_, e)) in (1..).zip(row.ranked()) {
+                marker(area, row.precision, (x.px(f64::from(k)), y.px(e)), colour)?;
+            }
+            let (cx, cy) = legend[i];
+            let (cx, cy) = (ox + cx, oy + cy);
+            rule(
+                area,
+                &[(cx, cy), (cx + 20.0, cy)],
+                colour.stroke_width(2),
+                None,
+            )?;
+            marker(area, row.precision, (cx + 10.0, cy), colour)?;
+            entry_text(area, &entry(row), (cx, cy))?;
         }
+        Ok(())
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 11))
-        .draw()
-        .map_err(e)?;
-    Ok(())
+}
+
+impl Figure for Sheet<'_> {
+    fn size(&self) -> (u32, u32) {
+        let rows = self.panels.len().div_ceil(self.cols);
+        let footer = 16.0 + ROW * self.table.platforms.len() as f64;
+        (
+            (PANEL_W * self.cols as f64) as u32,
+            (self.panel_h * rows as f64 + footer) as u32,
+        )
+    }
+
+    /// The panels, `cols` to a row, and the platforms under them, named
+    /// as in the table's columns.
+    fn render<DB: DrawingBackend>(&self, area: &Area<DB>) -> Result<()> {
+        area.fill(&WHITE).map_err(chart::failed)?;
+        for (i, panel) in self.panels.iter().enumerate() {
+            let at = (
+                PANEL_W * (i % self.cols) as f64,
+                self.panel_h * (i / self.cols) as f64,
+            );
+            self.panel(area, panel, at)?;
+        }
+        let below = self.panel_h * self.panels.len().div_ceil(self.cols) as f64;
+        for (i, p) in self.table.platforms.iter().enumerate() {
+            let at = (16.0, below + ROW * (i as f64 + 0.5));
+            chart::text(
+                area,
+                &format!("P{} = {p}", i + 1),
+                (SMALL, &INK),
+                HPos::Left,
+                at,
+            )?;
+        }
+        area.present().map_err(chart::failed)
+    }
 }

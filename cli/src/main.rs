@@ -2,6 +2,7 @@
 //! timed), sweeps parameters and draws the empirical roofline.
 
 mod cascade;
+mod chart;
 mod compare;
 mod counters;
 mod inputs;
@@ -71,7 +72,8 @@ enum Command {
     Roofline {
         #[command(flatten)]
         common: CommonArgs,
-        /// Write the chart here (.svg or .png).
+        /// Write the chart here (.svg or .png): the report's roofline, one
+        /// marker per app, kernel and precision at its best variant.
         #[arg(long)]
         plot: Option<PathBuf>,
         /// Also place the records of these result files (or folders of
@@ -524,7 +526,7 @@ fn roofline(
     }
     report::print_native_ceilings(&roof, &records);
     if let Some(path) = plot_to {
-        plot::draw(&roof, &path)?;
+        plot::draw(&roof, &skylight_core::report::apps(&records), &path)?;
         eprintln!("roofline written to {}", path.display());
     }
     Ok(ok)

@@ -1,195 +1,352 @@
-//! The roofline chart as SVG or PNG (plotters, log-log axes).
+//! The roofline chart as SVG or PNG: the report's chart, drawn from the
+//! same [`plan`]. One marker per app, kernel and precision at its best
+//! variant (colour per app, shape per precision), hollow markers at L1
+//! joined to their points, every ceiling labelled outside the plot with
+//! the labels spread apart, a legend below, and no text on the points
+//! (their names are in the legend and the table the command prints).
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use plotters::prelude::*;
-use skylight_core::Precision;
-use skylight_core::roofline::{MemoryLevel, Roofline, axis, size_label};
+use plotters::style::text_anchor::HPos;
+use skylight_core::report::{
+    Axis, CeilingKind, Edge, Key, Mark, Plan, app_colour, marks, plan, roof_dash, spread,
+};
+use skylight_core::roofline::{MemoryLevel, Roofline};
 
-const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+use crate::chart::{
+    self, Area, CAPTION, Figure, GREY, INK, ROW, SMALL, entry_text, hollow, marker, rgb, rule,
+    text, text_width,
+};
 
-fn precision_color(p: Precision) -> RGBColor {
-    match p {
-        Precision::F32 => RGBColor(31, 119, 180),
-        Precision::F64 => RGBColor(214, 39, 40),
-        Precision::Df64 => RGBColor(44, 160, 44),
+/// Image width, px.
+const WIDTH: f64 = 1100.0;
+/// The plot's left edge and height, px.
+const LEFT: f64 = 84.0;
+const PLOT_H: f64 = 540.0;
+
+/// A ceiling's label at its place, with the leader that joins it to its
+/// line (pixels; empty for none).
+struct Label {
+    text: String,
+    at: (f64, f64),
+    anchor: HPos,
+    leader: Vec<(f64, f64)>,
+}
+
+/// The chart of one roofline, laid out: the axes in pixels, the
+/// ceilings' labels and the legend's entries at their places.
+struct Chart<'a> {
+    caption: String,
+    marks: &'a [Mark],
+    apps: &'a [String],
+    plan: &'a Plan,
+    x: Axis,
+    y: Axis,
+    labels: Vec<Label>,
+    /// (swatch's left edge, centre line) of each of the plan's legend keys.
+    legend: Vec<(f64, f64)>,
+    height: f64,
+}
+
+/// Writes the chart of `roof` to `path` (.svg or .png); `apps` (every
+/// app of the records, in name order) picks the colours, as in the report.
+pub fn draw(roof: &Roofline, apps: &[String], path: &Path) -> Result<()> {
+    chart::register_font()?;
+    let marks = marks(roof, false);
+    let plan = plan(roof, &marks, apps);
+    let caption = format!("Roofline of {}", roof.platform.label());
+    chart::save(&Chart::new(caption, &marks, apps, &plan)?, path)
+}
+
+/// The widest of `labels` at the small size, px.
+fn widest<'a>(labels: impl IntoIterator<Item = &'a str>) -> Result<f64> {
+    labels
+        .into_iter()
+        .try_fold(0.0, |w, l| Ok(text_width(l, SMALL)?.max(w)))
+}
+
+impl<'a> Chart<'a> {
+    /// The plot as wide as the column of ceiling labels right of it allows
+    /// and as low as the rows of slope labels above it need; the legend
+    /// flowing in rows below the axis title.
+    fn new(caption: String, marks: &'a [Mark], apps: &'a [String], plan: &'a Plan) -> Result<Self> {
+        let on = |edge: Edge| {
+            plan.ceilings
+                .iter()
+                .filter(move |c| c.edge == edge)
+                .map(|c| c.label.as_str())
+        };
+        let column = widest(on(Edge::Right))?;
+        let x = Axis {
+            lo: plan.ai.0,
+            hi: plan.ai.1,
+            log: true,
+            from: LEFT,
+            to: WIDTH - column - 30.0,
+            whole: false,
+        };
+        // Slope labels take turns over as many rows as keep them apart.
+        let pitch = widest(on(Edge::Top))? + 14.0;
+        let needed = pitch * on(Edge::Top).count() as f64;
+        let rows = (needed / (x.to - x.from)).ceil().max(1.0) as usize;
+        let top = 44.0 + ROW * rows as f64;
+        let y = Axis {
+            lo: plan.gflops.0,
+            hi: plan.gflops.1,
+            log: true,
+            from: top + PLOT_H,
+            to: top,
+            whole: false,
+        };
+        let mut labels = top_labels(plan, &x, &y, rows, pitch);
+        labels.extend(column_labels(plan, &x, &y));
+        let texts: Vec<String> = plan.legend.iter().map(Key::text).collect();
+        let first = top + PLOT_H + 56.0 + ROW / 2.0;
+        let (legend, last) = chart::flow(&texts, LEFT, WIDTH - 10.0, first)?;
+        Ok(Chart {
+            caption,
+            marks,
+            apps,
+            plan,
+            x,
+            y,
+            labels,
+            legend,
+            height: last + ROW,
+        })
+    }
+
+    /// Each ceiling's line, and its label at its place with its leader.
+    fn ceilings<DB: DrawingBackend>(&self, area: &Area<DB>) -> Result<()> {
+        let (x, y) = (&self.x, &self.y);
+        let dark = RGBColor(0x33, 0x33, 0x33).stroke_width(2);
+        for c in &self.plan.ceilings {
+            let [(x0, y0), (x1, y1)] = c.ends;
+            let (style, dash) = match c.kind {
+                CeilingKind::Slope(MemoryLevel::Dram) => (dark, None),
+                CeilingKind::Slope(_) => (RGBColor(0x88, 0x88, 0x88).stroke_width(1), None),
+                CeilingKind::Roof(p) => (dark, roof_dash(p)),
+            };
+            let ends = [(x.px(x0), y.px(y0)), (x.px(x1), y.px(y1))];
+            rule(area, &ends, style, dash)?;
+        }
+        let leader = RGBColor(0x99, 0x99, 0x99).stroke_width(1);
+        for l in &self.labels {
+            if !l.leader.is_empty() {
+                rule(area, &l.leader, leader, None)?;
+            }
+            text(area, &l.text, (SMALL, &INK), l.anchor, l.at)?;
+        }
+        Ok(())
+    }
+
+    /// Each mark: its point at L1 joined to it where it has one, then its
+    /// marker in its app's colour.
+    fn points<DB: DrawingBackend>(&self, area: &Area<DB>) -> Result<()> {
+        let (x, y) = (&self.x, &self.y);
+        for m in self.marks {
+            let p = &m.point;
+            let colour = rgb(app_colour(&p.app, self.apps));
+            let py = y.px(p.gflops);
+            if let Some(l1) = m.l1_ai() {
+                let join = [(x.px(l1), py), (x.px(p.ai), py)];
+                rule(area, &join, colour.stroke_width(1), Some((3, 2)))?;
+                hollow(area, (x.px(l1), py), colour)?;
+            }
+            marker(area, p.precision, (x.px(p.ai), py), colour)?;
+        }
+        Ok(())
+    }
+
+    /// The legend: an app as a bar of its colour, the L1 markers as one
+    /// joined to its point, a precision as its marker on its roof's dash.
+    fn legend<DB: DrawingBackend>(&self, area: &Area<DB>) -> Result<()> {
+        for (key, &(cx, cy)) in self.plan.legend.iter().zip(&self.legend) {
+            match key {
+                Key::App(a) => {
+                    let bar = [
+                        chart::at(cx + 1.0, cy - 3.0),
+                        chart::at(cx + 19.0, cy + 3.0),
+                    ];
+                    let fill = rgb(app_colour(a, self.apps)).filled();
+                    area.draw(&Rectangle::new(bar, fill))
+                        .map_err(chart::failed)?;
+                }
+                Key::L1 => {
+                    rule(
+                        area,
+                        &[(cx, cy), (cx + 16.0, cy)],
+                        GREY.into(),
+                        Some((3, 2)),
+                    )?;
+                    hollow(area, (cx, cy), GREY)?;
+                }
+                Key::Precision(p) => {
+                    let line = [(cx - 2.0, cy), (cx + 22.0, cy)];
+                    rule(area, &line, INK.stroke_width(2), roof_dash(*p))?;
+                    marker(area, *p, (cx + 10.0, cy), GREY)?;
+                }
+            }
+            entry_text(area, &key.text(), (cx, cy))?;
+        }
+        Ok(())
     }
 }
 
-/// Each measured level's bandwidth slope: its level, GB/s and legend
-/// text (the level, its bandwidth, and the working sets of its plateau).
-fn level_slopes(roof: &Roofline) -> Vec<(MemoryLevel, f64, String)> {
-    roof.levels()
+impl Figure for Chart<'_> {
+    fn size(&self) -> (u32, u32) {
+        (WIDTH as u32, self.height as u32)
+    }
+
+    fn render<DB: DrawingBackend>(&self, area: &Area<DB>) -> Result<()> {
+        area.fill(&WHITE).map_err(chart::failed)?;
+        text(
+            area,
+            &self.caption,
+            (CAPTION, &INK),
+            HPos::Center,
+            (WIDTH / 2.0, 22.0),
+        )?;
+        let titles = ("arithmetic intensity (FLOP/byte)", "GFLOP/s");
+        chart::frame(area, (&self.x, &self.y), titles.0, titles.1)?;
+        self.ceilings(area)?;
+        self.points(area)?;
+        self.legend(area)?;
+        area.present().map_err(chart::failed)
+    }
+}
+
+/// The labels of slopes that leave through the top, above the plot over
+/// where they leave (as the report has them, without leaders): in
+/// left-to-right order, taking turns over `rows` rows, each row spread
+/// `pitch` apart.
+fn top_labels(plan: &Plan, x: &Axis, y: &Axis, rows: usize, pitch: f64) -> Vec<Label> {
+    let mut exits: Vec<(f64, &str)> = plan
+        .ceilings
+        .iter()
+        .filter(|c| c.edge == Edge::Top)
+        .map(|c| (x.px(c.ends[1].0), c.label.as_str()))
+        .collect();
+    exits.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let half = (pitch - 14.0) / 2.0;
+    let mut labels = Vec::new();
+    for row in 0..rows {
+        let mine: Vec<&(f64, &str)> = exits.iter().skip(row).step_by(rows).collect();
+        let xs: Vec<f64> = mine.iter().map(|(px, _)| *px).collect();
+        let placed = spread(&xs, pitch, x.from + half, x.to - half);
+        // The first row nearest the plot.
+        let text_y = y.to - 12.0 - ROW * row as f64;
+        for ((_, text), cx) in mine.into_iter().zip(placed) {
+            labels.push(Label {
+                text: text.to_string(),
+                at: (cx, text_y),
+                anchor: HPos::Center,
+                leader: Vec::new(),
+            });
+        }
+    }
+    labels
+}
+
+/// The labels of ceilings that leave through the right, in the column
+/// right of the plot, spread apart, each with a leader to its line.
+fn column_labels(plan: &Plan, x: &Axis, y: &Axis) -> Vec<Label> {
+    let right: Vec<(f64, &str)> = plan
+        .ceilings
+        .iter()
+        .filter(|c| c.edge == Edge::Right)
+        .map(|c| (y.px(c.ends[1].1), c.label.as_str()))
+        .collect();
+    let ys: Vec<f64> = right.iter().map(|(py, _)| *py).collect();
+    let placed = spread(&ys, SMALL + 4.0, y.to + 6.0, y.from);
+    right
         .into_iter()
-        .filter_map(|level| {
-            let bw = roof.level_bandwidth(level)?;
-            let range = roof
-                .bandwidth
-                .iter()
-                .filter(|c| c.memory_level() == level)
-                .find_map(|c| c.working_set)
-                .map(|[lo, hi]| format!(", {}-{}", size_label(lo), size_label(hi)))
-                .unwrap_or_default();
-            Some((level, bw, format!("{level} {bw:.0} GB/s{range}")))
+        .zip(placed)
+        .map(|((line_y, text), label_y)| Label {
+            text: text.to_string(),
+            at: (x.to + 16.0, label_y),
+            anchor: HPos::Left,
+            leader: vec![(x.to, line_y), (x.to + 6.0, line_y), (x.to + 12.0, label_y)],
         })
         .collect()
 }
 
-/// Darker for slower levels, so device memory's slope reads as the floor.
-fn level_shade(level: MemoryLevel) -> f64 {
-    match level {
-        MemoryLevel::Shared => 0.25,
-        MemoryLevel::L1 => 0.3,
-        MemoryLevel::L2 => 0.4,
-        MemoryLevel::L3 => 0.5,
-        MemoryLevel::Dram => 0.7,
-    }
-}
+#[cfg(test)]
+mod tests {
+    use skylight_core::Precision;
+    use skylight_core::report::CeilingLine;
 
-/// Writes the chart of `roof` to `path` (.svg, else a bitmap format by extension).
-pub fn draw(roof: &Roofline, path: &Path) -> Result<()> {
-    plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
-        .map_err(|_| anyhow::anyhow!("embedded font is invalid"))?;
-    let size = (1100, 750);
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("svg") => render(roof, SVGBackend::new(path, size).into_drawing_area()),
-        Some("png") => render(roof, BitMapBackend::new(path, size).into_drawing_area()),
-        _ => bail!("plot file must end in .svg or .png"),
-    }
-    .with_context(|| format!("drawing {}", path.display()))
-}
+    use super::*;
 
-fn render<DB: DrawingBackend>(
-    roof: &Roofline,
-    area: DrawingArea<DB, plotters::coord::Shift>,
-) -> Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    area.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let bw = roof.bandwidth_peak();
-    let peak_max = roof.compute.iter().map(|c| c.value).fold(0.0, f64::max);
-    let ai_min = roof.points.iter().map(|p| p.ai).fold(0.01f64, f64::min) / 2.0;
-    let ai_max = roof
-        .compute
-        .iter()
-        .filter_map(|c| c.precision.and_then(|p| roof.ridge(p)))
-        .chain(roof.points.iter().map(|p| p.ai))
-        .fold(10.0f64, f64::max)
-        * 4.0;
-    let y_min = roof
-        .points
-        .iter()
-        .map(|p| p.gflops)
-        .chain([ai_min * bw])
-        .fold(f64::INFINITY, f64::min)
-        / 2.0;
-    let y_max = peak_max.max(ai_max * bw.min(1.0)).max(1.0) * 3.0;
-    let (lx, hx, ly, hy) = (
-        ai_min.log10(),
-        ai_max.log10(),
-        y_min.max(1e-6).log10(),
-        y_max.log10(),
-    );
-    let mut chart = ChartBuilder::on(&area)
-        .caption(
-            format!("Roofline: {}", roof.platform.label()),
-            ("sans-serif", 24),
-        )
-        .margin(20)
-        .x_label_area_size(50)
-        .y_label_area_size(80)
-        .build_cartesian_2d(lx..hx, ly..hy)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let decade_x = axis::decades(ai_min, ai_max);
-    let decade_y = axis::decades(y_min.max(1e-6), y_max);
-    chart
-        .configure_mesh()
-        .x_desc("arithmetic intensity (FLOP/byte)")
-        .y_desc("GFLOP/s")
-        .x_labels(decade_x.len())
-        .y_labels(decade_y.len())
-        .x_label_formatter(&|v: &f64| axis::decade_label(v.round() as i32))
-        .y_label_formatter(&|v: &f64| axis::decade_label(v.round() as i32))
-        .light_line_style(WHITE)
-        .draw()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let log = |(x, y): (f64, f64)| (x.log10(), y.log10());
-    for c in &roof.compute {
-        let Some(p) = c.precision else { continue };
-        let color = precision_color(p);
-        let line: Vec<(f64, f64)> = roof
-            .roof_line(p, ai_min, ai_max)
-            .into_iter()
-            .map(log)
-            .collect();
-        chart
-            .draw_series(LineSeries::new(line, color.stroke_width(2)))
-            .map_err(|e| anyhow::anyhow!("{e}"))?
-            .label(format!(
-                "{} {:.0} GFLOP/s, ridge {:.2}",
-                c.label,
-                c.value,
-                roof.ridge(p).unwrap_or(0.0)
-            ))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-    }
-    for (level, bw, label) in level_slopes(roof) {
-        // Plotters does not clip series to the chart, so end the slope at the top edge.
-        let slope_end = ai_max.min(y_max / bw);
-        let slope: Vec<(f64, f64)> = [ai_min, slope_end]
-            .iter()
-            .map(|&a| log((a, a * bw)))
-            .collect();
-        let shade = BLACK.mix(level_shade(level));
-        chart
-            .draw_series(LineSeries::new(slope, shade.stroke_width(1)))
-            .map_err(|e| anyhow::anyhow!("{e}"))?
-            .label(label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], shade));
-    }
-    for p in &roof.points {
-        let (x, y) = log((p.ai, p.gflops));
-        let color = precision_color(p.precision);
-        // Its intensity at L1 (every load counted), joined on the same rate.
-        if let Some(l1) = p
-            .issued_ai
-            .filter(|&a| a > 0.0 && (a / p.ai - 1.0).abs() > 1e-3)
-        {
-            let lx = l1.log10();
-            chart
-                .draw_series(LineSeries::new([(lx, y), (x, y)], color.mix(0.5)))
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-            chart
-                .draw_series(std::iter::once(Circle::new(
-                    (lx, y),
-                    4,
-                    color.stroke_width(1),
-                )))
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+    fn ceiling(kind: CeilingKind, end: (f64, f64), label: &str, edge: Edge) -> CeilingLine {
+        CeilingLine {
+            kind,
+            ends: [(0.01, 0.01), end],
+            label: label.into(),
+            title: String::new(),
+            edge,
         }
-        chart
-            .draw_series(std::iter::once(Circle::new((x, y), 4, color.filled())))
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        chart
-            .draw_series(std::iter::once(Text::new(
-                format!("{} {}", p.app, p.kernel),
-                (x, y),
-                ("sans-serif", 11).into_font().color(&BLACK.mix(0.7)),
-            )))
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .draw()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    area.present().map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(())
+
+    /// Six slopes leaving the top together and three roofs of one height:
+    /// every label is outside the plot, inside the image, on no other.
+    #[test]
+    fn crowded_ceiling_labels_stay_apart() {
+        chart::register_font().expect("font");
+        let mut ceilings: Vec<CeilingLine> = (0..6)
+            .map(|i| {
+                let label = format!("shared: {}.1 GB/s", 30556 + i);
+                let kind = CeilingKind::Slope(MemoryLevel::L1);
+                ceiling(kind, (1.0 + 0.01 * i as f64, 1e5), &label, Edge::Top)
+            })
+            .collect();
+        for p in Precision::ALL {
+            let label = format!("{p} FMA: 65243.3 GFLOP/s");
+            ceilings.push(ceiling(
+                CeilingKind::Roof(p),
+                (1e3, 6e4),
+                &label,
+                Edge::Right,
+            ));
+        }
+        let plan = Plan {
+            ai: (0.01, 1e3),
+            gflops: (1.0, 1e5),
+            ceilings,
+            legend: Vec::new(),
+        };
+        let chart = Chart::new(String::new(), &[], &[], &plan).expect("laid out");
+        let boxes: Vec<[f64; 4]> = chart
+            .labels
+            .iter()
+            .map(|l| {
+                let w = text_width(&l.text, SMALL).expect("measured");
+                let left = match l.anchor {
+                    HPos::Center => l.at.0 - w / 2.0,
+                    _ => l.at.0,
+                };
+                [left, left + w, l.at.1 - SMALL / 2.0, l.at.1 + SMALL / 2.0]
+            })
+            .collect();
+        assert_eq!(boxes.len(), 9);
+        // Too many for one row above the plot: they take turns over two.
+        let rows: std::collections::BTreeSet<i64> = chart
+            .labels
+            .iter()
+            .filter(|l| matches!(l.anchor, HPos::Center))
+            .map(|l| l.at.1 as i64)
+            .collect();
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        for (i, a) in boxes.iter().enumerate() {
+            assert!(a[0] >= 0.0 && a[1] <= WIDTH && a[2] >= 34.0, "{a:?}");
+            let inside = a[1] > chart.x.from && a[0] < chart.x.to && a[3] > chart.y.to;
+            assert!(!inside, "label over the plot: {a:?}");
+            for b in &boxes[i + 1..] {
+                let apart = a[1] <= b[0] || b[1] <= a[0] || a[3] <= b[2] || b[3] <= a[2];
+                assert!(apart, "{a:?} on {b:?}");
+            }
+        }
+    }
 }

@@ -5,13 +5,16 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, bail};
 use clap::Args;
 use plotters::prelude::*;
+use plotters::style::text_anchor::HPos;
+use skylight_core::Precision;
+use skylight_core::report::{Axis, color};
 use skylight_core::scale::Scaling;
 use skylight_core::scale::curves::{Curves, Point, curves};
 
-const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+use crate::chart::{self, Area, Figure, GREY, HEADING, INK, ROW, entry_text, marker, rgb, rule};
 
 /// `skylight scaling` arguments.
 #[derive(Args)]
@@ -88,37 +91,104 @@ fn print_table(curves: &Curves) {
     }
 }
 
-/// One panel per scaling mode: time per run (solid), its communication
-/// part (thin) and, where a single-GPU run is loaded, the ideal from it
-/// (dashed) against ranks.
-fn draw(curves: &Curves, path: &Path) -> Result<()> {
-    plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
-        .map_err(|_| anyhow!("embedded font is invalid"))?;
-    let size = (1100, 480);
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("svg") => render(curves, SVGBackend::new(path, size).into_drawing_area()),
-        Some("png") => render(curves, BitMapBackend::new(path, size).into_drawing_area()),
-        _ => bail!("plot file must end in .svg or .png"),
-    }
-    .with_context(|| format!("drawing {}", path.display()))
+/// A panel's width, its plot's left edge, top edge and size, px.
+const PANEL_W: f64 = 550.0;
+const LEFT: f64 = 84.0;
+const TOP: f64 = 36.0;
+const PLOT_W: f64 = PANEL_W - LEFT - 20.0;
+const PLOT_H: f64 = 300.0;
+
+/// A curve's line: its width, its dash (dash, gap; none for solid) and
+/// what it shows.
+struct Style {
+    width: u32,
+    dash: Option<(u32, u32)>,
+    text: &'static str,
 }
 
-fn render<DB: DrawingBackend>(
-    curves: &Curves,
-    area: DrawingArea<DB, plotters::coord::Shift>,
-) -> Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e}");
-    area.fill(&WHITE).map_err(e)?;
-    let panels = area.split_evenly((1, 2));
-    for (panel, mode) in panels.iter().zip([Scaling::Strong, Scaling::Weak]) {
-        let mine: Vec<(&String, &Vec<Point>)> = curves
-            .iter()
-            .filter(|((m, _), _)| *m == mode)
-            .map(|((_, k), v)| (k, v))
-            .collect();
+/// The lines of each curve, keyed once under the panels.
+const STYLES: [Style; 3] = [
+    Style {
+        width: 2,
+        dash: None,
+        text: "time of a run",
+    },
+    Style {
+        width: 1,
+        dash: Some((6, 4)),
+        text: "pack + transfer + exchange",
+    },
+    Style {
+        width: 1,
+        dash: Some((2, 3)),
+        text: "ideal from one GPU without MPI",
+    },
+];
+
+/// A curve: its case and its points by rank count.
+type Curve<'a> = (&'a String, &'a Vec<Point>);
+
+/// The panels of the modes that have curves, as the report draws them,
+/// and the legend under them: colour per curve, and the line styles.
+struct Chart<'a> {
+    /// (mode, its curves) per panel.
+    panels: Vec<(Scaling, Vec<Curve<'a>>)>,
+    /// The legend's texts: each curve in panel order, then the styles.
+    texts: Vec<String>,
+    /// (swatch's left edge, centre line) of each text.
+    places: Vec<(f64, f64)>,
+    height: f64,
+}
+
+/// One panel per scaling mode: time per run (solid, with markers), its
+/// communication part (dashed) and, where a single-GPU run is loaded, the
+/// ideal from it (dotted) against ranks.
+fn draw(curves: &Curves, path: &Path) -> Result<()> {
+    chart::register_font()?;
+    let panels: Vec<(Scaling, Vec<Curve>)> = [Scaling::Strong, Scaling::Weak]
+        .into_iter()
+        .map(|mode| {
+            let mine: Vec<Curve> = curves
+                .iter()
+                .filter(|((m, _), _)| *m == mode)
+                .map(|((_, k), v)| (k, v))
+                .collect();
+            (mode, mine)
+        })
+        .filter(|(_, mine)| !mine.is_empty())
+        .collect();
+    let ideal = curves.values().flatten().any(|p| p.base.is_some());
+    let mut texts: Vec<String> = panels
+        .iter()
+        .flat_map(|(mode, mine)| {
+            mine.iter()
+                .map(move |(k, _)| format!("{} {k}", mode.name()))
+        })
+        .collect();
+    let styles = if ideal { 3 } else { 2 };
+    texts.extend(STYLES[..styles].iter().map(|s| s.text.to_string()));
+    let width = PANEL_W * panels.len() as f64;
+    let first = TOP + PLOT_H + 56.0 + ROW / 2.0;
+    let (places, last) = chart::flow(&texts, 16.0, width - 10.0, first)?;
+    let chart = Chart {
+        panels,
+        texts,
+        places,
+        height: last + ROW,
+    };
+    chart::save(&chart, path)
+}
+
+impl Chart<'_> {
+    /// The panel of `mode` at `ox`: its frame and curves, the `first`
+    /// colour of the palette onwards.
+    fn panel<DB: DrawingBackend>(
+        &self,
+        area: &Area<DB>,
+        (mode, mine): &(Scaling, Vec<Curve>),
+        ox: f64,
+        first: usize,
+    ) -> Result<()> {
         let max_ranks = mine
             .iter()
             .flat_map(|(_, v)| v.iter().map(|p| p.ranks))
@@ -127,96 +197,86 @@ where
         let max_ms = mine
             .iter()
             .flat_map(|(_, v)| v.iter().map(|p| p.run_s * 1e3))
-            .fold(0.0, f64::max)
-            .max(1e-3);
-        // Room above the data for the legend (a line per series), so no
-        // label lies over a curve.
-        let series: usize = mine
-            .iter()
-            .map(|(_, v)| 2 + usize::from(v.iter().any(|p| p.base.is_some())))
-            .sum();
-        let top = max_ms * (1.15 + 0.09 * series as f64);
-        let mut chart = ChartBuilder::on(panel)
-            .caption(format!("{} scaling", mode.name()), ("sans-serif", 20))
-            .margin(15)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0.5f64..max_ranks as f64 + 0.5, 0.0..top)
-            .map_err(e)?;
-        chart
-            .configure_mesh()
-            .x_desc("ranks")
-            .y_desc("ms per run")
-            .x_labels(max_ranks.min(16))
-            .x_label_formatter(&|v: &f64| format!("{v:.0}"))
-            .draw()
-            .map_err(e)?;
-        for (i, (key, points)) in mine.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
-            let at = |f: fn(&Point) -> f64| -> Vec<(f64, f64)> {
+            .fold(1e-3, f64::max);
+        let plot = (ox + LEFT, TOP, PLOT_W, PLOT_H);
+        let (x, y) = Axis::counts_against(max_ranks, max_ms * 1.1, plot);
+        let title = format!("{} scaling", mode.name());
+        let centre = (ox + LEFT + PLOT_W / 2.0, 16.0);
+        chart::text(area, &title, (HEADING, &INK), HPos::Center, centre)?;
+        chart::frame(area, (&x, &y), "ranks", "ms per run")?;
+        for (i, (_, points)) in mine.iter().enumerate() {
+            let colour = rgb(color(first + i));
+            let line = |f: &dyn Fn(&Point) -> Option<f64>| -> Vec<(f64, f64)> {
                 points
                     .iter()
-                    .map(|p| (p.ranks as f64, f(p) * 1e3))
+                    .filter_map(|p| f(p).map(|v| (x.px(p.ranks as f64), y.px(v))))
                     .collect()
             };
-            chart
-                .draw_series(LineSeries::new(at(|p| p.run_s), color.stroke_width(2)))
-                .map_err(e)?
-                .label(key.to_string())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
-            chart
-                .draw_series(PointSeries::of_element(
-                    at(|p| p.run_s),
-                    4,
-                    color.filled(),
-                    &|c, s, st| Circle::new(c, s, st),
-                ))
-                .map_err(e)?;
-            chart
-                .draw_series(LineSeries::new(at(|p| p.comm_s), color.mix(0.5)))
-                .map_err(e)?
-                .label(format!("{key}: pack + transfer + exchange"))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.mix(0.5)));
-            let ideal = ideal(points, mode);
-            if !ideal.is_empty() {
-                let dashed = DashedLineSeries::new(ideal, 6, 4, color.stroke_width(1));
-                chart
-                    .draw_series(dashed)
-                    .map_err(e)?
-                    .label(format!("{key}: ideal from one GPU without MPI"))
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+            let curves = [
+                line(&|p| Some(p.run_s * 1e3)),
+                line(&|p| Some(p.comm_s * 1e3)),
+                line(&|p| ideal(p, *mode)),
+            ];
+            for (pts, s) in curves.iter().zip(&STYLES) {
+                rule(area, pts, colour.stroke_width(s.width), s.dash)?;
+            }
+            for &at in &curves[0] {
+                marker(area, Precision::F32, at, colour)?;
             }
         }
-        if !mine.is_empty() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.9))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 11))
-                .draw()
-                .map_err(e)?;
-        }
+        Ok(())
     }
-    area.present().map_err(e)?;
-    Ok(())
 }
 
-/// The ideal from one GPU without MPI, in ms against ranks: its time over
-/// the ranks (strong), or its time (weak: each rank's share is its
-/// problem); empty without a base.
-fn ideal(points: &[Point], mode: Scaling) -> Vec<(f64, f64)> {
-    points
-        .iter()
-        .filter_map(|p| {
-            let base = p.base.as_ref()?.run_s * 1e3;
-            let t = match mode {
-                Scaling::Strong => base / p.ranks as f64,
-                Scaling::Weak => base,
-            };
-            Some((p.ranks as f64, t))
-        })
-        .collect()
+impl Figure for Chart<'_> {
+    fn size(&self) -> (u32, u32) {
+        (
+            (PANEL_W * self.panels.len() as f64) as u32,
+            self.height as u32,
+        )
+    }
+
+    fn render<DB: DrawingBackend>(&self, area: &Area<DB>) -> Result<()> {
+        area.fill(&WHITE).map_err(chart::failed)?;
+        let mut first = 0;
+        for (i, panel) in self.panels.iter().enumerate() {
+            self.panel(area, panel, PANEL_W * i as f64, first)?;
+            first += panel.1.len();
+        }
+        for (i, (t, &(cx, cy))) in self.texts.iter().zip(&self.places).enumerate() {
+            match i.checked_sub(first) {
+                None => {
+                    let square = [
+                        chart::at(cx + 4.0, cy - 6.0),
+                        chart::at(cx + 16.0, cy + 6.0),
+                    ];
+                    let fill = rgb(color(i)).filled();
+                    area.draw(&Rectangle::new(square, fill))
+                        .map_err(chart::failed)?;
+                }
+                Some(s) => {
+                    let line = [(cx, cy), (cx + 20.0, cy)];
+                    rule(
+                        area,
+                        &line,
+                        GREY.stroke_width(STYLES[s].width),
+                        STYLES[s].dash,
+                    )?;
+                }
+            }
+            entry_text(area, t, (cx, cy))?;
+        }
+        area.present().map_err(chart::failed)
+    }
+}
+
+/// The ideal from one GPU without MPI, in ms: its time over the ranks
+/// (strong), or its time (weak: each rank's share is its problem); none
+/// without a base.
+fn ideal(p: &Point, mode: Scaling) -> Option<f64> {
+    let base = p.base.as_ref()?.run_s * 1e3;
+    Some(match mode {
+        Scaling::Strong => base / p.ranks as f64,
+        Scaling::Weak => base,
+    })
 }

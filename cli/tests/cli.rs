@@ -88,6 +88,59 @@ fn small_run_writes_results_and_a_chart() {
     );
 }
 
+/// The roofline of a whole suite (the committed H200 levels set, hundreds
+/// of records) is drawn to be read: its text is the ceilings' labels, the
+/// legend (apps, precisions, L1), the axes and the caption, not one label
+/// per record; and every ceiling the command prints is labelled.
+#[test]
+fn suite_roofline_plot_labels_ceilings_not_records() {
+    let json = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../benchmarks/reference/nvidia-h200-levels/all.json");
+    let svg = scratch("suite-plot").join("roofline.svg");
+    let o = skylight(&[
+        "roofline",
+        "--from",
+        json.to_str().expect("utf-8"),
+        "--plot",
+        svg.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let points: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("  point "))
+        .collect();
+    let apps: std::collections::BTreeSet<&str> = points
+        .iter()
+        .filter_map(|p| p.split_whitespace().next())
+        .collect();
+    // Each ceiling as the chart labels it: "DRAM: 4402.6 GB/s",
+    // "f32 FMA: 65237.9 GFLOP/s".
+    let mut labels = Vec::new();
+    for l in out.lines() {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        match words[..] {
+            ["bandwidth", "ceiling", level, bw, "GB/s", ..] => {
+                labels.push(format!("{level}: {bw} GB/s"));
+            }
+            ["compute", "ceiling", v, "GFLOP/s", "(FMA", "peak", p, ..] => {
+                labels.push(format!("{} FMA: {v} GFLOP/s", p.trim_end_matches("),")));
+            }
+            _ => {}
+        }
+    }
+    assert!(points.len() > 200 && labels.len() >= 5, "{out}");
+    let chart = std::fs::read_to_string(&svg).expect("chart written");
+    for label in &labels {
+        assert!(chart.contains(label.as_str()), "no `{label}` on the chart");
+    }
+    // Caption and axis titles, ticks of two log axes (a decade each), the
+    // legend: apps, three precisions and the L1 markers.
+    let bound = 3 + 2 * 10 + labels.len() + apps.len() + 3 + 1;
+    let texts = chart.matches("<text").count();
+    assert!(texts <= bound, "{texts} texts for {} points", points.len());
+}
+
 /// `skylight roofline` measures device memory, the cache sweep, workgroup
 /// memory and the FMA peak on the adapter, and states each level it finds
 /// (or that the sweep found none) with the working sets it spans.

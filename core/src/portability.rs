@@ -77,6 +77,19 @@ impl PpRow {
         ran.sort_by(|a, b| b.1.total_cmp(&a.1));
         ran
     }
+
+    /// Its cascade over `n` platforms: the PP of the first k of
+    /// [`ranked`](Self::ranked) for k = 1 to `n`; a platform that did not
+    /// run the code makes the PP 0 from there.
+    pub fn cascade(&self, n: usize) -> Vec<f64> {
+        let ran = self.ranked();
+        (1..=n)
+            .map(|k| {
+                let prefix: Vec<Option<f64>> = (0..k).map(|j| ran.get(j).map(|r| r.1)).collect();
+                pp(&prefix)
+            })
+            .collect()
+    }
 }
 
 /// PP rows over a platform set.
@@ -381,6 +394,26 @@ mod tests {
         assert_eq!(pp(&[Some(0.5), None]), 0.0);
         assert_eq!(pp(&[Some(0.5), Some(0.0)]), 0.0);
         assert_eq!(pp(&[]), 0.0);
+    }
+
+    /// A cascade ranks the platforms that ran, most efficient first, and
+    /// falls to 0 at the first that did not.
+    #[test]
+    fn cascade_is_the_pp_of_each_prefix_of_the_ranked_platforms() {
+        let row = PpRow {
+            app: "a".into(),
+            kernel: "k".into(),
+            precision: Precision::F32,
+            variant: BEST.into(),
+            efficiency: vec![Some(0.5), None, Some(1.0)],
+            missing: vec![None, Some("no run".into()), None],
+            capped: vec![false; 3],
+            pp: 0.0,
+        };
+        assert_eq!(row.ranked(), vec![(2, 1.0), (0, 0.5)]);
+        let c = row.cascade(3);
+        assert_eq!((c[0], c[2]), (1.0, 0.0));
+        assert!((c[1] - 2.0 / 3.0).abs() < 1e-12, "{c:?}");
     }
 
     #[test]

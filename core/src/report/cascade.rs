@@ -8,9 +8,9 @@
 use std::collections::BTreeMap;
 
 use super::svg::{self, Axis, Entry, esc};
-use crate::portability::{BEST, PpRow, PpTable, pp};
+use crate::portability::{BEST, PpRow, PpTable};
 
-/// Kernels drawn per app: those that ran on the most platforms.
+/// Rows drawn per app: those that ran on the most platforms.
 const SERIES: usize = 6;
 const WIDTH: f64 = 380.0;
 const LEFT: f64 = 60.0;
@@ -18,14 +18,28 @@ const TOP: f64 = 30.0;
 const PLOT_W: f64 = 300.0;
 const PLOT_H: f64 = 190.0;
 
-/// (app, SVG) for each app with a best-per-platform row in `table`.
-pub fn charts(table: &PpTable) -> Vec<(String, String)> {
+/// The rows each app's cascade chart draws, app by app in name order:
+/// its best-per-platform rows, those that ran on the most platforms
+/// first, at most six.
+pub fn series(table: &PpTable) -> Vec<(&str, Vec<&PpRow>)> {
     let mut apps: BTreeMap<&str, Vec<&PpRow>> = BTreeMap::new();
     for r in table.rows.iter().filter(|r| r.variant == BEST) {
         apps.entry(r.app.as_str()).or_default().push(r);
     }
     apps.into_iter()
-        .map(|(app, rows)| (app.to_string(), panel(table, app, rows)))
+        .map(|(app, mut rows)| {
+            rows.sort_by_key(|r| std::cmp::Reverse(r.efficiency.iter().flatten().count()));
+            rows.truncate(SERIES);
+            (app, rows)
+        })
+        .collect()
+}
+
+/// (app, SVG) for each app with a best-per-platform row in `table`.
+pub fn charts(table: &PpTable) -> Vec<(String, String)> {
+    series(table)
+        .into_iter()
+        .map(|(app, rows)| (app.to_string(), panel(table, app, &rows)))
         .collect()
 }
 
@@ -58,9 +72,7 @@ fn height_of(chart: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
-fn panel(table: &PpTable, app: &str, mut rows: Vec<&PpRow>) -> String {
-    rows.sort_by_key(|r| std::cmp::Reverse(r.efficiency.iter().flatten().count()));
-    rows.truncate(SERIES);
+fn panel(table: &PpTable, app: &str, rows: &[&PpRow]) -> String {
     let n = table.platforms.len().max(1);
     let top = rows
         .iter()
@@ -80,12 +92,9 @@ fn panel(table: &PpTable, app: &str, mut rows: Vec<&PpRow>) -> String {
     for (i, row) in rows.iter().enumerate() {
         let colour = svg::color(i);
         let ran = row.ranked();
-        // A platform that did not run the kernel makes the PP 0 from there.
-        let line: Vec<String> = (1..=n)
-            .map(|k| {
-                let prefix: Vec<Option<f64>> = (0..k).map(|j| ran.get(j).map(|r| r.1)).collect();
-                format!("{:.1},{:.1}", x.px(k as f64), y.px(pp(&prefix)))
-            })
+        let line: Vec<String> = (1..)
+            .zip(row.cascade(n))
+            .map(|(k, pp)| format!("{:.1},{:.1}", x.px(f64::from(k)), y.px(pp)))
             .collect();
         body.push_str(&format!(
             r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"#,

@@ -24,7 +24,11 @@ use crate::record::ResultRecord;
 use crate::roofline::Roofline;
 use crate::scale::curves;
 
-pub use roofline::{Mark, marks};
+pub use cascade::series as cascade_series;
+pub use roofline::{
+    CeilingKind, CeilingLine, Edge, Key, Mark, Plan, app_colour, marks, plan, roof_dash,
+};
+pub use svg::{Axis, color, spread};
 
 /// What the page says beside the records.
 #[derive(Clone, Debug, Default)]

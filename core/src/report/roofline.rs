@@ -68,18 +68,101 @@ pub fn marks(roof: &Roofline, all: bool) -> Vec<Mark> {
     best.into_values().collect()
 }
 
-/// The dash pattern of a precision's compute ceiling, so ceilings that
-/// coincide still show as two lines of different patterns.
-fn dash(p: Precision) -> &'static str {
-    match p {
-        Precision::F32 => "",
-        Precision::F64 => r#" stroke-dasharray="8 4""#,
-        Precision::Df64 => r#" stroke-dasharray="2 3""#,
+impl Mark {
+    /// The kernel's intensity at L1 (every load and store counted), where
+    /// its records carry issued bytes that differ from its device-memory
+    /// bytes: the hollow marker joined to its point.
+    pub fn l1_ai(&self) -> Option<f64> {
+        let p = &self.point;
+        p.issued_ai
+            .filter(|&a| a > 0.0 && (a / p.ai - 1.0).abs() > 1e-3)
     }
 }
 
-/// The axes that hold every point, the slope and every ceiling's ridge.
-fn axes(roof: &Roofline, marks: &[Mark]) -> (Axis, Axis) {
+/// What a ceiling line is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CeilingKind {
+    /// A memory level's bandwidth slope.
+    Slope(MemoryLevel),
+    /// A precision's FMA roof.
+    Roof(Precision),
+}
+
+/// Where a ceiling's label goes, outside the plot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edge {
+    /// Above the plot, over where the line leaves through the top.
+    Top,
+    /// In the column right of the plot, level with where the line leaves.
+    Right,
+}
+
+/// A ceiling as a chart draws it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CeilingLine {
+    /// A slope or a roof.
+    pub kind: CeilingKind,
+    /// The line's ends (FLOP/byte, GFLOP/s) within the chart's ranges; its
+    /// label belongs to the second.
+    pub ends: [(f64, f64); 2],
+    /// The label: "DRAM: 4402.6 GB/s", "f32 FMA: 65243.3 GFLOP/s".
+    pub label: String,
+    /// What measured it (the report's tooltip).
+    pub title: String,
+    /// Where the label goes.
+    pub edge: Edge,
+}
+
+/// An entry of the chart's legend.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// An app drawn: its colour.
+    App(String),
+    /// The hollow L1 markers joined to their points.
+    L1,
+    /// A precision drawn: its marker shape and its roof's dash.
+    Precision(Precision),
+}
+
+impl Key {
+    /// The entry's text.
+    pub fn text(&self) -> String {
+        match self {
+            Key::App(a) => a.clone(),
+            Key::L1 => "at L1 (every load counted)".into(),
+            Key::Precision(p) => p.to_string(),
+        }
+    }
+}
+
+/// A roofline chart before any pixel: the ranges of its log axes, its
+/// ceilings and its legend. The report's SVG and the CLI's plot both draw
+/// from it, so they show the same chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// Arithmetic intensity shown, FLOP/byte: lowest and highest.
+    pub ai: (f64, f64),
+    /// GFLOP/s shown: lowest and highest.
+    pub gflops: (f64, f64),
+    /// Each memory level's slope, then each precision's roof.
+    pub ceilings: Vec<CeilingLine>,
+    /// Apps drawn in `apps` order, the L1 entry, precisions drawn.
+    pub legend: Vec<Key>,
+}
+
+/// The plan of the chart of `roof` with `marks`; `apps` orders the legend.
+pub fn plan(roof: &Roofline, marks: &[Mark], apps: &[String]) -> Plan {
+    let (ai, gflops) = ranges(roof, marks);
+    Plan {
+        ai,
+        gflops,
+        ceilings: ceiling_lines(roof, ai, gflops),
+        legend: keys(marks, apps),
+    }
+}
+
+/// The ranges that hold every point, the slope and every ceiling's ridge.
+fn ranges(roof: &Roofline, marks: &[Mark]) -> ((f64, f64), (f64, f64)) {
     let bw = roof.bandwidth_peak();
     let ridges = roof
         .compute
@@ -105,17 +188,95 @@ fn axes(roof: &Roofline, marks: &[Mark]) -> (Axis, Axis) {
         .map(|m| m.point.gflops)
         .fold(ai_lo * bw, f64::min)
         / 2.0;
+    let y_lo = y_lo.max(1e-9);
+    ((ai_lo, ai_hi), (y_lo, y_hi.max(y_lo * 10.0).max(1e-8)))
+}
+
+/// Each measured level's slope and each precision's roof, clipped to the
+/// ranges `ai` and `gflops`.
+fn ceiling_lines(roof: &Roofline, ai: (f64, f64), gflops: (f64, f64)) -> Vec<CeilingLine> {
+    let mut lines = Vec::new();
+    for level in roof.levels() {
+        let Some(bw) = roof.level_bandwidth(level) else {
+            continue;
+        };
+        let label = format!("{level}: {bw:.1} GB/s");
+        let exit = (gflops.1 / bw).min(ai.1);
+        let start = ai.0.max(gflops.0 / bw);
+        lines.push(CeilingLine {
+            kind: CeilingKind::Slope(level),
+            ends: [(start, start * bw), (exit, exit * bw)],
+            title: level_title(roof, level, &label),
+            label,
+            edge: if exit < ai.1 { Edge::Top } else { Edge::Right },
+        });
+    }
+    for c in &roof.compute {
+        let (Some(p), Some(ridge)) = (c.precision, c.precision.and_then(|p| roof.ridge(p))) else {
+            continue;
+        };
+        lines.push(CeilingLine {
+            kind: CeilingKind::Roof(p),
+            ends: [(ridge.max(ai.0), c.value), (ai.1, c.value)],
+            label: format!("{p} FMA: {:.1} GFLOP/s", c.value),
+            title: c.label.clone(),
+            edge: Edge::Right,
+        });
+    }
+    lines
+}
+
+/// The legend's entries: the apps of `marks` in `apps` order, the L1
+/// markers where any is drawn, the precisions drawn.
+fn keys(marks: &[Mark], apps: &[String]) -> Vec<Key> {
+    let mut keys: Vec<Key> = apps
+        .iter()
+        .filter(|a| marks.iter().any(|m| &m.point.app == *a))
+        .map(|a| Key::App(a.clone()))
+        .collect();
+    if marks.iter().any(|m| m.l1_ai().is_some()) {
+        keys.push(Key::L1);
+    }
+    keys.extend(
+        Precision::ALL
+            .into_iter()
+            .filter(|p| marks.iter().any(|m| m.point.precision == *p))
+            .map(Key::Precision),
+    );
+    keys
+}
+
+/// The dash of a precision's compute ceiling (dash and gap, px; none
+/// for a solid line), so ceilings that coincide still show as two lines
+/// of different patterns.
+pub fn roof_dash(p: Precision) -> Option<(u32, u32)> {
+    match p {
+        Precision::F32 => None,
+        Precision::F64 => Some((8, 4)),
+        Precision::Df64 => Some((2, 3)),
+    }
+}
+
+/// [`roof_dash`] as an SVG attribute.
+fn dash(p: Precision) -> String {
+    roof_dash(p)
+        .map(|(d, g)| format!(r#" stroke-dasharray="{d} {g}""#))
+        .unwrap_or_default()
+}
+
+/// The pixel axes of `plan`'s ranges.
+fn axes(plan: &Plan) -> (Axis, Axis) {
     let x = Axis {
-        lo: ai_lo,
-        hi: ai_hi,
+        lo: plan.ai.0,
+        hi: plan.ai.1,
         log: true,
         from: LEFT,
         to: LEFT + PLOT_W,
         whole: false,
     };
     let y = Axis {
-        lo: y_lo.max(1e-9),
-        hi: y_hi.max(y_lo * 10.0).max(1e-8),
+        lo: plan.gflops.0,
+        hi: plan.gflops.1,
         log: true,
         from: TOP + PLOT_H,
         to: TOP,
@@ -127,7 +288,8 @@ fn axes(roof: &Roofline, marks: &[Mark]) -> (Axis, Axis) {
 /// The SVG of `roof` with `marks`; `apps` orders the page's apps, whose
 /// position picks each app's colour.
 pub fn chart(roof: &Roofline, marks: &[Mark], apps: &[String]) -> String {
-    let (x, y) = axes(roof, marks);
+    let plan = plan(roof, marks, apps);
+    let (x, y) = axes(&plan);
     let mut body = String::new();
     svg::frame(
         &mut body,
@@ -136,16 +298,13 @@ pub fn chart(roof: &Roofline, marks: &[Mark], apps: &[String]) -> String {
         "arithmetic intensity (FLOP/byte)",
         "GFLOP/s",
     );
-    ceilings(&mut body, roof, &x, &y);
+    ceilings(&mut body, &plan, &x, &y);
     for m in marks {
         let p = &m.point;
         let colour = app_colour(&p.app, apps);
         // The kernel's intensity at L1 (every load counted) on the same
         // rate, joined to its device-memory point: the hierarchical view.
-        if let Some(l1) = p
-            .issued_ai
-            .filter(|&a| a > 0.0 && (a / p.ai - 1.0).abs() > 1e-3)
-        {
+        if let Some(l1) = m.l1_ai() {
             let _ = write!(
                 body,
                 r#"<line x1="{:.1}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="{colour}" stroke-width="1" stroke-dasharray="3 2"/><circle cx="{:.1}" cy="{py:.1}" r="3.5" fill="white" stroke="{colour}" stroke-width="1.5"><title>{}</title></circle>"#,
@@ -176,7 +335,7 @@ pub fn chart(roof: &Roofline, marks: &[Mark], apps: &[String]) -> String {
         ));
     }
     let (legend, h) = svg::legend(
-        &legend_entries(marks, apps),
+        &legend_entries(&plan.legend, apps),
         LEFT,
         TOP + PLOT_H + 48.0,
         WIDTH - LEFT - 10.0,
@@ -197,40 +356,34 @@ pub fn app_colour(app: &str, apps: &[String]) -> &'static str {
     svg::color(apps.iter().position(|a| a == app).unwrap_or(apps.len()))
 }
 
-/// Each memory level's bandwidth slope and each compute ceiling,
-/// labelled: compute ceilings in the column right of the plot (spread
-/// apart where they coincide, with a leader to their line), the slopes
-/// where they leave the plot (along the top, spread apart, or in the
-/// column when they leave through the right).
-fn ceilings(out: &mut String, roof: &Roofline, x: &Axis, y: &Axis) {
+/// `plan`'s ceilings, labelled: compute ceilings in the column right of
+/// the plot (spread apart where they coincide, with a leader to their
+/// line), the slopes where they leave the plot (along the top, spread
+/// apart, or in the column when they leave through the right).
+fn ceilings(out: &mut String, plan: &Plan, x: &Axis, y: &Axis) {
     // (pixel y of the line at the right edge, label) for the column.
-    let mut column: Vec<(f64, String)> = Vec::new();
+    let mut column: Vec<(f64, &str)> = Vec::new();
     // (pixel x where the slope leaves through the top, label) for the top.
-    let mut top: Vec<(f64, String)> = Vec::new();
-    for level in roof.levels() {
-        let Some(bw) = roof.level_bandwidth(level) else {
-            continue;
-        };
-        let label = format!("{level}: {bw:.1} GB/s");
-        let exit = (y.hi / bw).min(x.hi);
-        let start = x.lo.max(y.lo / bw);
-        let (colour, width) = match level {
-            MemoryLevel::Dram => ("#333", 1.5),
-            _ => ("#888", 1.0),
+    let mut top: Vec<(f64, &str)> = Vec::new();
+    for c in &plan.ceilings {
+        let [(x0, y0), (x1, y1)] = c.ends;
+        let (colour, width, dash) = match c.kind {
+            CeilingKind::Slope(MemoryLevel::Dram) => ("#333", 1.5, String::new()),
+            CeilingKind::Slope(_) => ("#888", 1.0, String::new()),
+            CeilingKind::Roof(p) => ("#333", 1.5, dash(p)),
         };
         let _ = write!(
             out,
-            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-width="{width}" class="ceiling"><title>{}</title></line>"##,
-            x.px(start),
-            y.px(start * bw),
-            x.px(exit),
-            y.px(exit * bw),
-            esc(&level_title(roof, level, &label))
+            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-width="{width}"{dash} class="ceiling"><title>{}</title></line>"##,
+            x.px(x0),
+            y.px(y0),
+            x.px(x1),
+            y.px(y1),
+            esc(&c.title)
         );
-        if exit < x.hi {
-            top.push((x.px(exit), label));
-        } else {
-            column.push((y.px(x.hi * bw), label));
+        match c.edge {
+            Edge::Top => top.push((x.px(x1), &c.label)),
+            Edge::Right => column.push((y.px(y1), &c.label)),
         }
     }
     let widest = top
@@ -251,22 +404,6 @@ fn ceilings(out: &mut String, roof: &Roofline, x: &Axis, y: &Axis) {
             y.to - 8.0,
             esc(label)
         );
-    }
-    for c in &roof.compute {
-        let (Some(p), Some(ridge)) = (c.precision, c.precision.and_then(|p| roof.ridge(p))) else {
-            continue;
-        };
-        let from = ridge.max(x.lo);
-        let py = y.px(c.value);
-        let _ = write!(
-            out,
-            r##"<line x1="{:.1}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#333" stroke-width="1.5"{} class="ceiling"><title>{}</title></line>"##,
-            x.px(from),
-            x.to,
-            dash(p),
-            esc(&c.label)
-        );
-        column.push((py, format!("{p} FMA: {:.1} GFLOP/s", c.value)));
     }
     let ys: Vec<f64> = column.iter().map(|(py, _)| *py).collect();
     let placed = svg::spread(&ys, 15.0, y.to + 4.0, y.from);
@@ -302,41 +439,31 @@ fn level_title(roof: &Roofline, level: MemoryLevel, label: &str) -> String {
     format!("{label} ({}{range})", c.label)
 }
 
-/// One entry per app drawn (a bar of its colour) and per precision (its
-/// marker on the dash of its compute ceiling).
-fn legend_entries(marks: &[Mark], apps: &[String]) -> Vec<Entry> {
-    let mut entries: Vec<Entry> = apps
-        .iter()
-        .filter(|a| marks.iter().any(|m| &m.point.app == *a))
-        .map(|a| Entry {
-            swatch: format!(
-                r#"<rect x="-9" y="-3" width="18" height="6" rx="1" fill="{}"/>"#,
-                app_colour(a, apps)
-            ),
-            text: a.clone(),
-        })
-        .collect();
-    if marks.iter().any(|m| {
-        m.point
-            .issued_ai
-            .is_some_and(|a| (a / m.point.ai - 1.0).abs() > 1e-3)
-    }) {
-        entries.push(Entry {
-            swatch: r##"<line x1="-10" y1="0" x2="6" y2="0" stroke="#666" stroke-dasharray="3 2"/><circle cx="-10" cy="0" r="3.5" fill="white" stroke="#666" stroke-width="1.5"/>"##.to_string(),
-            text: "at L1 (every load counted)".into(),
-        });
-    }
-    for p in Precision::ALL {
-        if marks.iter().any(|m| m.point.precision == p) {
-            entries.push(Entry {
+/// The legend's `keys` drawn: an app as a bar of its colour, the L1
+/// markers as one joined to its point, a precision as its marker on the
+/// dash of its compute ceiling.
+fn legend_entries(keys: &[Key], apps: &[String]) -> Vec<Entry> {
+    keys.iter()
+        .map(|k| match k {
+            Key::App(a) => Entry {
+                swatch: format!(
+                    r#"<rect x="-9" y="-3" width="18" height="6" rx="1" fill="{}"/>"#,
+                    app_colour(a, apps)
+                ),
+                text: k.text(),
+            },
+            Key::L1 => Entry {
+                swatch: r##"<line x1="-10" y1="0" x2="6" y2="0" stroke="#666" stroke-dasharray="3 2"/><circle cx="-10" cy="0" r="3.5" fill="white" stroke="#666" stroke-width="1.5"/>"##.to_string(),
+                text: k.text(),
+            },
+            Key::Precision(p) => Entry {
                 swatch: format!(
                     r##"<line x1="-10" y1="0" x2="10" y2="0" stroke="#333" stroke-width="1.5"{}/>{}"##,
-                    dash(p),
-                    svg::marker(p, 0.0, 0.0, "#666", p.name())
+                    dash(*p),
+                    svg::marker(*p, 0.0, 0.0, "#666", p.name())
                 ),
-                text: format!("{p}"),
-            });
-        }
-    }
-    entries
+                text: k.text(),
+            },
+        })
+        .collect()
 }

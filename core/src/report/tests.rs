@@ -78,6 +78,31 @@ fn roofline_labels_every_ceiling_apart() {
     assert_eq!(svg.matches("class=\"mark\"").count(), 3 + 2, "{svg}");
 }
 
+/// The plan both renderers draw from: every ceiling inside the ranges,
+/// the legend keyed by the apps and precisions drawn.
+#[test]
+fn plan_holds_every_ceiling_and_keys_what_is_drawn() {
+    let recs = records();
+    let roof = Roofline::from_records(&recs).expect("a roofline");
+    let plan = plan(&roof, &marks(&roof, false), &apps(&recs));
+    let kinds: Vec<CeilingKind> = plan.ceilings.iter().map(|c| c.kind).collect();
+    for k in [
+        CeilingKind::Slope(crate::roofline::MemoryLevel::Dram),
+        CeilingKind::Roof(Precision::F32),
+        CeilingKind::Roof(Precision::F64),
+    ] {
+        assert!(kinds.contains(&k), "{kinds:?}");
+    }
+    for c in &plan.ceilings {
+        for (ai, gflops) in c.ends {
+            assert!(ai >= plan.ai.0 * 0.999 && ai <= plan.ai.1 * 1.001, "{c:?}");
+            assert!(gflops >= plan.gflops.0 * 0.999 && gflops <= plan.gflops.1 * 1.001);
+        }
+    }
+    let keys: Vec<String> = plan.legend.iter().map(Key::text).collect();
+    assert_eq!(keys, ["lbm", "su3", "f32", "f64"]);
+}
+
 #[test]
 fn page_has_every_section_and_no_script() {
     let recs = records();
