@@ -4,7 +4,7 @@
 //! What the plot shows is laid out once per results generation into a
 //! [`Scene`]; each frame only hands egui_plot borrowed slices of it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use eframe::egui::{self, Color32};
 use egui_plot::{
@@ -79,9 +79,7 @@ impl Scene {
             .collect();
         let (series, hover) = series(now.rows);
         let shapes = shapes_entry(now.rows);
-        let l1_links = now
-            .rows
-            .iter()
+        let l1_links = best_variants(now.rows)
             .filter_map(|r| {
                 let (ai, l1, g) = (r.ai?, r.issued_ai?, r.gflops?);
                 let from = plot::log_point(l1, g)?;
@@ -102,6 +100,21 @@ impl Scene {
             ),
         }
     }
+}
+
+/// The fastest row of each source, app, kernel and precision: the points
+/// whose L1 intensity is drawn (a line for every variant of a suite, 232
+/// on the H200's, hid the points).
+fn best_variants(rows: &[Row]) -> impl Iterator<Item = &Row> {
+    let mut best: BTreeMap<(usize, &str, &str, Precision), &Row> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.gflops.is_some()) {
+        let key = (r.source, r.app.as_str(), r.kernel.as_str(), r.precision);
+        let slot = best.entry(key).or_insert(r);
+        if r.gflops > slot.gflops {
+            *slot = r;
+        }
+    }
+    best.into_values()
 }
 
 /// The roofs of one source over `ai_min..ai_max`.
@@ -371,5 +384,31 @@ mod tests {
         let texts = &hover["stream f32"];
         assert!(texts[0].contains("10.00 GFLOP/s") && texts[1].contains("30.00 GFLOP/s"));
         assert_eq!(series[1].color, app_color("stream", 1));
+    }
+
+    /// The L1 joins are drawn for each source, app, kernel and precision's
+    /// fastest row only.
+    #[test]
+    fn best_variants_keep_the_fastest_row_of_each_kernel() {
+        let rows = [
+            row("stream", 0, 0.1, 10.0),
+            row("stream", 0, 0.1, 30.0),
+            row("stream", 1, 0.1, 20.0),
+            Row {
+                kernel: "other".into(),
+                ..row("stream", 0, 0.1, 5.0)
+            },
+            Row {
+                gflops: None,
+                ..row("stream", 0, 0.1, 0.0)
+            },
+        ];
+        let best: Vec<(usize, &str, Option<f64>)> = best_variants(&rows)
+            .map(|r| (r.source, r.kernel.as_str(), r.gflops))
+            .collect();
+        assert_eq!(best.len(), 3, "{best:?}");
+        assert!(best.contains(&(0, rows[1].kernel.as_str(), Some(30.0))));
+        assert!(best.contains(&(1, rows[2].kernel.as_str(), Some(20.0))));
+        assert!(best.contains(&(0, "other", Some(5.0))));
     }
 }
