@@ -43,14 +43,7 @@ impl Default for PortabilityView {
 /// over the first k. Platforms that did not run come last, so the PP drops
 /// to 0 where the first of them joins (as Pennycook's definition says).
 pub fn cascade(row: &PpRow) -> (Vec<(usize, f64)>, Vec<f64>) {
-    let ran = row.ranked();
-    let pps = (1..=row.efficiency.len())
-        .map(|k| {
-            let prefix: Vec<Option<f64>> = (0..k).map(|j| ran.get(j).map(|r| r.1)).collect();
-            portability::pp(&prefix)
-        })
-        .collect();
-    (ran, pps)
+    (row.ranked(), row.cascade(row.efficiency.len()))
 }
 
 impl PortabilityView {
