@@ -79,27 +79,13 @@ impl<'a> Chart<'a> {
                 .map(|c| c.label.as_str())
         };
         let column = widest(on(Edge::Right))?;
-        let x = Axis {
-            lo: plan.ai.0,
-            hi: plan.ai.1,
-            log: true,
-            from: LEFT,
-            to: WIDTH - column - 30.0,
-            whole: false,
-        };
+        let right = WIDTH - column - 30.0;
         // Slope labels take turns over as many rows as keep them apart.
         let pitch = widest(on(Edge::Top))? + 14.0;
         let needed = pitch * on(Edge::Top).count() as f64;
-        let rows = (needed / (x.to - x.from)).ceil().max(1.0) as usize;
+        let rows = (needed / (right - LEFT)).ceil().max(1.0) as usize;
         let top = 44.0 + ROW * rows as f64;
-        let y = Axis {
-            lo: plan.gflops.0,
-            hi: plan.gflops.1,
-            log: true,
-            from: top + PLOT_H,
-            to: top,
-            whole: false,
-        };
+        let (x, y) = plan.axes((LEFT, right), (top + PLOT_H, top));
         let mut labels = top_labels(plan, &x, &y, rows, pitch);
         labels.extend(column_labels(plan, &x, &y));
         let texts: Vec<String> = plan.legend.iter().map(Key::text).collect();

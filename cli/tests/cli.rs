@@ -73,19 +73,24 @@ fn small_run_writes_results_and_a_chart() {
         stdout.contains("stream/triad") && stdout.contains(" ok "),
         "{stdout}"
     );
-    let o = skylight(&[
-        "roofline",
-        "--from",
-        json.to_str().expect("utf-8"),
-        "--plot",
-        svg.to_str().expect("utf-8"),
-    ]);
+    let o = plot_roofline(&json, &svg);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let chart = std::fs::read_to_string(&svg).expect("chart written");
     assert!(
         chart.contains("<svg") && chart.contains("DRAM"),
         "chart lacks content"
     );
+}
+
+/// `skylight roofline --from json --plot svg`.
+fn plot_roofline(json: &std::path::Path, svg: &std::path::Path) -> std::process::Output {
+    skylight(&[
+        "roofline",
+        "--from",
+        json.to_str().expect("utf-8"),
+        "--plot",
+        svg.to_str().expect("utf-8"),
+    ])
 }
 
 /// The roofline of a whole suite (the committed H200 levels set, hundreds
@@ -97,13 +102,7 @@ fn suite_roofline_plot_labels_ceilings_not_records() {
     let json = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../benchmarks/reference/nvidia-h200-levels/all.json");
     let svg = scratch("suite-plot").join("roofline.svg");
-    let o = skylight(&[
-        "roofline",
-        "--from",
-        json.to_str().expect("utf-8"),
-        "--plot",
-        svg.to_str().expect("utf-8"),
-    ]);
+    let o = plot_roofline(&json, &svg);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     let points: Vec<&str> = out

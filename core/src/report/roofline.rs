@@ -150,6 +150,22 @@ pub struct Plan {
     pub legend: Vec<Key>,
 }
 
+impl Plan {
+    /// The log axes of the plan's ranges in pixels: intensity from `x.0`
+    /// to `x.1`, GFLOP/s from `y.0` (the lowest) to `y.1`.
+    pub fn axes(&self, x: (f64, f64), y: (f64, f64)) -> (Axis, Axis) {
+        let axis = |(lo, hi): (f64, f64), (from, to): (f64, f64)| Axis {
+            lo,
+            hi,
+            log: true,
+            from,
+            to,
+            whole: false,
+        };
+        (axis(self.ai, x), axis(self.gflops, y))
+    }
+}
+
 /// The plan of the chart of `roof` with `marks`; `apps` orders the legend.
 pub fn plan(roof: &Roofline, marks: &[Mark], apps: &[String]) -> Plan {
     let (ai, gflops) = ranges(roof, marks);
@@ -264,32 +280,11 @@ fn dash(p: Precision) -> String {
         .unwrap_or_default()
 }
 
-/// The pixel axes of `plan`'s ranges.
-fn axes(plan: &Plan) -> (Axis, Axis) {
-    let x = Axis {
-        lo: plan.ai.0,
-        hi: plan.ai.1,
-        log: true,
-        from: LEFT,
-        to: LEFT + PLOT_W,
-        whole: false,
-    };
-    let y = Axis {
-        lo: plan.gflops.0,
-        hi: plan.gflops.1,
-        log: true,
-        from: TOP + PLOT_H,
-        to: TOP,
-        whole: false,
-    };
-    (x, y)
-}
-
 /// The SVG of `roof` with `marks`; `apps` orders the page's apps, whose
 /// position picks each app's colour.
 pub fn chart(roof: &Roofline, marks: &[Mark], apps: &[String]) -> String {
     let plan = plan(roof, marks, apps);
-    let (x, y) = axes(&plan);
+    let (x, y) = plan.axes((LEFT, LEFT + PLOT_W), (TOP + PLOT_H, TOP));
     let mut body = String::new();
     svg::frame(
         &mut body,
