@@ -82,8 +82,7 @@ impl<'a> Chart<'a> {
         let right = WIDTH - column - 30.0;
         // Slope labels take turns over as many rows as keep them apart.
         let pitch = widest(on(Edge::Top))? + 14.0;
-        let needed = pitch * on(Edge::Top).count() as f64;
-        let rows = (needed / (right - LEFT)).ceil().max(1.0) as usize;
+        let rows = plan.top_rows(right - LEFT, pitch);
         let top = 44.0 + ROW * rows as f64;
         let (x, y) = plan.axes((LEFT, right), (top + PLOT_H, top));
         let mut labels = top_labels(plan, &x, &y, rows, pitch);
@@ -205,35 +204,18 @@ impl Figure for Chart<'_> {
 }
 
 /// The labels of slopes that leave through the top, above the plot over
-/// where they leave (as the report has them, without leaders): in
-/// left-to-right order, taking turns over `rows` rows, each row spread
-/// `pitch` apart.
+/// where they leave (as the report has them, without leaders), placed by
+/// [`Plan::top_labels`] over `rows` rows, the first nearest the plot.
 fn top_labels(plan: &Plan, x: &Axis, y: &Axis, rows: usize, pitch: f64) -> Vec<Label> {
-    let mut exits: Vec<(f64, &str)> = plan
-        .ceilings
-        .iter()
-        .filter(|c| c.edge == Edge::Top)
-        .map(|c| (x.px(c.ends[1].0), c.label.as_str()))
-        .collect();
-    exits.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let half = (pitch - 14.0) / 2.0;
-    let mut labels = Vec::new();
-    for row in 0..rows {
-        let mine: Vec<&(f64, &str)> = exits.iter().skip(row).step_by(rows).collect();
-        let xs: Vec<f64> = mine.iter().map(|(px, _)| *px).collect();
-        let placed = spread(&xs, pitch, x.from + half, x.to - half);
-        // The first row nearest the plot.
-        let text_y = y.to - 12.0 - ROW * row as f64;
-        for ((_, text), cx) in mine.into_iter().zip(placed) {
-            labels.push(Label {
-                text: text.to_string(),
-                at: (cx, text_y),
-                anchor: HPos::Center,
-                leader: Vec::new(),
-            });
-        }
-    }
-    labels
+    plan.top_labels(x, rows, pitch)
+        .into_iter()
+        .map(|(text, cx, row)| Label {
+            text: text.to_string(),
+            at: (cx, y.to - 12.0 - ROW * row as f64),
+            anchor: HPos::Center,
+            leader: Vec::new(),
+        })
+        .collect()
 }
 
 /// The labels of ceilings that leave through the right, in the column

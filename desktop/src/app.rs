@@ -8,7 +8,7 @@ use eframe::egui::{self, RichText};
 
 pub use crate::demo::DemoOptions;
 pub use crate::forms::Preset;
-pub use crate::io::{FinishHook, SaveHook};
+pub use crate::io::{FailHook, FinishHook, SaveHook};
 /// Re-exported where the screenshot tests (`desktop/tests/`) find them:
 /// they look for the demo's markers and the scaling curves by colour.
 pub use crate::palette::{CASCADE_EFFICIENCY, CASCADE_PP, app_color, series_color};
@@ -57,6 +57,7 @@ pub struct SkylightApp {
     /// What starts is the Tune action (a preset's `tune_budget_s`).
     autotune: bool,
     on_finish: Option<FinishHook>,
+    on_fail: Option<FailHook>,
     saver: Option<SaveHook>,
 }
 
@@ -83,6 +84,7 @@ impl SkylightApp {
             autostart: false,
             autotune: false,
             on_finish: None,
+            on_fail: None,
             saver: None,
         }
     }
@@ -128,6 +130,13 @@ impl SkylightApp {
     /// Calls `hook` with the run's JSON result file each time a run ends.
     pub fn on_finish(mut self, hook: FinishHook) -> Self {
         self.on_finish = Some(hook);
+        self
+    }
+
+    /// Calls `hook` with the reason when a job cannot start (the panel's
+    /// values are refused) or its worker is lost.
+    pub fn on_fail(mut self, hook: FailHook) -> Self {
+        self.on_fail = Some(hook);
         self
     }
 
@@ -177,8 +186,16 @@ impl SkylightApp {
                 self.results.clear_run();
                 self.run = Some(RunState::start(job, ctx));
             }
-            Err(e) => self.log.error(e),
+            Err(e) => self.fail(e),
         }
+    }
+
+    /// Logs `why` and tells the fail hook.
+    fn fail(&mut self, why: String) {
+        if let Some(hook) = &mut self.on_fail {
+            hook(&why);
+        }
+        self.log.error(why);
     }
 
     /// Takes the worker's news; when the run is over, says so and hands its
@@ -191,6 +208,11 @@ impl SkylightApp {
             return;
         };
         self.run = None;
+        if let Ended::Lost = ended
+            && let Some(hook) = &mut self.on_fail
+        {
+            hook("the benchmark thread ended unexpectedly");
+        }
         if let Ended::Finished { stopped } = ended {
             let n = self.results.current().records.len();
             self.log.info(if stopped {

@@ -243,7 +243,9 @@ impl Forms {
             let mut req = Request::default().precisions(&precisions);
             for p in &f.params {
                 let v = p.request_value();
-                if v.trim().is_empty() {
+                // A parameter whose default is empty (snap's `refdata`) is
+                // optional; any other needs a value.
+                if v.trim().is_empty() && !p.spec.default.trim().is_empty() {
                     return Err(format!("{}: choose a value for `{}`", f.name, p.spec.name));
                 }
                 // A parameter left at its default stays unset, as on the
@@ -331,6 +333,30 @@ mod tests {
         let names: Vec<&String> = job.runs[0].1.params.keys().collect();
         assert_eq!(names, ["wg"]);
         assert_eq!(job.tune_budget_s, None);
+    }
+
+    /// Every app's job builds at its defaults (snap's optional `refdata`
+    /// left empty); a required parameter left empty is refused by name.
+    #[test]
+    fn every_app_runs_at_its_defaults_and_an_empty_value_is_named() {
+        let mut forms = Forms::default();
+        let names: Vec<String> = registry::apps().iter().map(|a| a.name().into()).collect();
+        let preset = Preset {
+            apps: names.clone(),
+            ..Preset::default()
+        };
+        assert!(forms.apply(&preset).is_empty());
+        let job = forms.job(Selector::Auto, None).expect("a job");
+        let ran: Vec<&String> = job.runs.iter().map(|(a, _)| a).collect();
+        assert_eq!(ran.len(), names.len(), "{ran:?}");
+        let empty = Preset {
+            apps: vec!["su3".into()],
+            params: vec![("wg".into(), String::new())],
+            ..Preset::default()
+        };
+        assert!(forms.apply(&empty).is_empty());
+        let err = forms.job(Selector::Auto, None).expect_err("refused");
+        assert!(err.contains("su3: choose a value for `wg`"), "{err}");
     }
 
     /// A link's `tune=SECONDS` (the page's `?tune=`) sets the Tune

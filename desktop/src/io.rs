@@ -10,6 +10,11 @@ use skylight_core::record::ResultFile;
 /// Called with the JSON result file (the CLI's format) whenever a run ends.
 pub type FinishHook = Box<dyn FnMut(&str)>;
 
+/// Called with the reason whenever a job that was asked for cannot start,
+/// or its worker is lost, so that a page driving the app is not left
+/// waiting for a finish that never comes.
+pub type FailHook = Box<dyn FnMut(&str)>;
+
 /// Saves an exported file (name, text); returns a message for the user.
 pub type SaveHook = Box<dyn FnMut(&str, &str) -> Result<String, String>>;
 

@@ -44,4 +44,4 @@ mod tuning;
 mod views;
 pub mod worker;
 
-pub use app::{DemoOptions, FinishHook, Preset, SaveHook, SkylightApp};
+pub use app::{DemoOptions, FailHook, FinishHook, Preset, SaveHook, SkylightApp};

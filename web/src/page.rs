@@ -114,6 +114,9 @@ pub async fn start() -> Result<(), JsValue> {
                 let ctx = cc.egui_ctx.clone();
                 let mut app = SkylightApp::new(move || ctx.request_repaint())
                     .on_finish(Box::new(publish))
+                    .on_fail(Box::new(|why: &str| {
+                        set_global("skylightStatus", &format!("error: {why}").into());
+                    }))
                     .on_export(Box::new(download));
                 match preset {
                     Ok(p) => app = app.with_preset(&p),

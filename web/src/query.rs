@@ -1,10 +1,11 @@
 //! The page's URL parameters as a benchmark preset, so a link reproduces a
 //! run: `?run=stream,su3&precision=f32,df64&size=small&samples=5&wg=64`.
-//! `run` names the apps (and starts them), `precision` and `samples` set the
+//! `run` names the apps (and starts them; `all` is every app, as in the
+//! CLI's `skylight run all`), `precision` and `samples` set the
 //! panel's globals, `tune=SECONDS` starts the Tune action with that budget
 //! instead of a run, and every other name is an app parameter.
 
-use skylight_core::Precision;
+use skylight_core::{Precision, registry};
 use skylight_desktop::Preset;
 
 /// Parses `pairs` (already URL-decoded) into a preset; errors name the bad
@@ -15,7 +16,13 @@ pub fn preset<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result
         let list = || v.split(',').map(str::trim).filter(|s| !s.is_empty());
         match k {
             "run" => {
-                p.apps = list().map(str::to_string).collect();
+                p.apps = match list().any(|a| a == "all") {
+                    true => registry::apps()
+                        .iter()
+                        .map(|a| a.name().to_string())
+                        .collect(),
+                    false => list().map(str::to_string).collect(),
+                };
                 p.autostart = !p.apps.is_empty();
             }
             "precision" => {
@@ -69,6 +76,9 @@ mod tests {
         assert_eq!(p.samples, Some(4));
         assert!(p.autostart);
         assert_eq!(p.tune_budget_s, None);
+        let all = preset([("run", "all")]).expect("every app");
+        let names: Vec<&str> = registry::apps().iter().map(|a| a.name()).collect();
+        assert_eq!(all.apps, names);
         let t = preset([("run", "su3"), ("tune", "90")]).expect("a tune");
         assert_eq!((t.autostart, t.tune_budget_s), (true, Some(90.0)));
     }

@@ -19,6 +19,8 @@ const LEFT: f64 = 72.0;
 const TOP: f64 = 34.0;
 const PLOT_W: f64 = 560.0;
 const PLOT_H: f64 = 380.0;
+/// The height of a row of slope labels above the plot, px.
+const LABEL_ROW: f64 = 15.0;
 
 /// A point as the chart and its table show it: the best variant of its
 /// app, kernel and precision, with how many variants it was chosen from.
@@ -164,6 +166,37 @@ impl Plan {
         };
         (axis(self.ai, x), axis(self.gflops, y))
     }
+
+    /// The rows the labels of slopes leaving through the top need so that
+    /// labels `pitch` px apart fit a plot `span` px wide.
+    pub fn top_rows(&self, span: f64, pitch: f64) -> usize {
+        let count = self.ceilings.iter().filter(|c| c.edge == Edge::Top).count();
+        ((pitch * count as f64) / span).ceil().max(1.0) as usize
+    }
+
+    /// The labels of slopes leaving through the top, each over where its
+    /// line leaves on `x`: in left-to-right order they take turns over
+    /// `rows` rows (row 0 nearest the plot), each row spread `pitch` apart
+    /// and kept within the plot's width. Returns (label, centre px, row).
+    pub fn top_labels(&self, x: &Axis, rows: usize, pitch: f64) -> Vec<(&str, f64, usize)> {
+        let mut exits: Vec<(f64, &str)> = self
+            .ceilings
+            .iter()
+            .filter(|c| c.edge == Edge::Top)
+            .map(|c| (x.px(c.ends[1].0), c.label.as_str()))
+            .collect();
+        exits.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let rows = rows.max(1);
+        let half = pitch / 2.0;
+        let mut out = Vec::new();
+        for row in 0..rows {
+            let mine: Vec<&(f64, &str)> = exits.iter().skip(row).step_by(rows).collect();
+            let xs: Vec<f64> = mine.iter().map(|(px, _)| *px).collect();
+            let placed = svg::spread(&xs, pitch, x.from + half, x.to - half);
+            out.extend(mine.iter().zip(placed).map(|((_, l), cx)| (*l, cx, row)));
+        }
+        out
+    }
 }
 
 /// The plan of the chart of `roof` with `marks`; `apps` orders the legend.
@@ -284,7 +317,17 @@ fn dash(p: Precision) -> String {
 /// position picks each app's colour.
 pub fn chart(roof: &Roofline, marks: &[Mark], apps: &[String]) -> String {
     let plan = plan(roof, marks, apps);
-    let (x, y) = plan.axes((LEFT, LEFT + PLOT_W), (TOP + PLOT_H, TOP));
+    let widest = plan
+        .ceilings
+        .iter()
+        .filter(|c| c.edge == Edge::Top)
+        .map(|c| svg::text_width(&c.label, 11.0))
+        .fold(0.0, f64::max);
+    let pitch = widest + 8.0;
+    let rows = plan.top_rows(PLOT_W, pitch);
+    // The plot moves down a label row for each row of slope labels past one.
+    let top = TOP + LABEL_ROW * (rows - 1) as f64;
+    let (x, y) = plan.axes((LEFT, LEFT + PLOT_W), (top + PLOT_H, top));
     let mut body = String::new();
     svg::frame(
         &mut body,
@@ -293,7 +336,7 @@ pub fn chart(roof: &Roofline, marks: &[Mark], apps: &[String]) -> String {
         "arithmetic intensity (FLOP/byte)",
         "GFLOP/s",
     );
-    ceilings(&mut body, &plan, &x, &y);
+    ceilings(&mut body, &plan, &x, &y, rows, pitch);
     for m in marks {
         let p = &m.point;
         let colour = app_colour(&p.app, apps);
@@ -332,11 +375,11 @@ pub fn chart(roof: &Roofline, marks: &[Mark], apps: &[String]) -> String {
     let (legend, h) = svg::legend(
         &legend_entries(&plan.legend, apps),
         LEFT,
-        TOP + PLOT_H + 48.0,
+        top + PLOT_H + 48.0,
         WIDTH - LEFT - 10.0,
     );
     body.push_str(&legend);
-    let height = TOP + PLOT_H + 56.0 + h;
+    let height = top + PLOT_H + 56.0 + h;
     svg::document(
         "roofline",
         WIDTH,
@@ -353,13 +396,12 @@ pub fn app_colour(app: &str, apps: &[String]) -> &'static str {
 
 /// `plan`'s ceilings, labelled: compute ceilings in the column right of
 /// the plot (spread apart where they coincide, with a leader to their
-/// line), the slopes where they leave the plot (along the top, spread
-/// apart, or in the column when they leave through the right).
-fn ceilings(out: &mut String, plan: &Plan, x: &Axis, y: &Axis) {
+/// line), the slopes where they leave the plot (above it, over `rows` rows
+/// of labels `pitch` apart, or in the column when they leave through the
+/// right).
+fn ceilings(out: &mut String, plan: &Plan, x: &Axis, y: &Axis, rows: usize, pitch: f64) {
     // (pixel y of the line at the right edge, label) for the column.
     let mut column: Vec<(f64, &str)> = Vec::new();
-    // (pixel x where the slope leaves through the top, label) for the top.
-    let mut top: Vec<(f64, &str)> = Vec::new();
     for c in &plan.ceilings {
         let [(x0, y0), (x1, y1)] = c.ends;
         let (colour, width, dash) = match c.kind {
@@ -376,27 +418,15 @@ fn ceilings(out: &mut String, plan: &Plan, x: &Axis, y: &Axis) {
             y.px(y1),
             esc(&c.title)
         );
-        match c.edge {
-            Edge::Top => top.push((x.px(x1), &c.label)),
-            Edge::Right => column.push((y.px(y1), &c.label)),
+        if c.edge == Edge::Right {
+            column.push((y.px(y1), &c.label));
         }
     }
-    let widest = top
-        .iter()
-        .map(|(_, l)| svg::text_width(l, 11.0))
-        .fold(0.0, f64::max);
-    let xs: Vec<f64> = top.iter().map(|(px, _)| *px).collect();
-    let placed = svg::spread(
-        &xs,
-        widest + 8.0,
-        x.from + widest / 2.0,
-        x.to - widest / 2.0,
-    );
-    for ((_, label), cx) in top.iter().zip(placed) {
+    for (label, cx, row) in plan.top_labels(x, rows, pitch) {
         let _ = write!(
             out,
             r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" class="label">{}</text>"#,
-            y.to - 8.0,
+            y.to - 8.0 - LABEL_ROW * row as f64,
             esc(label)
         );
     }

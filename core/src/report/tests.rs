@@ -78,6 +78,37 @@ fn roofline_labels_every_ceiling_apart() {
     assert_eq!(svg.matches("class=\"mark\"").count(), 3 + 2, "{svg}");
 }
 
+/// Slope labels that would not fit one row above the plot take turns over
+/// as many rows as keep each row's labels apart and over the plot.
+#[test]
+fn slope_labels_too_many_for_a_row_take_turns_over_rows() {
+    let slope = |i: usize| CeilingLine {
+        kind: CeilingKind::Slope(crate::roofline::MemoryLevel::L2),
+        ends: [(0.01, 1.0), (1.0 + 0.01 * i as f64, 1e5)],
+        label: format!("L2: {i}.0 GB/s"),
+        title: String::new(),
+        edge: Edge::Top,
+    };
+    let plan = Plan {
+        ai: (0.01, 1e3),
+        gflops: (1.0, 1e5),
+        ceilings: (0..6).map(slope).collect(),
+        legend: Vec::new(),
+    };
+    let (x, _) = plan.axes((100.0, 400.0), (500.0, 100.0));
+    assert_eq!(plan.top_rows(300.0, 100.0), 2);
+    assert_eq!(plan.top_rows(300.0, 50.0), 1);
+    let placed = plan.top_labels(&x, 2, 100.0);
+    assert_eq!(placed.len(), 6);
+    for row in 0..2 {
+        let mut xs: Vec<f64> = placed.iter().filter(|p| p.2 == row).map(|p| p.1).collect();
+        xs.sort_by(f64::total_cmp);
+        assert_eq!(xs.len(), 3, "{placed:?}");
+        assert!(xs.windows(2).all(|w| w[1] - w[0] >= 100.0 - 1e-9), "{xs:?}");
+        assert!(xs[0] >= 150.0 - 1e-9 && xs[2] <= 350.0 + 1e-9, "{xs:?}");
+    }
+}
+
 /// The plan both renderers draw from: every ceiling inside the ranges,
 /// the legend keyed by the apps and precisions drawn.
 #[test]
