@@ -97,12 +97,6 @@ pub const REFERENCES: &[Reference] = &[
             "comd-large-f64-df64.json", "snap.json"),
     },
     Reference {
-        name: "NVIDIA H200 (Vulkan), 2026-11-22",
-        files: run_files!("reference/older/nvidia-h200-2026-11-22":
-            "stream.json", "peak.json", "su3.json", "gpp.json", "lbm.json", "milc.json",
-            "milc-dslash-fused.json", "comd.json", "comd-large-f64.json", "snap.json"),
-    },
-    Reference {
         name: "NVIDIA H100 (Vulkan), 2026-11-22",
         files: run_files!("reference/older/nvidia-h100-2026-11-22":
             "stream.json", "peak.json", "su3.json", "gpp.json"),

@@ -51,6 +51,18 @@ export async function launch({ webgpu = true } = {}) {
   return { browser, profile };
 }
 
+/// Where the page keeps its tuning cache (browser storage).
+export const TUNING_KEY = "skylight-tuning";
+
+/// Puts the tuning cache file `path` in the page's local storage (the
+/// origin's, so set on an idle page first): the next run uses its bests.
+export async function seedTuning(page, base, path) {
+  const text = await readFile(path, "utf8");
+  await page.goto(base);
+  await page.evaluate(([k, v]) => window.localStorage.setItem(k, v), [TUNING_KEY, text]);
+  console.log(`local storage \`${TUNING_KEY}\` seeded from ${path}`);
+}
+
 /// Polls the page's `window.skylightStatus` every 2 s until its job is
 /// done, failed or found no WebGPU, or `timeoutMs` passes; says the last
 /// status and resolves to it and the seconds waited.

@@ -2,20 +2,24 @@
 // on its SwiftShader WebGPU adapter, start a preset through the URL, wait
 // for the run to end, and check that validated results came back for the
 // stream kernels and su3 in f32 and df64. Saves assets/screenshots/web.png.
-// Then opens the page in a Chromium without WebGPU and checks that it says so.
+// Then opens a link whose job cannot start and checks that the page ends it
+// with the reason, and opens the page in a Chromium without WebGPU and
+// checks that it says so.
 //
 //   node web/e2e/run.mjs [dist] [screenshot.png] [--preset QUERY] [--results FILE.json]
+//       [--tuning CACHE.json]
 //
 // --preset runs another URL query (`run=lbm,milc&size=small`) and checks only
 // that it ended with every result validated (and skips the no-WebGPU page);
-// --results saves the JSON the page's download link offers.
+// --results saves the JSON the page's download link offers; --tuning puts a
+// tuning cache in the page's storage first, so the run uses its bests.
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { close, launch, serve, waitForJob } from "./page.mjs";
+import { close, launch, seedTuning, serve, waitForJob } from "./page.mjs";
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
-  options: { preset: { type: "string" }, results: { type: "string" } },
+  options: { preset: { type: "string" }, results: { type: "string" }, tuning: { type: "string" } },
 });
 const root = resolve(positionals[0] ?? "dist");
 const shot = resolve(positionals[1] ?? "assets/screenshots/web.png");
@@ -32,6 +36,7 @@ try {
   const page = browser.pages()[0] ?? await browser.newPage();
   page.on("console", (m) => { if (m.type() === "error" || process.env.SKYLIGHT_WEB_VERBOSE) console.error("page:", m.text()); });
   page.on("pageerror", (e) => console.error("page error:", e.message));
+  if (opts.tuning) await seedTuning(page, base, resolve(opts.tuning));
   console.log(`opening ${url}`);
   await page.goto(url);
   const { status } = await waitForJob(page, timeoutMs);
@@ -75,6 +80,15 @@ try {
   if (bad.length) throw new Error(`${bad.length} results failed validation`);
   if (short.length) throw new Error(`${short.length} results have samples under 50 timer quanta`);
   console.log(`web e2e: ${records.length} validated results on ${records[0].platform.name}`);
+  if (!opts.preset) {
+    // A link whose job cannot start ends with the reason, never "running".
+    await page.goto(`${base}?run=su3&wg=`);
+    const refused = await waitForJob(page, 120000);
+    if (!refused.status.startsWith("error") || !refused.status.includes("`wg`")) {
+      throw new Error(`a job with an empty \`wg\` ended "${refused.status}", not with its error`);
+    }
+    console.log(`a job that cannot start says: ${refused.status}`);
+  }
 } catch (e) {
   failed = e;
 } finally {

@@ -13,10 +13,10 @@
 // tuned.json: the page's result files of a run without the cache and of
 // one with it (`scripts/tune-gain` pairs them). --from seeds local storage
 // with a cache file first, so a tune goes on where that one stopped.
-import { readFile, writeFile, mkdir } from "node:fs/promises";
+import { writeFile, mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { close, launch, serve, waitForJob } from "./page.mjs";
+import { close, launch, serve, waitForJob, seedTuning, TUNING_KEY } from "./page.mjs";
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -32,7 +32,7 @@ const { values: opts, positionals } = parseArgs({
   },
 });
 const root = resolve(positionals[0] ?? "dist");
-const KEY = "skylight-tuning";
+const KEY = TUNING_KEY;
 // The tune's budget, then each run, may take this long in SwiftShader.
 const timeoutMs = (Number(opts.budget) + Number(process.env.SKYLIGHT_WEB_TIMEOUT_S ?? 1200)) * 1000;
 
@@ -61,14 +61,7 @@ try {
     }
   });
   page.on("pageerror", (e) => console.error("page error:", e.message));
-  if (opts.from) {
-    // Go on from a cache file: the page's storage is the origin's, so set
-    // it on an idle page first.
-    const seed = await readFile(resolve(opts.from), "utf8");
-    await page.goto(base);
-    await page.evaluate(([k, v]) => window.localStorage.setItem(k, v), [KEY, seed]);
-    console.log(`local storage \`${KEY}\` seeded from ${resolve(opts.from)}`);
-  }
+  if (opts.from) await seedTuning(page, base, resolve(opts.from));
   const tuned = await job(page, `${common}&tune=${opts.budget}`);
   const text = await page.evaluate((k) => window.localStorage.getItem(k), KEY);
   if (!text) throw new Error(`the tune left nothing in local storage \`${KEY}\``);

@@ -10,13 +10,19 @@
 //! 100% by construction and PP of the tuned configurations is 100%: the
 //! portable PP says how much of that one configuration everywhere keeps.
 //! Times are the search's (one measurement each, as the cache holds
-//! them), on each platform's own problem (the largest it tuned).
+//! them), on each platform's own problem (the largest it tuned), except
+//! where the guard re-measured a unit ([`super::confirm`]): the two
+//! configurations it compared take its medians over interleaved rounds,
+//! the tuned best is the one runs use (the candidate where it was faster,
+//! else the defaults), and a search's single time below that best (its
+//! luckiest measurement, which the re-measure did not bear out) counts as
+//! 100%, never more.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::Config;
-use super::cache::{Entry, TuningCache};
+use super::cache::{Choice, Entry, TuningCache};
 use crate::portability::pp;
 use crate::precision::Precision;
 use crate::timing::Stats;
@@ -76,11 +82,38 @@ impl Times {
         let best = by_config.iter().map(|c| c.1).fold(f64::INFINITY, f64::min);
         let defaults = e.defaults.clone();
         let measured = by_config.iter().any(|(c, _)| *c == defaults);
-        (best.is_finite() && measured).then_some(Times {
+        let mut times = Times {
             by_config,
             best,
             defaults,
-        })
+        };
+        match e.choice() {
+            Choice::Best(b) if b.config != e.defaults => times.remeasured(e, true),
+            Choice::Rejected(_) => times.remeasured(e, false),
+            _ => {}
+        }
+        (times.best.is_finite() && measured).then_some(times)
+    }
+
+    /// Takes the re-measure of `e` (current, made of its best): its two
+    /// medians replace the search's times of the candidate and the
+    /// defaults, and the best becomes the candidate's (where `faster`) or
+    /// the defaults' time.
+    fn remeasured(&mut self, e: &Entry, faster: bool) {
+        let Some(c) = e
+            .confirm
+            .as_ref()
+            .filter(|c| c.tuned_s > 0.0 && c.defaults_s > 0.0)
+        else {
+            return;
+        };
+        for (config, s) in [(&c.config, c.tuned_s), (&e.defaults, c.defaults_s)] {
+            match self.by_config.iter_mut().find(|(k, _)| k == config) {
+                Some((_, v)) => *v = s,
+                None => self.by_config.push((config.clone(), s)),
+            }
+        }
+        self.best = if faster { c.tuned_s } else { c.defaults_s };
     }
 
     /// The platform's best over the time of `config`, matched on the
@@ -92,7 +125,7 @@ impl Times {
         self.by_config
             .iter()
             .filter(|(c, _)| agrees(c))
-            .map(|(_, t)| self.best / t)
+            .map(|(_, t)| (self.best / t).min(1.0))
             .max_by(f64::total_cmp)
     }
 }

@@ -449,3 +449,45 @@ fn portable_pp_picks_the_variant_every_platform_measured_with_the_highest_pp() {
     // One platform alone makes no row.
     assert!(portable::table(&[a]).rows.is_empty());
 }
+
+/// Where the guard re-measured a unit, PP takes its medians: the best is
+/// what runs use (the candidate where confirmed faster, else the
+/// defaults), and a luckier single search time counts as 100%, no more.
+#[test]
+fn portable_pp_takes_the_re_measure_over_the_search() {
+    let cfg = |wg: &str| BTreeMap::from([("wg".to_string(), wg.to_string())]);
+    let make = |gpu: &str, times: &[(&str, f64)], confirm: Confirmation| {
+        let mut e = entry(&info(gpu, "1"), "256");
+        e.defaults = cfg("128");
+        e.trials.clear();
+        e.best = None;
+        for (wg, s) in times {
+            e.add(trial(&cfg(wg), Some(*s), true));
+        }
+        e.confirm = Some(confirm);
+        TuningCache {
+            skylight_tuning: 1,
+            entries: vec![e],
+        }
+    };
+    // A: the search's wg256 at 1.0 s re-measured 1.5 s against the
+    // defaults' 3.0 s (faster); wg64's single 1.25 s is below that best.
+    let a = make(
+        "A",
+        &[("128", 2.0), ("256", 1.0), ("64", 1.25)],
+        Confirmation::of(cfg("256"), &[(3.0, 1.5); 5]),
+    );
+    // B: the search's wg64 at 1.0 s re-measured no faster than the
+    // defaults (both 1.2 s): runs use the defaults, which are its best.
+    let b = make(
+        "B",
+        &[("128", 1.25), ("64", 1.0)],
+        Confirmation::of(cfg("64"), &[(1.2, 1.2); 5]),
+    );
+    let t = portable::table(&[a, b]);
+    let r = &t.rows[0];
+    assert_eq!(r.defaults_eff, [0.5, 1.0]);
+    assert_eq!(r.portable, "wg=64");
+    assert_eq!(r.portable_eff, [1.0, 1.0]);
+    assert!((r.pp_defaults - 2.0 / 3.0).abs() < 1e-12);
+}
