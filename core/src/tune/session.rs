@@ -176,6 +176,17 @@ impl Run<'_> {
                 self.gpu.end_request();
             }
         }
+        // An earlier tune's best that was never re-measured is re-measured
+        // first, within the app's share: runs would otherwise take it
+        // unconfirmed, and a search's share ending first must not leave it so.
+        for (t, _) in targets {
+            let waiting = cache
+                .entry(&device, &t.unit)
+                .is_some_and(Entry::needs_confirm);
+            if waiting && !self.halted() && Instant::now() < self.end {
+                self.confirm_unit(t, cache, &device, progress).await;
+            }
+        }
         for (k, (t, space)) in targets.iter().enumerate() {
             if self.halted() {
                 return false;
@@ -219,22 +230,36 @@ impl Run<'_> {
             let searched = entry.trials.len() > tried;
             let in_time = searched || Instant::now() < self.end;
             if entry.needs_confirm() && !self.halted() && in_time {
-                let defaults = entry.defaults.clone();
-                let best = entry.best.as_ref().map(|b| b.config.clone());
-                let confirmation = t.confirm(&defaults, &best.unwrap_or_default()).await;
-                self.gpu.end_request();
-                if let Some(entry) = cache.entry_mut(&device, &t.unit) {
-                    entry.confirm = Some(confirmation);
-                }
-                if let Some(entry) = cache.entry(&device, &t.unit) {
-                    progress(Event::Confirmed { entry, cache });
-                }
+                self.confirm_unit(t, cache, &device, progress).await;
             }
             if let Some(entry) = cache.entry(&device, &t.unit) {
                 progress(Event::Done(entry));
             }
         }
         true
+    }
+
+    /// Re-measures the unit's best against its defaults and records it.
+    async fn confirm_unit(
+        &self,
+        t: &Target<'_>,
+        cache: &mut TuningCache,
+        device: &DeviceKey,
+        progress: &mut dyn FnMut(Event<'_>),
+    ) {
+        let Some(entry) = cache.entry(device, &t.unit) else {
+            return;
+        };
+        let defaults = entry.defaults.clone();
+        let best = entry.best.as_ref().map(|b| b.config.clone());
+        let confirmation = t.confirm(&defaults, &best.unwrap_or_default()).await;
+        self.gpu.end_request();
+        if let Some(entry) = cache.entry_mut(device, &t.unit) {
+            entry.confirm = Some(confirmation);
+        }
+        if let Some(entry) = cache.entry(device, &t.unit) {
+            progress(Event::Confirmed { entry, cache });
+        }
     }
 }
 
