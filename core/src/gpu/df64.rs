@@ -3,9 +3,17 @@
 //! WGSL lets compilers reassociate and contract float operations, and does not
 //! promise a fused `fma`; either breaks the error-free transforms that df64 is
 //! built on. The test runs TwoProd and TwoSum on inputs whose exact error terms
-//! the host knows in each formulation of [`Df64Mode::ALL`] the device can
-//! compile (precise SPIR-V, plain, guarded; fused or split TwoProd), and reports
-//! df64 as degraded when none is exact.
+//! the host knows, and the operations built on them (product, sum, fma,
+//! reciprocal, quotient, products with a constant) against f64, in each
+//! formulation of
+//! [`Df64Mode::ALL`] the device can compile (precise SPIR-V, plain, guarded;
+//! fused or split TwoProd), and reports df64 as degraded when none is exact.
+//! The transforms alone are not enough: in the plain split formulation
+//! Chromium's SwiftShader kept them exact in this test and lost the error
+//! terms inside lbm's df64 collision (which failed validation in the
+//! browser from 2026-11-24 until the operations joined the test), and
+//! lavapipe, made to use that formulation, fails the df64 operations'
+//! integration test (`tests/tests/df64.rs`) likewise.
 
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -66,23 +74,59 @@ fn inputs() -> Vec<[f32; 2]> {
     v
 }
 
-/// Indices of inputs whose GPU error terms differ from the exact ones.
-fn mismatches(inp: &[[f32; 2]], out: &[[f32; 4]]) -> usize {
+/// Results per input: TwoProd, TwoSum and ten operations, each a pair.
+const PER_INPUT: usize = 12;
+
+/// Worst relative error allowed of the operations, against f64: the
+/// formulations' bounds are a few u^2 (u = 2^-24, u^2 = 3.6e-15), and a
+/// compiler that breaks a transform inside an operation leaves f32's
+/// 1e-8 or worse.
+const OP_TOLERANCE: f64 = 1e-12;
+
+/// How many inputs came back wrong: an error term that differs from the
+/// exact one, or an operation further from f64 than [`OP_TOLERANCE`].
+fn mismatches(inp: &[[f32; 2]], out: &[[f32; 2]]) -> usize {
     inp.iter()
-        .zip(out)
-        .filter(|([a, b], [ph, pl, sh, sl])| {
-            let (a, b) = (*a as f64, *b as f64);
-            let p = a * b; // exact: 24 + 24 significant bits fit in 53
-            let s = a + b; // exact for these magnitudes
-            let want = [
-                p as f32,
-                (p - (p as f32) as f64) as f32,
-                s as f32,
-                (s - (s as f32) as f64) as f32,
-            ];
-            want != [*ph, *pl, *sh, *sl]
-        })
+        .zip(out.chunks_exact(PER_INPUT))
+        .filter(|([a, b], got)| !exact_terms(*a, *b, got) || !ops_within(*a, *b, got))
         .count()
+}
+
+/// TwoProd's and TwoSum's results and error terms, bit for bit.
+fn exact_terms(a: f32, b: f32, got: &[[f32; 2]]) -> bool {
+    let (a, b) = (a as f64, b as f64);
+    let p = a * b; // exact: 24 + 24 significant bits fit in 53
+    let s = a + b; // exact for these magnitudes
+    let split = |v: f64| [v as f32, (v - (v as f32) as f64) as f32];
+    got[0] == split(p) && got[1] == split(s)
+}
+
+/// The operations on x = a (1 + 2^-27) and y = b (1 - 2^-28) (both exact
+/// in f64) and the constant 1.5, each within [`OP_TOLERANCE`] of f64 relative to the size of
+/// what it sums.
+fn ops_within(a: f32, b: f32, got: &[[f32; 2]]) -> bool {
+    let (a, b) = (a as f64, b as f64);
+    if a == 0.0 || b == 0.0 {
+        return true;
+    }
+    let x = a + a * 2f64.powi(-27);
+    let y = b - b * 2f64.powi(-28);
+    let want = [
+        (x * y, (x * y).abs()),
+        (x + x * y, x.abs() + (x * y).abs()),
+        (x * y - y, (x * y).abs() + y.abs()),
+        (1.0 / x, (1.0 / x).abs()),
+        (x / y, (x / y).abs()),
+        (1.5 * y, (1.5 * y).abs()),
+        (x - 1.5 * y, x.abs() + (1.5 * y).abs()),
+        (1.0 / y, (1.0 / y).abs()),
+        (1.0 - 1.5 * x * x, 1.0 + 1.5 * x * x),
+        (x * (4.5 * x + 3.0) + y, x.abs() * (4.5 * x.abs() + 3.0) + y.abs()),
+    ];
+    want.iter().zip(&got[2..]).all(|((w, scale), [hi, lo])| {
+        let g = *hi as f64 + *lo as f64;
+        ((g - w) / scale).abs() <= OP_TOLERANCE
+    })
 }
 
 /// The test kernel in formulation `mode` on `inp`: how many error terms are wrong.
@@ -99,7 +143,7 @@ async fn run(
         device,
         queue,
         "df64-out",
-        (inp.len() * 16) as u64,
+        (inp.len() * PER_INPUT * 8) as u64,
         &f32::NAN.to_le_bytes(),
     );
     let pipe = resources::scoped(device, || {
@@ -119,7 +163,7 @@ async fn run(
     }
     queue.submit([enc.finish()]);
     let bytes = super::readback::read_buffers(device, queue, &[&output]).await?;
-    let out: &[[f32; 4]] = bytemuck::cast_slice(&bytes[0]);
+    let out: &[[f32; 2]] = bytemuck::cast_slice(&bytes[0]);
     Ok(mismatches(inp, out))
 }
 
@@ -162,4 +206,39 @@ pub async fn self_test(
     );
     log::warn!("df64 degraded: {msg}");
     Ok(Df64Status::Degraded(msg))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What an exact device returns for `a`, `b` (the host's own f64
+    /// results, split into pairs).
+    fn exact(a: f32, b: f32) -> Vec<[f32; 2]> {
+        let split = |v: f64| [v as f32, (v - (v as f32) as f64) as f32];
+        let (ad, bd) = (a as f64, b as f64);
+        let (x, y) = (ad + ad * 2f64.powi(-27), bd - bd * 2f64.powi(-28));
+        [ad * bd, ad + bd, x * y, x + x * y, x * y - y, 1.0 / x, x / y]
+            .into_iter()
+            .chain([1.5 * y, x - 1.5 * y, 1.0 / y, 1.0 - 1.5 * x * x])
+            .chain([x * (4.5 * x + 3.0) + y])
+            .map(split)
+            .collect()
+    }
+
+    #[test]
+    fn exact_results_pass_and_a_lost_low_word_is_caught() {
+        let inp = inputs();
+        let good: Vec<[f32; 2]> = inp.iter().flat_map(|[a, b]| exact(*a, *b)).collect();
+        assert_eq!(mismatches(&inp, &good), 0);
+        // A product whose low word is gone (the error TwoProd should keep):
+        // off by about 1e-8 of itself.
+        let mut bad = good.clone();
+        bad[2 * PER_INPUT + 2][1] = 0.0;
+        assert_eq!(mismatches(&inp, &bad), 1);
+        // An error term that differs in its last bit.
+        let mut bad = good;
+        bad[0][1] = f32::from_bits(bad[0][1].to_bits() ^ 1);
+        assert_eq!(mismatches(&inp, &bad), 1);
+    }
 }
