@@ -54,12 +54,21 @@ fn committed_browser_and_gl_samples_span_fifty_timer_quanta() {
             if !matches!(r["platform"]["backend"].as_str(), Some("webgpu" | "gl")) {
                 continue;
             }
-            let what = format!("{}: {}/{} {}", f.display(), r["app"], r["kernel"], r["variant"]);
+            let what = format!(
+                "{}: {}/{} {}",
+                f.display(),
+                r["app"],
+                r["kernel"],
+                r["variant"]
+            );
             let quantum = r["timer_resolution_s"].as_f64().unwrap_or(0.0);
             assert!(quantum > 0.0, "{what}: no timer resolution stated");
             let runs = r["runs_per_sample"].as_f64().unwrap_or(1.0);
             let shortest = r["stats"]["min"].as_f64().expect("a shortest sample") * runs;
-            assert!(shortest >= 50.0 * quantum, "{what}: {shortest} s < 50 x {quantum} s");
+            assert!(
+                shortest >= 50.0 * quantum,
+                "{what}: {shortest} s < 50 x {quantum} s"
+            );
             checked += 1;
         }
     }

@@ -84,12 +84,6 @@ pub const REFERENCES: &[Reference] = &[
             "lbm-skylight-1.json", "lbm-native.json", "milc-skylight-1.json", "milc-native.json"),
     },
     Reference {
-        name: "NVIDIA H100 (Vulkan + native CUDA: su3, CoMD), 2026-11-23",
-        files: run_files!("reference/older/nvidia-h100-2026-11-23-a":
-            "stream-skylight-1.json", "su3-skylight-1.json", "su3-native.json",
-            "comd-skylight-1.json", "comd-skylight-2.json", "comd-native.json"),
-    },
-    Reference {
         name: "NVIDIA H200 (Vulkan), 2026-11-23",
         files: run_files!("reference/nvidia-h200":
             "stream.json", "peak.json", "df64-pass4-peak.json", "su3.json", "gpp-pass5.json",

@@ -121,7 +121,10 @@ fn ops_within(a: f32, b: f32, got: &[[f32; 2]]) -> bool {
         (x - 1.5 * y, x.abs() + (1.5 * y).abs()),
         (1.0 / y, (1.0 / y).abs()),
         (1.0 - 1.5 * x * x, 1.0 + 1.5 * x * x),
-        (x * (4.5 * x + 3.0) + y, x.abs() * (4.5 * x.abs() + 3.0) + y.abs()),
+        (
+            x * (4.5 * x + 3.0) + y,
+            x.abs() * (4.5 * x.abs() + 3.0) + y.abs(),
+        ),
     ];
     want.iter().zip(&got[2..]).all(|((w, scale), [hi, lo])| {
         let g = *hi as f64 + *lo as f64;
@@ -218,12 +221,20 @@ mod tests {
         let split = |v: f64| [v as f32, (v - (v as f32) as f64) as f32];
         let (ad, bd) = (a as f64, b as f64);
         let (x, y) = (ad + ad * 2f64.powi(-27), bd - bd * 2f64.powi(-28));
-        [ad * bd, ad + bd, x * y, x + x * y, x * y - y, 1.0 / x, x / y]
-            .into_iter()
-            .chain([1.5 * y, x - 1.5 * y, 1.0 / y, 1.0 - 1.5 * x * x])
-            .chain([x * (4.5 * x + 3.0) + y])
-            .map(split)
-            .collect()
+        [
+            ad * bd,
+            ad + bd,
+            x * y,
+            x + x * y,
+            x * y - y,
+            1.0 / x,
+            x / y,
+        ]
+        .into_iter()
+        .chain([1.5 * y, x - 1.5 * y, 1.0 / y, 1.0 - 1.5 * x * x])
+        .chain([x * (4.5 * x + 3.0) + y])
+        .map(split)
+        .collect()
     }
 
     #[test]

@@ -289,8 +289,16 @@ fn portability_section(sets: &[Set], figures: &str, figs: &mut Vec<(String, Stri
         return String::new();
     }
     let mut md = String::from(
-        "\n## Performance portability\n\nPennycook's PP of each kernel over the platforms above that ran its precision: the harmonic mean of its architectural efficiency (its best variant per platform), 0 where a platform did not run it. Each platform's own roofline is its yardstick, so lavapipe, SwiftShader and the CPU count as much as a GPU. Cascade plots (Sewall et al.): platforms from most to least efficient, the line the PP of each prefix.\n",
+        "\n## Performance portability\n\nPennycook's PP of each kernel over the platforms above that ran its precision: the harmonic mean of its architectural efficiency (its best variant per platform), 0 where a platform did not run it. Each platform's own roofline is its yardstick, so lavapipe, SwiftShader and the CPU count as much as a GPU. Cascade plots (Sewall et al.): platforms from most to least efficient, the line the PP of each prefix.",
     );
+    // One footnote for every table's marks, rather than one a table.
+    let capped = tables
+        .iter()
+        .any(|(_, t)| t.rows.iter().any(|r| r.capped.contains(&true)));
+    if capped {
+        let _ = write!(md, " † {}.", crate::portability::CAPPED);
+    }
+    md.push('\n');
     for (p, table) in tables {
         let _ = write!(md, "\n### {p}\n\n");
         for (i, name) in table.platforms.iter().enumerate() {
@@ -338,9 +346,6 @@ fn portability_section(sets: &[Set], figures: &str, figs: &mut Vec<(String, Stri
                 "\nPP 0, not run on every platform (efficiency on P1, P2, ...): {}.",
                 list.join("; ")
             );
-        }
-        if table.rows.iter().any(|r| r.capped.contains(&true)) {
-            let _ = writeln!(md, "\n† {}", crate::portability::CAPPED);
         }
         let file = format!("{figures}/cascade-{p}.svg");
         let _ = writeln!(md, "\n![cascade plots, {p}]({file})");
