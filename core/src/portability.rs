@@ -412,6 +412,7 @@ mod tests {
         };
         assert_eq!(row.ranked(), vec![(2, 1.0), (0, 0.5)]);
         let c = row.cascade(3);
+        assert_eq!(c.len(), 3);
         assert_eq!((c[0], c[2]), (1.0, 0.0));
         assert!((c[1] - 2.0 / 3.0).abs() < 1e-12, "{c:?}");
     }

@@ -2,16 +2,15 @@
 //!
 //! WGSL lets compilers reassociate and contract float operations, and does not
 //! promise a fused `fma`; either breaks the error-free transforms that df64 is
-//! built on. The test runs TwoProd and TwoSum on inputs whose exact error terms
-//! the host knows, and the operations built on them (product, sum, fma,
-//! reciprocal, quotient, products with a constant) against f64, in each
-//! formulation of
-//! [`Df64Mode::ALL`] the device can compile (precise SPIR-V, plain, guarded;
-//! fused or split TwoProd), and reports df64 as degraded when none is exact.
-//! The transforms alone are not enough: in the plain split formulation
-//! Chromium's SwiftShader kept them exact in this test and lost the error
-//! terms inside lbm's df64 collision (which failed validation in the
-//! browser from 2026-11-24 until the operations joined the test), and
+//! built on. The test runs TwoProd and TwoSum on inputs whose exact error
+//! terms the host knows, and the operations built on them (product, sum,
+//! fma, reciprocal, quotient, products with a constant) against f64, in each
+//! formulation of [`Df64Mode::ALL`] the device can compile (precise SPIR-V,
+//! plain, guarded; fused or split TwoProd), and reports df64 as degraded
+//! when none is exact. The transforms alone are not enough: in the plain
+//! split formulation Chromium's SwiftShader kept them exact in this test and
+//! lost the error terms inside lbm's df64 collision (which failed validation
+//! in the browser from 2026-11-24 until the operations joined the test), and
 //! lavapipe, made to use that formulation, fails the df64 operations'
 //! integration test (`tests/tests/df64.rs`) likewise.
 
@@ -101,17 +100,13 @@ fn exact_terms(a: f32, b: f32, got: &[[f32; 2]]) -> bool {
     got[0] == split(p) && got[1] == split(s)
 }
 
-/// The operations on x = a (1 + 2^-27) and y = b (1 - 2^-28) (both exact
-/// in f64) and the constant 1.5, each within [`OP_TOLERANCE`] of f64 relative to the size of
-/// what it sums.
-fn ops_within(a: f32, b: f32, got: &[[f32; 2]]) -> bool {
-    let (a, b) = (a as f64, b as f64);
-    if a == 0.0 || b == 0.0 {
-        return true;
-    }
+/// What the kernel's operations should give for inputs `a`, `b`, as (value,
+/// the size of what it sums), in its output order: on x = a (1 + 2^-27) and
+/// y = b (1 - 2^-28) (both exact in f64) and the constants 1, 1.5, 3, 4.5.
+fn op_values(a: f64, b: f64) -> [(f64, f64); PER_INPUT - 2] {
     let x = a + a * 2f64.powi(-27);
     let y = b - b * 2f64.powi(-28);
-    let want = [
+    [
         (x * y, (x * y).abs()),
         (x + x * y, x.abs() + (x * y).abs()),
         (x * y - y, (x * y).abs() + y.abs()),
@@ -125,14 +120,24 @@ fn ops_within(a: f32, b: f32, got: &[[f32; 2]]) -> bool {
             x * (4.5 * x + 3.0) + y,
             x.abs() * (4.5 * x.abs() + 3.0) + y.abs(),
         ),
-    ];
+    ]
+}
+
+/// Each operation within [`OP_TOLERANCE`] of f64, relative to the size of
+/// what it sums ([`op_values`]).
+fn ops_within(a: f32, b: f32, got: &[[f32; 2]]) -> bool {
+    if a == 0.0 || b == 0.0 {
+        return true;
+    }
+    let want = op_values(a as f64, b as f64);
     want.iter().zip(&got[2..]).all(|((w, scale), [hi, lo])| {
         let g = *hi as f64 + *lo as f64;
         ((g - w) / scale).abs() <= OP_TOLERANCE
     })
 }
 
-/// The test kernel in formulation `mode` on `inp`: how many error terms are wrong.
+/// The test kernel in formulation `mode` on `inp`: how many inputs came
+/// back wrong ([`mismatches`]).
 async fn run(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
@@ -219,22 +224,9 @@ mod tests {
     /// results, split into pairs).
     fn exact(a: f32, b: f32) -> Vec<[f32; 2]> {
         let split = |v: f64| [v as f32, (v - (v as f32) as f64) as f32];
-        let (ad, bd) = (a as f64, b as f64);
-        let (x, y) = (ad + ad * 2f64.powi(-27), bd - bd * 2f64.powi(-28));
-        [
-            ad * bd,
-            ad + bd,
-            x * y,
-            x + x * y,
-            x * y - y,
-            1.0 / x,
-            x / y,
-        ]
-        .into_iter()
-        .chain([1.5 * y, x - 1.5 * y, 1.0 / y, 1.0 - 1.5 * x * x])
-        .chain([x * (4.5 * x + 3.0) + y])
-        .map(split)
-        .collect()
+        let (a, b) = (a as f64, b as f64);
+        let ops = op_values(a, b).map(|(w, _)| w);
+        [a * b, a + b].into_iter().chain(ops).map(split).collect()
     }
 
     #[test]

@@ -38,14 +38,6 @@ impl Default for PortabilityView {
     }
 }
 
-/// One row's cascade: the platforms that ran, as (platform index,
-/// efficiency) from most to least efficient, and for each k in 1..=n the PP
-/// over the first k. Platforms that did not run come last, so the PP drops
-/// to 0 where the first of them joins (as Pennycook's definition says).
-pub fn cascade(row: &PpRow) -> (Vec<(usize, f64)>, Vec<f64>) {
-    (row.ranked(), row.cascade(row.efficiency.len()))
-}
-
 impl PortabilityView {
     /// Draws the choices, the PP table of `now` and the chosen row's cascade.
     pub fn show(&mut self, ui: &mut egui::Ui, now: &Snapshot<'_>) {
@@ -124,7 +116,9 @@ fn grid(ui: &mut egui::Ui, table: &PpTable, chosen: &mut usize) {
 /// The cascade of `row`: x = k, markers at the k-th best platform's
 /// efficiency (labelled with it), the line the PP over the first k.
 fn cascade_plot(ui: &mut egui::Ui, table: &PpTable, row: &PpRow) {
-    let (ran, pps) = cascade(row);
+    // Platforms that ran, most efficient first, then the PP of each prefix
+    // (0 from the first platform that did not run), as core ranks them.
+    let (ran, pps) = (row.ranked(), row.cascade(row.efficiency.len()));
     let variant = if row.variant == BEST {
         String::new()
     } else {
@@ -192,30 +186,4 @@ fn cascade_plot(ui: &mut egui::Ui, table: &PpTable, row: &PpRow) {
                 );
             }
         });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use skylight_core::Precision;
-
-    #[test]
-    fn cascade_sorts_platforms_and_drops_to_zero_at_the_first_missing() {
-        let row = PpRow {
-            app: "a".into(),
-            kernel: "k".into(),
-            precision: Precision::F32,
-            variant: BEST.into(),
-            efficiency: vec![Some(0.5), None, Some(1.0)],
-            missing: vec![None, Some("no validated f32 run".into()), None],
-            capped: vec![false; 3],
-            pp: 0.0,
-        };
-        let (ran, pps) = cascade(&row);
-        assert_eq!(ran, vec![(2, 1.0), (0, 0.5)]);
-        assert_eq!(pps.len(), 3);
-        assert_eq!(pps[0], 1.0);
-        assert!((pps[1] - 2.0 / 3.0).abs() < 1e-12);
-        assert_eq!(pps[2], row.pp);
-    }
 }
