@@ -144,20 +144,17 @@ pub fn split_line(o: &Outcome) -> Option<String> {
     let Outcome::Done(r) = o else { return None };
     let s = r.scale.as_ref()?;
     let t = s.split;
-    let ms = |v: f64| format!("{:.3} ms", v * 1e3);
-    let overlap = match t.overlap_s > 0.0 {
-        true => format!(", of which {} hidden behind the swap", ms(t.overlap_s)),
-        false => String::new(),
-    };
+    let phases: Vec<String> = t
+        .breakdown()
+        .iter()
+        .map(|(name, v)| format!("{name} {:.3}", v * 1e3))
+        .collect();
     Some(format!(
-        "  {} ranks, {} scaling ({}): compute {}{overlap}, pack {}, transfer {}, exchange {} per run; communication {:.0}%",
+        "  {} ranks, {} scaling ({}), ms per run: {}; communication {:.0}%",
         s.ranks,
         s.scaling.name(),
         s.decomposition.label(),
-        ms(t.compute_s),
-        ms(t.pack_s),
-        ms(t.transfer_s),
-        ms(t.exchange_s),
+        phases.join(", "),
         100.0 * t.communication() / t.total().max(f64::MIN_POSITIVE)
     ))
 }

@@ -48,7 +48,7 @@ pub fn run(args: &ScalingArgs) -> Result<bool> {
 /// (where the files hold one; its kernel and time follow each curve),
 /// the efficiency against the curve's own fewest ranks (an MPI run, which
 /// pays the host-staged swap itself), and the exchange's and the whole
-/// decomposition's shares of a run.
+/// decomposition's shares of a run; then where each run's time goes.
 fn print_table(curves: &Curves) {
     println!(
         "{:<7} {:<44} {:>5} {:>12} {:>8} {:>8} {:>9} {:>9} {:>6}",
@@ -88,6 +88,30 @@ fn print_table(curves: &Curves) {
             "note: no single-GPU run without MPI of {} among the files: \"eff. MPI\" is against the curve's fewest ranks; add a plain `skylight run` of the problem for the speed-up over one GPU",
             unbased.join(", ")
         );
+    }
+    print_phases(curves);
+}
+
+/// Where each point's run goes, in ms: its phases as finely as its file
+/// has them, in the order a step meets them.
+fn print_phases(curves: &Curves) {
+    println!("where a run goes (ms; \"hidden\" ran during the swap, counted in its phase):");
+    for ((mode, case), points) in curves {
+        for p in points {
+            let phases: Vec<String> = p
+                .split
+                .breakdown()
+                .iter()
+                .map(|(name, v)| format!("{name} {:.3}", v * 1e3))
+                .collect();
+            println!(
+                "{:<7} {:<44} {:>5}  {}",
+                mode.name(),
+                case,
+                p.ranks,
+                phases.join(", ")
+            );
+        }
     }
 }
 

@@ -416,8 +416,9 @@ fn scaling_prints_the_committed_runs_table_and_draws_it() {
     args.extend(["--plot".into(), svg.display().to_string()]);
     let o = skylight(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(o.status.success(), "{}", stderr(&o));
-    // The table as it was printed before the curves moved into core.
-    // The committed lavapipe runs have no single-GPU run beside them: no
+    // The table as it was printed before the curves moved into core, then
+    // where each run goes (these files predate the finer phases, so
+    // compute, pack and transfer are whole). The committed lavapipe runs have no single-GPU run beside them: no
     // speed-up, and a note saying what the efficiency is against.
     let expected = "\
 scaling case                                         ranks          run vs 1 GPU     eff.  eff. MPI  exchange  comm.
@@ -428,6 +429,13 @@ weak    lbm/step soa/vvl1/wg128 f32 L=16                 1     3.192 ms        -
 weak    lbm/step soa/vvl1/wg128 f32 L=16                 2     3.239 ms        -        -       99%       11%    43%
 weak    lbm/step soa/vvl1/wg128 f32 L=16                 4    11.040 ms        -        -       29%       52%    77%
 note: no single-GPU run without MPI of lbm/step soa/vvl1/wg128 f32 L=32, lbm/step soa/vvl1/wg128 f32 L=16 among the files: \"eff. MPI\" is against the curve's fewest ranks; add a plain `skylight run` of the problem for the speed-up over one GPU
+where a run goes (ms; \"hidden\" ran during the swap, counted in its phase):
+strong  lbm/step soa/vvl1/wg128 f32 L=32                 1  compute 15.856, pack + unpack 1.571, transfer 0.631, exchange 0.053, hidden 0.000
+strong  lbm/step soa/vvl1/wg128 f32 L=32                 2  compute 4.718, pack + unpack 1.204, transfer 0.377, exchange 1.560, hidden 0.000
+strong  lbm/step soa/vvl1/wg128 f32 L=32                 4  compute 10.200, pack + unpack 3.254, transfer 1.491, exchange 7.132, hidden 0.000
+weak    lbm/step soa/vvl1/wg128 f32 L=16                 1  compute 2.258, pack + unpack 0.579, transfer 0.352, exchange 0.031, hidden 0.000
+weak    lbm/step soa/vvl1/wg128 f32 L=16                 2  compute 2.131, pack + unpack 0.632, transfer 0.395, exchange 0.361, hidden 0.000
+weak    lbm/step soa/vvl1/wg128 f32 L=16                 4  compute 4.326, pack + unpack 1.645, transfer 1.060, exchange 5.791, hidden 0.000
 ";
     assert_eq!(String::from_utf8_lossy(&o.stdout), expected);
     let chart = std::fs::read_to_string(&svg).expect("the chart is written");

@@ -218,8 +218,18 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
         // hidden compute is measured by GPU timestamps, where the adapter
         // has them.
         let swaps = case.kernel != "collide";
-        let hidden = scale.split.overlap_s;
+        let t = scale.split;
         let measured = overlap && swaps && gpu.caps.timestamps;
-        assert_eq!(hidden > 0.0, measured, "{}: {hidden}", case.label());
+        assert_eq!(t.overlap_s > 0.0, measured, "{}: {t:?}", case.label());
+        assert_eq!(t.interior_s > 0.0, measured, "{}: {t:?}", case.label());
+        // Every swap's unpack, and its copies where the adapter times
+        // inside encoders, are timed apart.
+        let timed = swaps && gpu.caps.timestamps;
+        assert_eq!(t.unpack_s > 0.0, timed, "{}: {t:?}", case.label());
+        let copies = timed && gpu.caps.timestamps_in_encoders;
+        for copy in [t.copy_down_s, t.copy_up_s] {
+            assert_eq!(copy > 0.0, copies, "{}: {t:?}", case.label());
+        }
+        assert!(t.unpack_s <= t.pack_s && t.interior_s <= t.compute_s, "{t:?}");
     }
 }

@@ -217,7 +217,7 @@ mod tests {
             overlap: false,
             axes: 1,
             decomposition: Decomposition::plan("z", &global, ranks, 1).expect("plan"),
-            split: PhaseTimes::from_array([run_s / 2.0, 0.0, 0.0, run_s / 2.0, 0.0]),
+            split: PhaseTimes::phases(run_s / 2.0, 0.0, 0.0, run_s / 2.0, 0.0),
         });
         r
     }

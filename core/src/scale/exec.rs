@@ -12,18 +12,19 @@
 //! planes) waits for the unpack as before.
 //!
 //! The phases of [`PhaseTimes`] come from GPU timestamps around every pass
-//! where the adapter has them (compute: the app's passes; pack: the halo
-//! passes), and from the host clock for the rest of each wait (transfer:
-//! copies to and from the host and the waits for them) and the meetings
-//! (exchange). Work run during a swap counts as compute; the part of it
-//! that ran while the host swapped is also counted as overlap, so that the
-//! phases less the overlap add up to the run.
+//! where the adapter has them (compute: the app's passes; pack and unpack:
+//! the halo passes) and around the copies to and from the host where it
+//! times inside encoders, and from the host clock for the rest of each wait
+//! (transfer: the copies and the waits for them) and the meetings
+//! (exchange). Work run during a swap counts as compute (and interior); the
+//! part of it that ran while the host swapped is also counted as overlap,
+//! so that the phases less the overlap add up to the run.
 
 use std::cell::{Cell, RefCell};
 
 use web_time::Instant;
 
-use super::halo::HaloPlanes;
+use super::halo::{CopyClock, HaloPlanes};
 use super::{Comm, PhaseTimes};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
@@ -56,12 +57,18 @@ pub trait Record {
     fn record(&self, id: usize, pass: &mut wgpu::ComputePass<'_>);
 }
 
-/// What a timed pass counts as.
+/// What a timed stretch of GPU work counts as (its index in [`Sums`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Compute,
     Pack,
+    Unpack,
+    CopyDown,
+    CopyUp,
 }
+
+/// Seconds per [`Kind`].
+type Sums = [f64; 5];
 
 /// The most passes that one query set times (WebGPU allows 4096 queries
 /// in a set); a longer stretch is timed by the host.
@@ -74,14 +81,16 @@ struct Bank {
     resolve: wgpu::Buffer,
     readback: wgpu::Buffer,
     period_ns: f64,
+    /// Whether copies are timed too (timestamps inside encoders).
+    copies: bool,
     kinds: RefCell<Vec<Kind>>,
     /// The submission that resolved the passes, until they are read.
     resolved_in: RefCell<Option<wgpu::SubmissionIndex>>,
 }
 
 impl Bank {
-    /// Room for `passes` passes, or `None` where the adapter has no
-    /// timestamps (or there are none or too many passes).
+    /// Room for `passes` timed passes or copies, or `None` where the
+    /// adapter has no timestamps (or there are none or too many).
     fn new(gpu: &Gpu, passes: usize) -> Option<Bank> {
         if !gpu.caps.timestamps || passes == 0 || passes > MAX_PASSES {
             return None;
@@ -106,21 +115,36 @@ impl Bank {
             resolve: buffer("phase-clock-resolve", U::QUERY_RESOLVE | U::COPY_SRC),
             readback: buffer("phase-clock-readback", U::MAP_READ | U::COPY_DST),
             period_ns: f64::from(gpu.queue.get_timestamp_period()),
+            copies: gpu.caps.timestamps_in_encoders,
             kinds: RefCell::default(),
             resolved_in: RefCell::default(),
         })
     }
 
+    /// The first of the next pair of queries, which times `kind`.
+    fn reserve(&self, kind: Kind) -> u32 {
+        let mut kinds = self.kinds.borrow_mut();
+        kinds.push(kind);
+        2 * (kinds.len() as u32 - 1)
+    }
+
     /// The timestamp writes of the next pass, of `kind`.
     fn pass(&self, kind: Kind) -> wgpu::ComputePassTimestampWrites<'_> {
-        let mut kinds = self.kinds.borrow_mut();
-        let first = 2 * kinds.len() as u32;
-        kinds.push(kind);
+        let first = self.reserve(kind);
         wgpu::ComputePassTimestampWrites {
             query_set: &self.set,
             beginning_of_pass_write_index: Some(first),
             end_of_pass_write_index: Some(first + 1),
         }
+    }
+
+    /// Where to write the timestamps before and after a copy of `kind`, or
+    /// `None` where the adapter cannot time inside an encoder.
+    fn copy(&self, kind: Kind) -> Option<CopyClock<'_>> {
+        self.copies.then(|| CopyClock {
+            set: &self.set,
+            first: self.reserve(kind),
+        })
     }
 
     /// Records the resolve of this stretch's timestamps and their readback.
@@ -139,17 +163,17 @@ impl Bank {
         }
     }
 
-    /// Once the resolving submission is done: (compute, pack) seconds of
-    /// the stretch's passes; starts the next stretch. Nothing to read
-    /// gives zeros.
-    async fn take(&self, gpu: &Gpu) -> Result<(f64, f64)> {
+    /// Once the resolving submission is done: the seconds of the
+    /// stretch's timed work by kind; starts the next stretch. Nothing to
+    /// read gives zeros.
+    async fn take(&self, gpu: &Gpu) -> Result<Sums> {
         let Some(index) = self.resolved_in.borrow_mut().take() else {
-            return Ok((0.0, 0.0));
+            return Ok(Sums::default());
         };
         let kinds: Vec<Kind> = self.kinds.borrow_mut().drain(..).collect();
         gpu.map_after(&self.readback, wgpu::MapMode::Read, index)
             .await?;
-        let mut sums = (0.0, 0.0);
+        let mut sums = Sums::default();
         {
             let view = self
                 .readback
@@ -157,11 +181,8 @@ impl Bank {
                 .map_err(|e| Error::Device(format!("phase timestamps: {e}")))?;
             let ticks: &[u64] = bytemuck::cast_slice(&view);
             for (kind, pair) in kinds.iter().zip(ticks.chunks_exact(2)) {
-                let s = pair[1].saturating_sub(pair[0]) as f64 * self.period_ns * 1e-9;
-                match kind {
-                    Kind::Compute => sums.0 += s,
-                    Kind::Pack => sums.1 += s,
-                }
+                sums[*kind as usize] +=
+                    pair[1].saturating_sub(pair[0]) as f64 * self.period_ns * 1e-9;
             }
         }
         self.readback.unmap();
@@ -169,16 +190,17 @@ impl Bank {
     }
 }
 
-/// The most passes between two meetings of `ops` (a swap's pack ends a
-/// stretch, its unpack starts the next), and the most run during a swap.
+/// The most timed passes and copies between two meetings of `ops` (a
+/// swap's pack and copy down end a stretch, its copy up and unpack start
+/// the next), and the most passes run during a swap.
 fn passes_between_meetings(ops: &[Op]) -> (usize, usize) {
     let (mut most, mut n, mut during_most) = (0, 0, 0);
     for op in ops {
         match op {
             Op::Compute(_) => n += 1,
             Op::Swap { during, .. } => {
-                most = most.max(n + 1);
-                n = 1;
+                most = most.max(n + 2);
+                n = 2;
                 during_most = during_most.max(during.len());
             }
             Op::Sum(..) => {
@@ -241,6 +263,10 @@ impl Exec {
         self.clock.as_ref().map(|c| c.pass(kind))
     }
 
+    fn copy_clock(&self, kind: Kind) -> Option<CopyClock<'_>> {
+        self.clock.as_ref().and_then(|c| c.copy(kind))
+    }
+
     fn halo(&self, halo: usize) -> Result<&HaloPlanes> {
         self.halos.get(halo).ok_or_else(|| {
             Error::Device(format!(
@@ -277,7 +303,8 @@ impl Exec {
                     during,
                 } => {
                     let halo = self.halo(*halo)?;
-                    halo.encode_pack(&mut enc, *field, self.ts(Kind::Pack));
+                    let (ts, copy) = (self.ts(Kind::Pack), self.copy_clock(Kind::CopyDown));
+                    halo.encode_pack(&mut enc, *field, ts, copy);
                     let (sent, t0) = self.submit(gpu, enc);
                     self.start_during(gpu, app, during, t).await?;
                     gpu.map_after(halo.readback(), wgpu::MapMode::Read, sent.clone())
@@ -291,7 +318,8 @@ impl Exec {
                         self.during.borrow_mut().host_from = Some(swapping);
                     }
                     enc = encoder();
-                    halo.encode_unpack(&mut enc, *field, self.ts(Kind::Pack));
+                    let copy = self.copy_clock(Kind::CopyUp);
+                    halo.encode_unpack(&mut enc, *field, copy, self.ts(Kind::Unpack));
                 }
                 Op::Sum(buffer, offset) => {
                     let len = self.precision.real_bytes();
@@ -370,10 +398,11 @@ impl Exec {
         let Some(side) = &self.side else {
             return Ok(());
         };
-        let (compute, _) = side.take(gpu).await?;
+        let compute = side.take(gpu).await?[Kind::Compute as usize];
         let host = std::mem::take(&mut self.during.borrow_mut().host_s);
         let hidden = compute.min(host);
         t.compute_s += compute;
+        t.interior_s += compute;
         t.overlap_s += hidden;
         self.leftover_s
             .set(self.leftover_s.get() + compute - hidden);
@@ -393,15 +422,20 @@ impl Exec {
         t: &mut PhaseTimes,
     ) -> Result<()> {
         let wall = t0.elapsed().as_secs_f64();
-        let (compute, pack) = match &self.clock {
+        let sums = match &self.clock {
             Some(c) => c.take(gpu).await?,
-            None => (0.0, 0.0),
+            None => Sums::default(),
         };
         if side {
             self.take_side(gpu, t).await?;
         }
-        let rest = (wall - compute - pack - self.leftover_s.replace(0.0)).max(0.0);
-        t.pack_s += pack;
+        let [compute, pack, unpack, down, up] = sums;
+        let rest = (wall - compute - pack - unpack - self.leftover_s.replace(0.0)).max(0.0);
+        t.pack_s += pack + unpack;
+        t.unpack_s += unpack;
+        // The copies are part of the rest of the wait, not beside it.
+        t.copy_down_s += down;
+        t.copy_up_s += up;
         match mapped {
             true => {
                 t.compute_s += compute;
@@ -451,21 +485,23 @@ mod tests {
             during,
         };
         let ops = [Op::Compute(0), Op::Compute(1), swap(vec![]), Op::Compute(2)];
-        // Two computes and the pack; then the unpack and one compute.
-        assert_eq!(passes_between_meetings(&ops), (3, 0));
+        // Two computes, the pack and its copy; then the copy up, the unpack
+        // and one compute.
+        assert_eq!(passes_between_meetings(&ops), (4, 0));
         assert_eq!(
             passes_between_meetings(&[swap(vec![]), Op::Compute(0)]),
-            (2, 0)
+            (3, 0)
         );
         assert_eq!(passes_between_meetings(&[]), (0, 0));
         // Work during a swap is timed apart, in passes of its own; between
-        // the meetings: the unpack, one compute and the next pack.
+        // the meetings: the copy up, the unpack, one compute, the next pack
+        // and its copy.
         let ops = [
             Op::Compute(0),
             swap(vec![1, 2]),
             Op::Compute(3),
             swap(vec![4]),
         ];
-        assert_eq!(passes_between_meetings(&ops), (3, 2));
+        assert_eq!(passes_between_meetings(&ops), (5, 2));
     }
 }

@@ -241,18 +241,22 @@ impl HaloPlanes {
     }
 
     /// Records the pack of field buffer `field`'s edge planes in a pass of
-    /// its own (timestamped with `ts`) and their copy to the readback buffer.
+    /// its own (timestamped with `ts`) and their copy to the readback
+    /// buffer (timed by `copy`).
     pub fn encode_pack(
         &self,
         enc: &mut wgpu::CommandEncoder,
         field: usize,
         ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
+        copy: Option<CopyClock<'_>>,
     ) {
         let mut pass = begin(enc, ts);
         self.pack.set(&mut pass, &self.pack_groups[field]);
         pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
         drop(pass);
-        enc.copy_buffer_to_buffer(&self.send, 0, &self.readback, 0, self.readback.size());
+        CopyClock::around(copy, enc, |enc| {
+            enc.copy_buffer_to_buffer(&self.send, 0, &self.readback, 0, self.readback.size());
+        });
     }
 
     /// After submission `done`, holding [`HaloPlanes::encode_pack`], is
@@ -307,15 +311,19 @@ impl HaloPlanes {
         &self.readback
     }
 
-    /// Records the copy of what arrived to the device and its unpack into
-    /// field buffer `field`'s halo planes, in a pass of its own.
+    /// Records the copy of what arrived to the device (timed by `copy`)
+    /// and its unpack into field buffer `field`'s halo planes, in a pass of
+    /// its own (timestamped with `ts`).
     pub fn encode_unpack(
         &self,
         enc: &mut wgpu::CommandEncoder,
         field: usize,
+        copy: Option<CopyClock<'_>>,
         ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) {
-        enc.copy_buffer_to_buffer(&self.upload, 0, &self.recv, 0, self.recv.size());
+        CopyClock::around(copy, enc, |enc| {
+            enc.copy_buffer_to_buffer(&self.upload, 0, &self.recv, 0, self.recv.size());
+        });
         let group = &self.unpack_groups[field];
         let mut pass = begin(enc, ts);
         // Dispatches of one pass are ordered: the clear lands first.
@@ -326,6 +334,31 @@ impl HaloPlanes {
         }
         self.unpack.set(&mut pass, group);
         pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
+    }
+}
+
+/// Timestamps written around a copy: queries `first` and `first + 1` of `set`.
+pub struct CopyClock<'a> {
+    /// The query set.
+    pub set: &'a wgpu::QuerySet,
+    /// The query before the copy; the next is after it.
+    pub first: u32,
+}
+
+impl CopyClock<'_> {
+    /// Records `copy` into `enc` between the two timestamps.
+    pub fn around(
+        clock: Option<CopyClock<'_>>,
+        enc: &mut wgpu::CommandEncoder,
+        copy: impl FnOnce(&mut wgpu::CommandEncoder),
+    ) {
+        if let Some(c) = &clock {
+            enc.write_timestamp(c.set, c.first);
+        }
+        copy(enc);
+        if let Some(c) = &clock {
+            enc.write_timestamp(c.set, c.first + 1);
+        }
     }
 }
 

@@ -260,7 +260,7 @@ pub async fn measure(slab: &mut impl Slab, comm: &dyn Comm, opts: RunOptions) ->
     // A run lasts as long as its slowest rank.
     let samples = comm.max(&samples)?;
     let per_run = t.to_array().map(|v| v / samples.len() as f64);
-    let split: [f64; 5] = comm
+    let split: [f64; PHASES] = comm
         .max(&per_run)?
         .try_into()
         .map_err(|_| Error::Comm("the phase times came back short".into()))?;
@@ -295,19 +295,36 @@ pub fn field_hash(values: &[f64]) -> f64 {
 }
 
 /// Where one run's time went on a rank, in seconds: GPU timestamps for
-/// the kernels, the host clock for the rest (see `exec`). Work that ran
-/// while the host swapped halos counts in compute and, for the time the
-/// swap hid it, in `overlap_s`; the phases less the overlap add up to the
-/// run.
+/// the kernels (and for the copies to and from the host where the adapter
+/// times inside encoders), the host clock for the rest (see `exec`). Work
+/// that ran while the host swapped halos counts in compute and, for the
+/// time the swap hid it, in `overlap_s`; the phases less the overlap add
+/// up to the run. The parts (`interior_s`, `unpack_s`, `copy_down_s`,
+/// `copy_up_s`) are of the phase named in their docs, so files from
+/// before them, which read as zeros, keep their sums.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PhaseTimes {
     /// The app's own kernels.
     pub compute_s: f64,
+    /// Of `compute_s`: the interior, run while the halos travelled.
+    #[serde(default)]
+    pub interior_s: f64,
     /// Packing the send planes and unpacking the received ones on the GPU.
     pub pack_s: f64,
+    /// Of `pack_s`: the unpack.
+    #[serde(default)]
+    pub unpack_s: f64,
     /// Device to host (readback of the send planes) and host to device
-    /// (upload of the received ones).
+    /// (upload of the received ones), with the host's waits for them.
     pub transfer_s: f64,
+    /// Of `transfer_s`: the copy of the send planes to the host, on the
+    /// GPU's clock (zero where the adapter cannot time inside encoders).
+    #[serde(default)]
+    pub copy_down_s: f64,
+    /// Of `transfer_s`: the copy of the received planes to the device, on
+    /// the GPU's clock (as `copy_down_s`).
+    #[serde(default)]
+    pub copy_up_s: f64,
     /// The halo swap between ranks, waiting for neighbours included.
     pub exchange_s: f64,
     /// Compute that ran while the halos travelled (a rank's interior),
@@ -316,26 +333,51 @@ pub struct PhaseTimes {
     pub overlap_s: f64,
 }
 
+/// How many phases [`PhaseTimes::to_array`] lists.
+pub const PHASES: usize = 9;
+
 impl PhaseTimes {
-    /// The phases in order (compute, pack, transfer, exchange, overlap).
-    pub fn to_array(self) -> [f64; 5] {
+    /// The phases in the struct's order (compute, interior, pack, unpack,
+    /// transfer, copy down, copy up, exchange, overlap).
+    pub fn to_array(self) -> [f64; PHASES] {
         [
             self.compute_s,
+            self.interior_s,
             self.pack_s,
+            self.unpack_s,
             self.transfer_s,
+            self.copy_down_s,
+            self.copy_up_s,
             self.exchange_s,
             self.overlap_s,
         ]
     }
 
     /// From [`PhaseTimes::to_array`]'s order.
-    pub fn from_array(a: [f64; 5]) -> PhaseTimes {
+    pub fn from_array(a: [f64; PHASES]) -> PhaseTimes {
         PhaseTimes {
             compute_s: a[0],
-            pack_s: a[1],
-            transfer_s: a[2],
-            exchange_s: a[3],
-            overlap_s: a[4],
+            interior_s: a[1],
+            pack_s: a[2],
+            unpack_s: a[3],
+            transfer_s: a[4],
+            copy_down_s: a[5],
+            copy_up_s: a[6],
+            exchange_s: a[7],
+            overlap_s: a[8],
+        }
+    }
+
+    /// A split of only the four phases (and the overlap) that every file
+    /// has: compute, pack, transfer, exchange, overlap.
+    pub fn phases(compute_s: f64, pack_s: f64, transfer_s: f64, exchange_s: f64, overlap_s: f64) -> PhaseTimes {
+        PhaseTimes {
+            compute_s,
+            pack_s,
+            transfer_s,
+            exchange_s,
+            overlap_s,
+            ..PhaseTimes::default()
         }
     }
 
@@ -348,6 +390,51 @@ impl PhaseTimes {
     /// less the part that compute hid.
     pub fn communication(&self) -> f64 {
         self.total() - self.compute_s
+    }
+
+    /// Whether the copies were timed on the GPU (files and adapters
+    /// without timestamps inside encoders leave them at zero).
+    pub fn copies_timed(&self) -> bool {
+        self.copy_down_s > 0.0 || self.copy_up_s > 0.0
+    }
+
+    /// The run's phases in the order a step meets them, as finely as the
+    /// record has them: (name, seconds). The parts are split out of their
+    /// phases (the compute's interior from its edges, the unpack from the
+    /// pack, the GPU's copies from the host's waits), so the list less
+    /// `hidden` adds up to the run.
+    pub fn breakdown(&self) -> Vec<(&'static str, f64)> {
+        let mut out = match self.interior_s > 0.0 {
+            true => vec![
+                ("interior", self.interior_s),
+                ("edges", self.compute_s - self.interior_s),
+            ],
+            false => vec![("compute", self.compute_s)],
+        };
+        let split_unpack = self.unpack_s > 0.0;
+        let pack = match split_unpack {
+            true => ("pack", self.pack_s - self.unpack_s),
+            false => ("pack + unpack", self.pack_s),
+        };
+        out.push(pack);
+        let copies = self.copies_timed();
+        out.push(match copies {
+            true => ("copy down", self.copy_down_s),
+            false => ("transfer", self.transfer_s),
+        });
+        out.push(("exchange", self.exchange_s));
+        if copies {
+            out.push(("copy up", self.copy_up_s));
+        }
+        if split_unpack {
+            out.push(("unpack", self.unpack_s));
+        }
+        if copies {
+            let waits = self.transfer_s - self.copy_down_s - self.copy_up_s;
+            out.push(("waits", waits.max(0.0)));
+        }
+        out.push(("hidden", self.overlap_s));
+        out
     }
 }
 
@@ -406,17 +493,44 @@ mod tests {
 
     #[test]
     fn phase_times_round_trip_and_split_compute_from_the_rest() {
-        let t = PhaseTimes::from_array([4.0, 1.0, 2.0, 3.0, 0.0]);
-        assert_eq!(t.to_array(), [4.0, 1.0, 2.0, 3.0, 0.0]);
+        let a = [4.0, 2.5, 1.0, 0.5, 2.0, 0.75, 0.5, 3.0, 0.0];
+        let t = PhaseTimes::from_array(a);
+        assert_eq!(t.to_array(), a);
+        assert!(t.copies_timed());
+        // The parts do not add to the sums.
         assert_eq!((t.total(), t.communication()), (10.0, 6.0));
         // Compute hidden behind the swap shortens the run, not the compute.
-        let t = PhaseTimes::from_array([4.0, 1.0, 2.0, 3.0, 1.5]);
+        let t = PhaseTimes::phases(4.0, 1.0, 2.0, 3.0, 1.5);
         assert_eq!((t.total(), t.communication()), (8.5, 4.5));
         // Files written before overlap existed read as none.
         let old: PhaseTimes = serde_json::from_str(
             r#"{"compute_s": 4.0, "pack_s": 1.0, "transfer_s": 2.0, "exchange_s": 3.0}"#,
         )
         .expect("old split");
-        assert_eq!(old.overlap_s, 0.0);
+        assert_eq!(old, PhaseTimes::phases(4.0, 1.0, 2.0, 3.0, 0.0));
+        assert!(!old.copies_timed());
+    }
+
+    #[test]
+    fn a_breakdown_lists_the_parts_it_has_and_adds_up_to_the_run() {
+        let names = |t: &PhaseTimes| -> Vec<&str> { t.breakdown().iter().map(|p| p.0).collect() };
+        let sum = |t: &PhaseTimes| -> f64 {
+            t.breakdown()
+                .iter()
+                .map(|&(n, v)| if n == "hidden" { -v } else { v })
+                .sum()
+        };
+        let full = PhaseTimes::from_array([4.0, 2.5, 1.0, 0.5, 2.0, 0.75, 0.5, 3.0, 2.0]);
+        assert_eq!(
+            names(&full),
+            ["interior", "edges", "pack", "copy down", "exchange", "copy up", "unpack", "waits", "hidden"]
+        );
+        assert_eq!(sum(&full), full.total());
+        let old = PhaseTimes::phases(4.0, 1.0, 2.0, 3.0, 1.5);
+        assert_eq!(
+            names(&old),
+            ["compute", "pack + unpack", "transfer", "exchange", "hidden"]
+        );
+        assert_eq!(sum(&old), old.total());
     }
 }

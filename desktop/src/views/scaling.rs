@@ -210,20 +210,20 @@ fn hover_text(curve: &str, mode: Scaling, p: &Point) -> String {
         ),
         _ => "no single-GPU run without MPI loaded\n".to_string(),
     };
+    let phases: Vec<String> = t
+        .breakdown()
+        .iter()
+        .map(|(name, v)| format!("{name} {} ms", scaling::ms(*v)))
+        .collect();
     format!(
         "{curve} ({} scaling)\n{base}{} ranks: {} ms per run, efficiency {:.0}% against the fewest ranks\n\
-         compute {} ms (hidden behind the swap {} ms)\n\
-         pack {} ms, transfer {} ms, exchange {} ms\n\
+         {}\n\
          communication {} ms, {:.0}% of the run",
         mode.name(),
         p.ranks,
         scaling::ms(p.run_s),
         p.efficiency * 100.0,
-        scaling::ms(t.compute_s),
-        scaling::ms(t.overlap_s),
-        scaling::ms(t.pack_s),
-        scaling::ms(t.transfer_s),
-        scaling::ms(t.exchange_s),
+        phases.join(", "),
         scaling::ms(p.comm_s),
         p.comm_share() * 100.0
     )
