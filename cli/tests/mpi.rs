@@ -147,7 +147,12 @@ fn one_two_and_four_ranks_agree_bit_for_bit() {
             let swaps = r["kernel"] != "collide";
             // Lavapipe times inside encoders, so the copies are timed too.
             let phases = [
-                "compute_s", "pack_s", "unpack_s", "transfer_s", "copy_down_s", "copy_up_s",
+                "compute_s",
+                "pack_s",
+                "unpack_s",
+                "transfer_s",
+                "copy_down_s",
+                "copy_up_s",
                 "exchange_s",
             ];
             for phase in phases {
@@ -246,7 +251,12 @@ fn milc_on_one_two_and_four_ranks_matches_the_single_device_reference() {
             }
             // Every one of these kernels swaps halos (the solve also sums).
             let phases = [
-                "compute_s", "pack_s", "unpack_s", "transfer_s", "copy_down_s", "copy_up_s",
+                "compute_s",
+                "pack_s",
+                "unpack_s",
+                "transfer_s",
+                "copy_down_s",
+                "copy_up_s",
                 "exchange_s",
             ];
             for phase in phases {

@@ -208,6 +208,9 @@ impl SkylightApp {
             return;
         };
         self.run = None;
+        if let Ended::Refused(why) = &ended {
+            self.fail(why.clone());
+        }
         if let Ended::Lost = ended
             && let Some(hook) = &mut self.on_fail
         {

@@ -140,6 +140,8 @@ pub enum Ended {
         /// Whether Stop ended it early.
         stopped: bool,
     },
+    /// The job could not start, for this reason (logged by the app).
+    Refused(String),
     /// The worker went away without saying so (it panicked or was dropped).
     Lost,
 }
@@ -243,6 +245,7 @@ impl RunState {
                 // Nothing follows Finished: the worker is about to end, which
                 // is not an error, so the channel is not read again.
                 Msg::Finished { stopped } => return Some(Ended::Finished { stopped }),
+                Msg::Refused(why) => return Some(Ended::Refused(why)),
             }
         }
     }

@@ -22,6 +22,7 @@ use skylight_core::registry;
 use skylight_core::runner::{Outcome, Platform, Progress, RunOptions, Runner};
 
 use crate::tuning;
+use skylight_core::tune::apply::Tuned;
 
 /// What to run: one request per app, on one adapter.
 #[derive(Clone, Debug)]
@@ -70,8 +71,12 @@ pub enum Msg {
     },
     /// News for the messages panel (what a tune found, the cache used).
     Info(String),
-    /// Something went wrong outside a single case (no adapter, bad parameter, device lost).
+    /// Something went wrong outside a single case (an unknown app, a
+    /// device lost mid-job).
     Error(String),
+    /// The job could not start (no adapter, or an app refused its
+    /// parameters when its cases were made, before any ran); nothing follows.
+    Refused(String),
     /// The job is over.
     Finished {
         /// Whether Stop ended it early.
@@ -136,17 +141,46 @@ pub fn list(repaint: impl Fn() + Send + 'static) -> Receiver<Vec<AdapterEntry>> 
     rx
 }
 
+/// The runner of `job`'s apps on `gpu`, in `tuned`'s configurations where
+/// given. Lenient: an asked-for f64 on a device without it lists its cases
+/// as unsupported instead of failing the request.
+fn runner<'a>(gpu: &'a Gpu, job: &Job, tuned: Option<&'a Tuned>) -> Runner<'a> {
+    let runner = Runner::new(Platform::Gpu(gpu), job.opts).lenient();
+    match tuned {
+        Some(t) => runner.configured(t),
+        None => runner,
+    }
+}
+
+/// Makes every app's cases before any runs, as the command line does, so
+/// that a size too large or a bad parameter refuses the whole job.
+fn plan_all(gpu: &Gpu, job: &Job, tuned: Option<&Tuned>) -> Result<(), String> {
+    let runner = runner(gpu, job, tuned);
+    for (name, req) in &job.runs {
+        let app = registry::find(name).map_err(|e| e.to_string())?;
+        runner.plan(app, req).map_err(|e| format!("{name}: {e}"))?;
+    }
+    Ok(())
+}
+
 /// Runs the job, reporting through `send`.
 pub async fn run_job(job: &Job, send: &dyn Fn(Msg), stop: &AtomicBool) {
     let gpu = match Gpu::open(&job.selector, job.api).await {
         Ok(g) => g,
         Err(e) => {
-            send(Msg::Error(format!("cannot open the adapter: {e}")));
-            send(Msg::Finished { stopped: false });
+            send(Msg::Refused(format!("cannot open the adapter: {e}")));
             return;
         }
     };
     send(Msg::Opened(gpu.info.clone()));
+    let tuned = match job.tune_budget_s {
+        Some(_) => None,
+        None => tuning::tuned_for(&gpu, send),
+    };
+    if let Err(why) = plan_all(&gpu, job, tuned.as_ref()) {
+        send(Msg::Refused(why));
+        return;
+    }
     if let Some(budget_s) = job.tune_budget_s {
         tuning::tune(&gpu, &job.runs, budget_s, job.opts, send, stop).await;
         send(Msg::Finished {
@@ -154,7 +188,6 @@ pub async fn run_job(job: &Job, send: &dyn Fn(Msg), stop: &AtomicBool) {
         });
         return;
     }
-    let tuned = tuning::tuned_for(&gpu, send);
     let app_count = job.runs.len();
     for (app_index, (name, req)) in job.runs.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
@@ -178,12 +211,7 @@ pub async fn run_job(job: &Job, send: &dyn Fn(Msg), stop: &AtomicBool) {
             Progress::Finish(o) => send(Msg::Outcome(Box::new(o.clone()))),
         };
         let stop_fn = || stop.load(Ordering::Relaxed);
-        // Lenient: an asked-for f64 on a device without it lists its
-        // cases as unsupported instead of failing the request.
-        let mut runner = Runner::new(Platform::Gpu(&gpu), job.opts).lenient();
-        if let Some(t) = &tuned {
-            runner = runner.configured(t);
-        }
+        let mut runner = runner(&gpu, job, tuned.as_ref());
         let ran = runner.run(app, req, &mut progress, &stop_fn).await;
         if let Err(e) = ran {
             send(Msg::Error(format!("{name}: {e}")));
@@ -196,4 +224,39 @@ pub async fn run_job(job: &Job, send: &dyn Fn(Msg), stop: &AtomicBool) {
     send(Msg::Finished {
         stopped: stop.load(Ordering::Relaxed),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    /// A job whose second app asks for a size past the adapter's memory
+    /// ends refused before its first app runs a case, naming the largest
+    /// size that fits.
+    #[test]
+    fn a_size_too_large_refuses_the_job_before_any_case_runs() {
+        let job = Job {
+            selector: Selector::Auto,
+            api: None,
+            runs: vec![
+                ("su3".into(), Request::default().set("size", "small")),
+                ("lbm".into(), Request::default().set("size", "4096")),
+            ],
+            opts: RunOptions::default(),
+            tune_budget_s: None,
+        };
+        let msgs = Mutex::new(Vec::new());
+        let send = |m: Msg| msgs.lock().expect("messages").push(m);
+        pollster::block_on(run_job(&job, &send, &AtomicBool::new(false)));
+        let msgs = msgs.into_inner().expect("messages");
+        assert!(matches!(msgs.first(), Some(Msg::Opened(_))), "{msgs:?}");
+        match &msgs[1..] {
+            [Msg::Refused(why)] => {
+                assert!(why.starts_with("lbm: ") && why.contains("largest"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }

@@ -230,6 +230,9 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
         for copy in [t.copy_down_s, t.copy_up_s] {
             assert_eq!(copy > 0.0, copies, "{}: {t:?}", case.label());
         }
-        assert!(t.unpack_s <= t.pack_s && t.interior_s <= t.compute_s, "{t:?}");
+        assert!(
+            t.unpack_s <= t.pack_s && t.interior_s <= t.compute_s,
+            "{t:?}"
+        );
     }
 }

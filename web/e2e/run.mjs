@@ -88,6 +88,14 @@ try {
       throw new Error(`a job with an empty \`wg\` ended "${refused.status}", not with its error`);
     }
     console.log(`a job that cannot start says: ${refused.status}`);
+    // A size past what the page and the adapter hold is refused before
+    // any work, naming the largest that fits.
+    await page.goto(`${base}?run=lbm&size=2048&precision=f32`);
+    const large = await waitForJob(page, 120000);
+    if (!large.status.startsWith("error") || !large.status.includes("largest")) {
+      throw new Error(`lbm at L = 2048 ended "${large.status}", not refused with the largest size`);
+    }
+    console.log(`a size too large says: ${large.status}`);
   }
 } catch (e) {
   failed = e;

@@ -122,10 +122,11 @@ impl Capabilities {
     /// own buffers take some) where the backend reports it. Where it does
     /// not (Metal, DX12, GL, the browser), the smaller of the host's budget
     /// (Apple's and integrated GPUs share the host's memory, a discrete
-    /// GPU rarely has more, and every input is uploaded from a host copy)
-    /// and a buffer of `max_buffer_size` in every storage binding a stage
-    /// has (what bounds it where the host's is not known: the browser,
-    /// a system [`super::memory::host_available_bytes`] cannot ask);
+    /// GPU rarely has more, and every input is uploaded from a host copy;
+    /// not in a browser, whose host budget is its page's memory) and a
+    /// buffer of `max_buffer_size` in every storage binding a stage has
+    /// (what bounds it where the host's is not known: the browser, a
+    /// system [`super::memory::host_available_bytes`] cannot ask);
     /// `None` where neither is known. The label says which bound it is.
     pub fn device_budget(&self) -> Option<(&'static str, u64)> {
         if let Some(m) = self.device_memory {
@@ -134,9 +135,12 @@ impl Capabilities {
         let limits = self
             .max_buffer
             .saturating_mul(u64::from(self.max_storage_buffers));
-        let host = self
-            .host_budget()
-            .map(|m| ("device memory (bounded by host memory)", m));
+        // A page's memory holds its own arrays, not the GPU's buffers.
+        let host = match cfg!(target_arch = "wasm32") {
+            true => None,
+            false => self.host_budget(),
+        };
+        let host = host.map(|m| ("device memory (bounded by host memory)", m));
         let limits = (limits > 0).then_some((
             "device memory (bounded by max_buffer_size x max_storage_buffers_per_shader_stage)",
             limits,

@@ -5,8 +5,10 @@
 //! The host's is what the system calls available: `MemAvailable` of
 //! `/proc/meminfo` on Linux and Android, the free and inactive pages on
 //! macOS (`host_statistics64`), the available physical memory on Windows
-//! (`GlobalMemoryStatusEx`). A browser does not say, so there the host is
-//! not checked and the device's budget is the adapter's limits'.
+//! (`GlobalMemoryStatusEx`). A browser does not say how much the machine
+//! has, but a page's arrays live in its wasm32 memory, which cannot grow
+//! past 4 GiB: there the host's is the room left in it, and the device's
+//! budget is the adapter's limits' (the GPU's buffers are not in it).
 
 /// Bytes of the largest device-local memory heap of `adapter`, where its
 /// backend reports heaps (Vulkan).
@@ -47,8 +49,8 @@ fn vulkan_device_local(adapter: &wgpu::Adapter) -> Option<u64> {
 }
 
 /// Bytes of host memory available to a new allocation now, where the
-/// system says (see the module's documentation); `None` in a browser, or
-/// where the system's call fails.
+/// system says (see the module's documentation; in a browser, the room
+/// left in the page's memory); `None` where the system's call fails.
 pub fn host_available_bytes() -> Option<u64> {
     #[cfg(target_os = "macos")]
     {
@@ -68,8 +70,20 @@ pub fn host_available_bytes() -> Option<u64> {
     }
     #[cfg(target_arch = "wasm32")]
     {
-        None
+        Some(wasm_room(core::arch::wasm32::memory_size(0) as u64))
     }
+}
+
+/// The most a wasm32 memory holds (65,536 pages of 64 KiB), which browsers
+/// allow a page.
+const WASM32_MEMORY: u64 = 1 << 32;
+
+/// Bytes a wasm32 memory of `pages` pages can still grow by. What its
+/// allocator holds free inside those pages is not counted, so this errs
+/// low by that much.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+fn wasm_room(pages: u64) -> u64 {
+    WASM32_MEMORY.saturating_sub(pages * 65_536)
 }
 
 /// macOS's free and inactive pages (those a new allocation gets without
@@ -148,6 +162,14 @@ pub fn mem_available(meminfo: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_has_what_its_memory_can_still_grow_by() {
+        assert_eq!(wasm_room(0), 4 << 30);
+        assert_eq!(wasm_room(16_384), 3 << 30);
+        assert_eq!(wasm_room(65_536), 0);
+        assert_eq!(wasm_room(70_000), 0);
+    }
 
     #[test]
     fn mem_available_reads_meminfo() {

@@ -410,9 +410,10 @@ impl Exec {
     }
 
     /// After the wait for the submission made at `t0`: the stretch's timed
-    /// passes, and the rest of the wait as transfer when something was read
-    /// back (`mapped`), else compute (submission and completion). With
-    /// `side`, also the work of a swap before (its submission is done).
+    /// passes and copies (the copies are transfer), and the rest of the
+    /// wait as transfer when something was read back (`mapped`: the copies
+    /// where they are not timed), else compute (submission and completion).
+    /// With `side`, also the work of a swap before (its submission is done).
     async fn settle(
         &self,
         gpu: &Gpu,
@@ -430,10 +431,11 @@ impl Exec {
             self.take_side(gpu, t).await?;
         }
         let [compute, pack, unpack, down, up] = sums;
-        let rest = (wall - compute - pack - unpack - self.leftover_s.replace(0.0)).max(0.0);
+        let timed = compute + pack + unpack + down + up;
+        let rest = (wall - timed - self.leftover_s.replace(0.0)).max(0.0);
         t.pack_s += pack + unpack;
         t.unpack_s += unpack;
-        // The copies are part of the rest of the wait, not beside it.
+        t.transfer_s += down + up;
         t.copy_down_s += down;
         t.copy_up_s += up;
         match mapped {

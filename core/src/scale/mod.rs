@@ -370,7 +370,13 @@ impl PhaseTimes {
 
     /// A split of only the four phases (and the overlap) that every file
     /// has: compute, pack, transfer, exchange, overlap.
-    pub fn phases(compute_s: f64, pack_s: f64, transfer_s: f64, exchange_s: f64, overlap_s: f64) -> PhaseTimes {
+    pub fn phases(
+        compute_s: f64,
+        pack_s: f64,
+        transfer_s: f64,
+        exchange_s: f64,
+        overlap_s: f64,
+    ) -> PhaseTimes {
         PhaseTimes {
             compute_s,
             pack_s,
@@ -523,7 +529,17 @@ mod tests {
         let full = PhaseTimes::from_array([4.0, 2.5, 1.0, 0.5, 2.0, 0.75, 0.5, 3.0, 2.0]);
         assert_eq!(
             names(&full),
-            ["interior", "edges", "pack", "copy down", "exchange", "copy up", "unpack", "waits", "hidden"]
+            [
+                "interior",
+                "edges",
+                "pack",
+                "copy down",
+                "exchange",
+                "copy up",
+                "unpack",
+                "waits",
+                "hidden"
+            ]
         );
         assert_eq!(sum(&full), full.total());
         let old = PhaseTimes::phases(4.0, 1.0, 2.0, 3.0, 1.5);

@@ -456,6 +456,12 @@ fn initial(params: &Params, p: Precision) -> Result<(System, (u64, u64))> {
 pub(super) fn capacity(s: &System) -> u32 {
     let mean = s.atoms() as f64 / s.ncells() as f64;
     let fullest = s.bin().iter().map(Vec::len).max().unwrap_or(0) as f64;
+    slots(mean, fullest)
+}
+
+/// Slots for cells of `mean` atoms whose fullest holds `fullest` (see
+/// [`capacity`]).
+fn slots(mean: f64, fullest: f64) -> u32 {
     ((1.6 * mean).max(fullest) / 8.0).ceil() as u32 * 8
 }
 

@@ -5,7 +5,7 @@ use super::*;
 use crate::error::Error;
 
 /// A small force case: 6 unit cells (864 atoms), atom mapping, aos.
-fn small(precision: Precision) -> Params {
+pub(super) fn small(precision: Precision) -> Params {
     Params {
         precision,
         kernel: KernelName::Force,
