@@ -406,14 +406,14 @@ impl PhaseTimes {
 
     /// The run's phases in the order a step meets them, as finely as the
     /// record has them: (name, seconds). The parts are split out of their
-    /// phases (the compute's interior from its edges, the unpack from the
-    /// pack, the GPU's copies from the host's waits), so the list less
-    /// `hidden` adds up to the run.
+    /// phases (the interior from the other compute: the boundary, and a
+    /// solve's vector kernels; the unpack from the pack; the GPU's copies
+    /// from the host's waits), so the list less `hidden` adds up to the run.
     pub fn breakdown(&self) -> Vec<(&'static str, f64)> {
         let mut out = match self.interior_s > 0.0 {
             true => vec![
                 ("interior", self.interior_s),
-                ("edges", self.compute_s - self.interior_s),
+                ("other compute", self.compute_s - self.interior_s),
             ],
             false => vec![("compute", self.compute_s)],
         };
@@ -531,7 +531,7 @@ mod tests {
             names(&full),
             [
                 "interior",
-                "edges",
+                "other compute",
                 "pack",
                 "copy down",
                 "exchange",
