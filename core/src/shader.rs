@@ -24,11 +24,9 @@ pub mod sources {
     /// `reduce_sum`: a fixed-order workgroup tree sum over `Real` (needs `WG`,
     /// a power of two).
     pub const REDUCE: &str = include_str!("../../shaders/common/reduce.wgsl");
-    /// `pack` of the halo planes of a lattice field split over ranks (needs
-    /// `WG`, the grid functions and `tdp_index`).
+    /// `pack` and `unpack` of the halo planes of a lattice field split over
+    /// ranks (needs `WG`, the grid functions and `tdp_index`).
     pub const HALO: &str = include_str!("../../shaders/common/halo.wgsl");
-    /// `clear` and `unpack` of the halo planes, composed with [`HALO`].
-    pub const HALO_UNPACK: &str = include_str!("../../shaders/common/halo_unpack.wgsl");
 }
 
 /// The df64 formulation a kernel is composed with.

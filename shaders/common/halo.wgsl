@@ -7,11 +7,9 @@
 // is one run (INNER = PLANE). `pack` copies the planes the neighbours need
 // into `halo` (side 0: the lowest own planes, for the rank below; side 1:
 // the highest, for the rank above); `unpack` writes a received `halo` into
-// the halo planes (in `halo_unpack.wgsl`, with `clear`: `pack` alone only
-// reads the field, so it can bind it read-only). Both go through
-// tdp_index, so one text serves every targetDP layout; the buffer is
-// (side, site in slab, component), which is logical order, so the host can
-// read it without the layout. Each side
+// the halo planes. Both go through tdp_index, so one text serves every
+// targetDP layout; the buffer is (side, site in slab, component), which is
+// logical order, so the host can read it without the layout. Each side
 // carries only the components its neighbour reads (lbm's pull propagation
 // reads 5 of a neighbour plane's 19 populations, those moving into the
 // slab): SEND0 lists side 0's (for the rank below), SEND1 side 1's, NSEND
@@ -67,17 +65,10 @@ fn halo_slot_component(e: u32, list0: u32) -> u32 {
     return halo_component((e / SIDE) ^ list0, (e % SIDE) % NSEND);
 }
 
-// Grid-stride: a full grid takes one element an invocation, a few
-// workgroups writing the host's memory (a zero-copy pack) take many.
 @compute @workgroup_size(WG)
 fn pack(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let total = nwg.x * nwg.y * WG;
-    for (var e = linear_id(gid, nwg); e < 2u * SIDE; e += total) {
-        pack_element(e);
-    }
-}
-
-fn pack_element(e: u32) {
+    let e = linear_id(gid, nwg);
+    if (e >= 2u * SIDE) { return; }
     let site = halo_element_site(e, HALO, PLANES);
     let comp = halo_slot_component(e, 0u);
     let side = e / SIDE;
@@ -93,5 +84,23 @@ fn pack_element(e: u32) {
         halo[e] = r_store(r_add(mine, other));
     } else {
         halo[e] = r_store(r_sub(mine, other));
+    }
+}
+
+@compute @workgroup_size(WG)
+fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let e = linear_id(gid, nwg);
+    let per_side = HALO * PLANE * NCOMP;
+    if (ZERO_REST == 0u || e >= 2u * per_side) { return; }
+    let side = e / per_side;
+    let site = halo_planes_site(select(0u, PLANES + HALO, side == 1u), (e % per_side) / NCOMP);
+    field_set(site, e % NCOMP, r_store(r_zero()));
+}
+
+@compute @workgroup_size(WG)
+fn unpack(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let e = linear_id(gid, nwg);
+    if (e < 2u * SIDE) {
+        field_set(halo_element_site(e, 0u, PLANES + HALO), halo_slot_component(e, 1u), halo[e]);
     }
 }

@@ -46,13 +46,6 @@ pub enum Op {
         field: usize,
         /// Work that overlaps the swap, or none.
         during: Vec<usize>,
-        /// How many of `during`'s first items run in the pack's own pass,
-        /// beside it, where the pack writes the host's memory itself: they
-        /// hide its trip over PCIe, and the host waits for them before the
-        /// swap, so they should last about as long as that trip (lbm sizes
-        /// a lead slice of its interior so). Elsewhere they run with the
-        /// rest of `during`.
-        beside: usize,
     },
     /// Replace the real at byte `offset` of the buffer with its sum over the ranks.
     Sum(wgpu::Buffer, u64),
@@ -72,13 +65,10 @@ enum Kind {
     Unpack,
     CopyDown,
     CopyUp,
-    /// A pack beside the first of the work run during its swap: interior
-    /// compute, with the pack's time hidden in it.
-    Beside,
 }
 
 /// Seconds per [`Kind`].
-type Sums = [f64; 6];
+type Sums = [f64; 5];
 
 /// The most passes that one query set times (WebGPU allows 4096 queries
 /// in a set); a longer stretch is timed by the host.
@@ -311,32 +301,10 @@ impl Exec {
                     halo,
                     field,
                     during,
-                    beside,
                 } => {
                     let halo = self.halo(*halo)?;
-                    let beside = match halo.zero_copy() {
-                        true => &during[..(*beside).min(during.len())],
-                        false => &[],
-                    };
-                    let during = &during[beside.len()..];
-                    if beside.is_empty() {
-                        // A clock reserved is a clock written: none for a
-                        // copy that is not made.
-                        let copy = match halo.zero_copy() {
-                            true => None,
-                            false => self.copy_clock(Kind::CopyDown),
-                        };
-                        halo.encode_pack(&mut enc, *field, self.ts(Kind::Pack), copy);
-                    } else {
-                        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                            label: Some("rank-pack-beside"),
-                            timestamp_writes: self.ts(Kind::Beside),
-                        });
-                        halo.record_pack(&mut pass, *field);
-                        for id in beside {
-                            app.record(*id, &mut pass);
-                        }
-                    }
+                    let (ts, copy) = (self.ts(Kind::Pack), self.copy_clock(Kind::CopyDown));
+                    halo.encode_pack(&mut enc, *field, ts, copy);
                     let (sent, t0) = self.submit(gpu, enc);
                     self.start_during(gpu, app, during, t).await?;
                     gpu.map_after(halo.readback(), wgpu::MapMode::Read, sent.clone())
@@ -462,11 +430,9 @@ impl Exec {
         if side {
             self.take_side(gpu, t).await?;
         }
-        let [compute, pack, unpack, down, up, beside] = sums;
-        let timed = compute + pack + unpack + down + up + beside;
+        let [compute, pack, unpack, down, up] = sums;
+        let timed = compute + pack + unpack + down + up;
         let rest = (wall - timed - self.leftover_s.replace(0.0)).max(0.0);
-        t.compute_s += beside;
-        t.interior_s += beside;
         t.pack_s += pack + unpack;
         t.unpack_s += unpack;
         t.transfer_s += down + up;
@@ -519,7 +485,6 @@ mod tests {
             halo: 0,
             field: 0,
             during,
-            beside: 1,
         };
         let ops = [Op::Compute(0), Op::Compute(1), swap(vec![]), Op::Compute(2)];
         // Two computes, the pack and its copy; then the copy up, the unpack

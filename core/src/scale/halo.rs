@@ -22,14 +22,6 @@ use crate::shader::{ShaderSpec, sources};
 /// Workgroup size of the pack and unpack kernels (a copy: any size does).
 const WG: u32 = 64;
 
-/// Workgroups of a pack that writes the host's memory itself: few enough
-/// to leave the GPU to the work recorded beside it, enough to keep PCIe
-/// busy. On one H200 16 workgroups of 256 moved 10 MiB to the host in
-/// 0.28 ms, as fast as a copy, and hid entirely beside a 1.2 ms streaming
-/// kernel in the same pass, where a copy added 0.2 ms and a full grid
-/// 0.2 ms (docs/notebook/benchmarks.md, 2026-11-29 ab).
-const HOST_GROUPS: u32 = 64;
-
 /// The components of a site each side's planes carry: what the neighbour
 /// on that side reads of them. Value `k` of a side is its component
 /// `list[k]`, plus `sign * component` of its `mix[k]` when mixed (a spin
@@ -100,27 +92,13 @@ fn const_list(name: &str, v: &[u32]) -> String {
 /// The halo module for a field of `groups` (its layout, split over buffers
 /// by component group) split over ranks as `d` describes, across split axis
 /// `axis` (0: the slowest, 1: the second), each side carrying the
-/// components `send` lists (checked by [`HaloPlanes::sending`]): every
-/// kernel, the field bound read-write.
+/// components `send` lists (checked by [`HaloPlanes::sending`]).
 pub fn spec(
     p: Precision,
     groups: &Groups,
     d: &Decomposition,
     axis: usize,
     send: &Send,
-) -> ShaderSpec {
-    module(p, groups, (d, axis), send, true)
-}
-
-/// [`spec`], or with `writable` false the pack alone, which binds the field
-/// read-only: work that only reads the field then needs no barrier after
-/// it, and can run beside it.
-fn module(
-    p: Precision,
-    groups: &Groups,
-    (d, axis): (&Decomposition, usize),
-    send: &Send,
-    writable: bool,
 ) -> ShaderSpec {
     let along = d.along(axis);
     // Unmixed: each value adds zero times itself, which the kernel skips.
@@ -136,23 +114,12 @@ fn module(
     let (mix0, sign0) = mix(0, &send.down);
     let (mix1, sign1) = mix(1, &send.up);
     let layout = &groups.layout;
-    let access = if writable { "read_write" } else { "read" };
-    let bindings = groups.declare("field", access, 0)
+    let bindings = groups.declare("field", "read_write", 0)
         + &format!(
             "@group(0) @binding({}) var<storage, read_write> halo: array<RealStore>;\n",
             groups.count()
         );
-    let accessors = groups.accessors_as(
-        "field",
-        ["get", "set"],
-        ("RealStore", "tdp_index"),
-        writable,
-    );
-    let spec = match writable {
-        true => ShaderSpec::new("halo", sources::HALO_UNPACK, p).with_include(sources::HALO),
-        false => ShaderSpec::new("halo-pack", sources::HALO, p),
-    };
-    let spec = spec
+    let spec = ShaderSpec::new("halo", sources::HALO, p)
         .with_u32("WG", WG)
         .with_u32("NCOMP", layout.ncomp)
         .with_u32("PLANE", along.plane as u32)
@@ -166,7 +133,7 @@ fn module(
         .with_include(const_list("MIX0", &mix0) + &const_list("MIX1", &mix1))
         .with_include(const_list("SIGN0", &sign0) + &const_list("SIGN1", &sign1))
         .with_include(sources::GRID)
-        .with_include(bindings + &accessors);
+        .with_include(bindings + &groups.accessors("field"));
     layout.apply(spec)
 }
 
@@ -175,10 +142,6 @@ fn module(
 pub struct HaloPlanes {
     /// The split axis (0: the slowest, 1: the second).
     axis: usize,
-    /// Whether the pack writes the host's memory itself (the device maps
-    /// storage buffers: `MAPPABLE_PRIMARY_BUFFERS`), with no copy after it.
-    zero_copy: bool,
-    /// Binds the field read-only.
     pack: Pipeline,
     unpack: Pipeline,
     /// Zeroes the halo planes before an unpack (`Send::zero_rest`).
@@ -189,8 +152,7 @@ pub struct HaloPlanes {
     unpack_groups: Vec<wgpu::BindGroup>,
     send: wgpu::Buffer,
     recv: wgpu::Buffer,
-    /// Where the packed planes are read back (mapped for the exchange):
-    /// `send` itself when the pack writes the host's memory.
+    /// Where the packed planes are read back (mapped for the exchange).
     readback: wgpu::Buffer,
     /// Where the neighbours' planes arrive, mapped for writing while the
     /// ranks swap, so that MPI receives straight into memory the GPU copies
@@ -199,9 +161,6 @@ pub struct HaloPlanes {
     upload: wgpu::Buffer,
     /// Bytes of one side's planes.
     side_bytes: usize,
-    /// Of the pack.
-    pack_dispatch: (u32, u32),
-    /// Of the unpack: an element an invocation.
     dispatch: (u32, u32),
     /// Of the clear: every real of the halo planes.
     clear_dispatch: (u32, u32),
@@ -235,41 +194,27 @@ impl HaloPlanes {
         let reals = 2 * d.halo * plane * send.down.len();
         let bytes = reals as u64 * p.real_bytes();
         let binds = vec![Bind::ReadWrite; groups.count() as usize + 1];
-        let mut reading = vec![Bind::Read; groups.count() as usize];
-        reading.push(Bind::ReadWrite);
-        let pack_module = self::module(p, groups, (d, axis), send, false);
-        let pack = gpu.pipeline(&pack_module, "pack", &reading)?;
+        let pack = gpu.pipeline(&module, "pack", &binds)?;
         let unpack = gpu.pipeline(&module, "unpack", &binds)?;
         let clear = match send.zero_rest {
             true => Some(gpu.pipeline(&module, "clear", &binds)?),
             false => None,
         };
         let halo_reals = 2 * d.halo * plane * layout.ncomp as usize;
-        let zero_copy = gpu
-            .device
-            .features()
-            .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
-        let mapped = |label, usage| {
-            gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: bytes,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
-        use wgpu::BufferUsages as U;
-        let (send, readback) = match zero_copy {
-            true => {
-                let send = mapped("halo-send-host", U::STORAGE | U::MAP_READ);
-                (send.clone(), send)
-            }
-            false => (
-                gpu.storage("halo-send", bytes)?,
-                mapped("halo-readback", U::MAP_READ | U::COPY_DST),
-            ),
-        };
+        let send = gpu.storage("halo-send", bytes)?;
         let recv = gpu.storage("halo-recv", bytes)?;
-        let upload = mapped("halo-upload", U::MAP_WRITE | U::COPY_SRC);
+        let readback = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("halo-readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let upload = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("halo-upload"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
         let with = |field: &[wgpu::Buffer], planes: &wgpu::Buffer| -> Vec<wgpu::Buffer> {
             field.iter().chain([planes]).cloned().collect()
         };
@@ -278,17 +223,11 @@ impl HaloPlanes {
         };
         let pack_groups = fields.iter().map(|f| bind(&pack, with(f, &send)));
         let unpack_groups = fields.iter().map(|f| bind(&unpack, with(f, &recv)));
-        let dispatch = dispatch_shape(reals as u64, WG, gpu.caps.max_workgroups_per_dim)?;
         Ok(HaloPlanes {
             axis,
-            zero_copy,
             pack_groups: pack_groups.collect(),
             unpack_groups: unpack_groups.collect(),
-            pack_dispatch: match zero_copy {
-                true => (HOST_GROUPS.min(dispatch.0.max(1) * dispatch.1), 1),
-                false => dispatch,
-            },
-            dispatch,
+            dispatch: dispatch_shape(reals as u64, WG, gpu.caps.max_workgroups_per_dim)?,
             clear_dispatch: dispatch_shape(halo_reals as u64, WG, gpu.caps.max_workgroups_per_dim)?,
             pack,
             unpack,
@@ -301,14 +240,9 @@ impl HaloPlanes {
         })
     }
 
-    /// Whether the pack writes the host's memory itself ([`HaloPlanes::record_pack`]).
-    pub fn zero_copy(&self) -> bool {
-        self.zero_copy
-    }
-
     /// Records the pack of field buffer `field`'s edge planes in a pass of
-    /// its own (timestamped with `ts`) and, unless it writes the host's
-    /// memory itself, their copy to the readback buffer (timed by `copy`).
+    /// its own (timestamped with `ts`) and their copy to the readback
+    /// buffer (timed by `copy`).
     pub fn encode_pack(
         &self,
         enc: &mut wgpu::CommandEncoder,
@@ -317,22 +251,12 @@ impl HaloPlanes {
         copy: Option<CopyClock<'_>>,
     ) {
         let mut pass = begin(enc, ts);
-        self.record_pack(&mut pass, field);
+        self.pack.set(&mut pass, &self.pack_groups[field]);
+        pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
         drop(pass);
-        if !self.zero_copy {
-            CopyClock::around(copy, enc, |enc| {
-                enc.copy_buffer_to_buffer(&self.send, 0, &self.readback, 0, self.readback.size());
-            });
-        }
-    }
-
-    /// Records the pack's dispatch into `pass`. It binds the field
-    /// read-only, so work recorded after it in the same pass that writes
-    /// neither the field nor the planes runs beside it (where the pack
-    /// writes the host's memory, that hides its trip over PCIe).
-    pub fn record_pack(&self, pass: &mut wgpu::ComputePass<'_>, field: usize) {
-        self.pack.set(pass, &self.pack_groups[field]);
-        pass.dispatch_workgroups(self.pack_dispatch.0, self.pack_dispatch.1, 1);
+        CopyClock::around(copy, enc, |enc| {
+            enc.copy_buffer_to_buffer(&self.send, 0, &self.readback, 0, self.readback.size());
+        });
     }
 
     /// After submission `done`, holding [`HaloPlanes::encode_pack`], is

@@ -102,20 +102,6 @@ impl Part {
         Part { order, ..self }
     }
 
-    /// The box's first `k` planes along the slowest axis and the rest, or
-    /// `None` where that leaves either empty or the box is not in storage
-    /// order (whose blocks span planes).
-    pub fn split_planes(self, k: u32) -> Option<(Part, Part)> {
-        (k > 0 && k < self.nz && self.order.is_storage()).then(|| {
-            let rest = Part {
-                z0: self.z0 + k,
-                nz: self.nz - k,
-                ..self
-            };
-            (Part { nz: k, ..self }, rest)
-        })
-    }
-
     /// Sites in the box.
     pub fn count(self) -> u32 {
         self.inner * self.ny * self.nz
@@ -295,21 +281,6 @@ impl Decomposition {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_box_splits_into_its_first_planes_and_the_rest() {
-        let b = Part {
-            z0: 2,
-            nz: 6,
-            ..Part::planes(4, 3, 10)
-        };
-        let (lead, rest) = b.split_planes(2).expect("split");
-        let sites: Vec<u32> = lead.sites().chain(rest.sites()).collect();
-        assert_eq!(sites, b.sites().collect::<Vec<_>>());
-        assert_eq!((lead.count(), rest.count()), (24, 48));
-        assert!(b.split_planes(0).is_none() && b.split_planes(6).is_none());
-        assert!(b.ordered(4, [1, 1, 2], 2).split_planes(2).is_none());
-    }
 
     /// Every owned site of a rank's padded field, in order.
     fn owned(d: &Decomposition) -> Vec<u32> {
