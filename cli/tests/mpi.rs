@@ -63,6 +63,26 @@ fn run(np: usize, dir: &Path, app: &str, args: &[&str]) -> Vec<Value> {
     file["records"].as_array().expect("records").clone()
 }
 
+/// Record `r`'s time per run of each phase a swap has, by name: the
+/// kernels, the pack and unpack, the copies down and up (lavapipe times
+/// inside encoders) with the waits for them, and the exchange.
+fn phase_times(r: &Value) -> Vec<(&'static str, f64)> {
+    let phases = [
+        "compute_s",
+        "pack_s",
+        "unpack_s",
+        "transfer_s",
+        "copy_down_s",
+        "copy_up_s",
+        "exchange_s",
+    ];
+    let split = &r["scale"]["split"];
+    phases
+        .into_iter()
+        .map(|p| (p, split[p].as_f64().expect("a phase time")))
+        .collect()
+}
+
 /// Runs lbm's four kernels (3 steps, 8^3) on `np` ranks.
 fn lbm(np: usize, dir: &Path, extra: &[&str]) -> Vec<Value> {
     let mut args = vec!["--size", "8", "--kernel", "collide,propagate,fused,step"];
@@ -145,18 +165,7 @@ fn one_two_and_four_ranks_agree_bit_for_bit() {
             );
             // Collision alone reads no neighbour, so only it swaps no halos.
             let swaps = r["kernel"] != "collide";
-            // Lavapipe times inside encoders, so the copies are timed too.
-            let phases = [
-                "compute_s",
-                "pack_s",
-                "unpack_s",
-                "transfer_s",
-                "copy_down_s",
-                "copy_up_s",
-                "exchange_s",
-            ];
-            for phase in phases {
-                let t = r["scale"]["split"][phase].as_f64().expect("a phase time");
+            for (phase, t) in phase_times(r) {
                 assert_eq!(
                     t > 0.0,
                     phase == "compute_s" || swaps,
@@ -250,17 +259,7 @@ fn milc_on_one_two_and_four_ranks_matches_the_single_device_reference() {
                 );
             }
             // Every one of these kernels swaps halos (the solve also sums).
-            let phases = [
-                "compute_s",
-                "pack_s",
-                "unpack_s",
-                "transfer_s",
-                "copy_down_s",
-                "copy_up_s",
-                "exchange_s",
-            ];
-            for phase in phases {
-                let t = r["scale"]["split"][phase].as_f64().expect("a phase time");
+            for (phase, t) in phase_times(r) {
                 assert!(t > 0.0, "{what}: {phase} {t}");
             }
         },
