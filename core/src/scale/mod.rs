@@ -369,8 +369,9 @@ impl PhaseTimes {
     }
 
     /// A split of only the four phases (and the overlap) that every file
-    /// has: compute, pack, transfer, exchange, overlap.
-    pub fn phases(
+    /// has: compute, pack, transfer, exchange, overlap (the tests' files).
+    #[cfg(test)]
+    pub(crate) fn phases(
         compute_s: f64,
         pack_s: f64,
         transfer_s: f64,
