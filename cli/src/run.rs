@@ -98,6 +98,7 @@ pub fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
             false => tuned(&platform, args, &requests),
         },
     };
+    plan_all(&platform, &requests, &settings)?;
     let mut output = Output::new(json, args.common.csv.clone(), resumed);
     stop::install()?;
     println!("{}", report::header());
@@ -255,16 +256,37 @@ fn lost(platform: &Platform) -> bool {
     matches!(platform, Platform::Gpu(gpu) if gpu.check_lost().is_err())
 }
 
-/// How many cases the whole run has to run (less those resumed).
-fn pending(platform: &Platform, requests: &[(&dyn App, Request)], settings: &Settings) -> usize {
+/// The runner that plans the run's cases as `run_app` will run them.
+fn planner<'a>(platform: &'a Platform, settings: &'a Settings) -> Runner<'a> {
     let target = match platform {
         Platform::Gpu(gpu) => Target::Gpu(gpu),
         Platform::Cpu => Target::Cpu,
     };
-    let runner = configured(
+    configured(
         Runner::new(target, settings.opts).resuming(settings.done.clone()),
         settings,
-    );
+    )
+}
+
+/// Makes every app's cases before any runs, so that a size or parameter
+/// a later app refuses stops the run before the first app's work.
+fn plan_all(
+    platform: &Platform,
+    requests: &[(&dyn App, Request)],
+    settings: &Settings,
+) -> Result<()> {
+    let runner = planner(platform, settings);
+    for (app, req) in requests {
+        runner
+            .plan(*app, req)
+            .with_context(|| format!("app `{}`", app.name()))?;
+    }
+    Ok(())
+}
+
+/// How many cases the whole run has to run (less those resumed).
+fn pending(platform: &Platform, requests: &[(&dyn App, Request)], settings: &Settings) -> usize {
+    let runner = planner(platform, settings);
     requests
         .iter()
         .map(|(app, req)| runner.plan(*app, req).map_or(0, |p| p.cases.len()))

@@ -98,3 +98,30 @@ fn comd_past_a_binding_is_refused() {
         "max_storage_buffer_binding_size",
     );
 }
+
+/// Every app's cases are made before any runs: a size that a later app of
+/// `run all` refuses (gpp's needs three counts) stops the run with exit 2
+/// before the first app (stream, which takes 1024 elements) runs a case.
+#[test]
+fn a_later_apps_refusal_stops_run_all_before_any_case() {
+    let o = Command::new(env!("CARGO_BIN_EXE_skylight"))
+        .args([
+            "run",
+            "all",
+            "--size",
+            "1024",
+            "--samples",
+            "2",
+            "--warmup-s",
+            "0",
+        ])
+        .output()
+        .expect("the skylight binary runs");
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("app `gpp`: bad parameter `size`"), "{err}");
+    assert!(!out.contains("stream/"), "a case ran: {out}");
+}

@@ -5,9 +5,10 @@
 // on their own: a compiler can keep TwoProd exact in isolation and still
 // break it inside a product (Mesa's NIR did, in the plain formulation).
 @group(0) @binding(0) var<storage, read> inputs: array<vec2<f32>>;
-// Per input: TwoProd (hi, lo), TwoSum (hi, lo), then x y, x + x y,
-// x y - y, 1 / x, x / y, 1.5 y and x - 1.5 y as (hi, lo) pairs, for
-// x = a (1 + 2^-27) and y = b (1 - 2^-28) held as double words. The
+// Per input (PER_INPUT pairs, injected by the host): TwoProd (hi, lo),
+// TwoSum (hi, lo), then x y, x + x y, x y - y, 1 / x, x / y, 1.5 y,
+// x - 1.5 y, 1 / y, 1 - 1.5 x x and x (4.5 x + 3) + y as (hi, lo) pairs,
+// for x = a (1 + 2^-27) and y = b (1 - 2^-28) held as double words. The
 // constants are what lbm's collision has (its 1, -1.5, 3 and 4.5): a
 // compiler that may reassociate folds a split constant's partial products
 // and drops the error term (SwiftShader did, in the plain formulation).
@@ -25,7 +26,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let s = df_two_sum(a, b);
     let x = Real(a, a * 0x1p-27f);
     let y = Real(b, -b * 0x1p-28f);
-    let o = 12u * i;
+    let o = PER_INPUT * i;
     outputs[o] = vec2<f32>(p.hi, p.lo);
     outputs[o + 1u] = vec2<f32>(s.hi, s.lo);
     outputs[o + 2u] = r_store(r_mul(x, y));

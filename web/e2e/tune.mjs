@@ -32,7 +32,6 @@ const { values: opts, positionals } = parseArgs({
   },
 });
 const root = resolve(positionals[0] ?? "dist");
-const KEY = TUNING_KEY;
 // The tune's budget, then each run, may take this long in SwiftShader.
 const timeoutMs = (Number(opts.budget) + Number(process.env.SKYLIGHT_WEB_TIMEOUT_S ?? 1200)) * 1000;
 
@@ -63,8 +62,8 @@ try {
   page.on("pageerror", (e) => console.error("page error:", e.message));
   if (opts.from) await seedTuning(page, base, resolve(opts.from));
   const tuned = await job(page, `${common}&tune=${opts.budget}`);
-  const text = await page.evaluate((k) => window.localStorage.getItem(k), KEY);
-  if (!text) throw new Error(`the tune left nothing in local storage \`${KEY}\``);
+  const text = await page.evaluate((k) => window.localStorage.getItem(k), TUNING_KEY);
+  if (!text) throw new Error(`the tune left nothing in local storage \`${TUNING_KEY}\``);
   const cache = JSON.parse(text);
   await mkdir(resolve(opts.cache, ".."), { recursive: true });
   await writeFile(resolve(opts.cache), JSON.stringify(cache, null, 2) + "\n");
@@ -79,9 +78,9 @@ try {
     await mkdir(resolve(opts.runs), { recursive: true });
     const run = `${common}&samples=${opts.samples}`;
     // Defaults first: the page without its cache, then with it again.
-    await page.evaluate((k) => window.localStorage.removeItem(k), KEY);
+    await page.evaluate((k) => window.localStorage.removeItem(k), TUNING_KEY);
     const plain = await job(page, run);
-    await page.evaluate(([k, v]) => window.localStorage.setItem(k, v), [KEY, text]);
+    await page.evaluate(([k, v]) => window.localStorage.setItem(k, v), [TUNING_KEY, text]);
     const withCache = await job(page, run);
     for (const [name, r] of [["untuned.json", plain], ["tuned.json", withCache]]) {
       const path = join(resolve(opts.runs), name);

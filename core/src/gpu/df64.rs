@@ -145,7 +145,8 @@ async fn run(
     mode: Df64Mode,
     inp: &[[f32; 2]],
 ) -> Result<usize> {
-    let spec = ShaderSpec::new("df64-selftest", SOURCE, Precision::Df64);
+    let spec = ShaderSpec::new("df64-selftest", SOURCE, Precision::Df64)
+        .with_u32("PER_INPUT", PER_INPUT as u32);
     let input = resources::storage_init(device, "df64-in", bytemuck::cast_slice(inp))?;
     let output = resources::storage_poisoned(
         device,
