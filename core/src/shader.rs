@@ -27,6 +27,9 @@ pub mod sources {
     /// `pack` and `unpack` of the halo planes of a lattice field split over
     /// ranks (needs `WG`, the grid functions and `tdp_index`).
     pub const HALO: &str = include_str!("../../shaders/common/halo.wgsl");
+    /// `to_host`: a copy of 16-byte words from device memory into a
+    /// host-mapped storage buffer, from a few workgroups (needs `WG`).
+    pub const TO_HOST: &str = include_str!("../../shaders/common/to_host.wgsl");
 }
 
 /// The df64 formulation a kernel is composed with.

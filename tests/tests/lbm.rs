@@ -226,10 +226,24 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
         // inside encoders, are timed apart.
         let timed = swaps && gpu.caps.timestamps;
         assert_eq!(t.unpack_s > 0.0, timed, "{}: {t:?}", case.label());
+        // Where the device maps storage buffers (lavapipe's does), the
+        // unpack reads what arrived where the host wrote it, with no copy
+        // up, and the planes beside a lead slice of the interior (overlap)
+        // reach the host with a kernel in its pass, with no copy down.
         let copies = timed && gpu.caps.timestamps_in_encoders;
-        for copy in [t.copy_down_s, t.copy_up_s] {
-            assert_eq!(copy > 0.0, copies, "{}: {t:?}", case.label());
-        }
+        let zero_copy = (gpu.device.features()).contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+        assert_eq!(
+            t.copy_down_s > 0.0,
+            copies && !(zero_copy && overlap),
+            "{}: {t:?}",
+            case.label()
+        );
+        assert_eq!(
+            t.copy_up_s > 0.0,
+            copies && !zero_copy,
+            "{}: {t:?}",
+            case.label()
+        );
         assert!(
             t.unpack_s <= t.pack_s && t.interior_s <= t.compute_s,
             "{t:?}"

@@ -10,9 +10,11 @@ use serde::{Deserialize, Serialize};
 /// with wgpu's names: each decides which kernels run (`SHADER_F64`,
 /// `SUBGROUP`, `SHADER_FLOAT32_ATOMIC`), how they are timed (the
 /// timestamp queries) or how df64 kernels are compiled
-/// (`PASSTHROUGH_SHADERS`: SPIR-V on Vulkan, see [`crate::precise`]).
+/// (`PASSTHROUGH_SHADERS`: SPIR-V on Vulkan, see [`crate::precise`]), or
+/// how halos reach the host (`MAPPABLE_PRIMARY_BUFFERS`: a scale-out
+/// rank's pack writes the host's memory itself, see `scale::halo`).
 /// Nothing else (`SHADER_INT64`, for one) is asked for.
-const USED_FEATURES: [(wgpu::Features, &str); 7] = [
+const USED_FEATURES: [(wgpu::Features, &str); 8] = [
     (wgpu::Features::SHADER_F64, "SHADER_F64"),
     (wgpu::Features::TIMESTAMP_QUERY, "TIMESTAMP_QUERY"),
     (
@@ -29,6 +31,10 @@ const USED_FEATURES: [(wgpu::Features, &str); 7] = [
         "SHADER_FLOAT32_ATOMIC",
     ),
     (wgpu::Features::PASSTHROUGH_SHADERS, "PASSTHROUGH_SHADERS"),
+    (
+        wgpu::Features::MAPPABLE_PRIMARY_BUFFERS,
+        "MAPPABLE_PRIMARY_BUFFERS",
+    ),
 ];
 
 /// Features the suite uses when the adapter has them ([`USED_FEATURES`]).

@@ -46,6 +46,13 @@ pub enum Op {
         field: usize,
         /// Work that overlaps the swap, or none.
         during: Vec<usize>,
+        /// How many of `during`'s first items run beside the packed planes'
+        /// trip to the host, where the halo moves them with a kernel
+        /// ([`HaloPlanes::zero_copy`]): they hide that trip over PCIe, and
+        /// the host waits for them before the swap, so they should last
+        /// about as long as the trip (lbm sizes a lead slice of its
+        /// interior so). Elsewhere they run with the rest of `during`.
+        beside: usize,
     },
     /// Replace the real at byte `offset` of the buffer with its sum over the ranks.
     Sum(wgpu::Buffer, u64),
@@ -65,10 +72,13 @@ enum Kind {
     Unpack,
     CopyDown,
     CopyUp,
+    /// The planes' trip to the host beside the first of the work run
+    /// during its swap: interior compute, with the trip hidden in it.
+    Beside,
 }
 
 /// Seconds per [`Kind`].
-type Sums = [f64; 5];
+type Sums = [f64; 6];
 
 /// The most passes that one query set times (WebGPU allows 4096 queries
 /// in a set); a longer stretch is timed by the host.
@@ -301,10 +311,25 @@ impl Exec {
                     halo,
                     field,
                     during,
+                    beside,
                 } => {
                     let halo = self.halo(*halo)?;
-                    let (ts, copy) = (self.ts(Kind::Pack), self.copy_clock(Kind::CopyDown));
-                    halo.encode_pack(&mut enc, *field, ts, copy);
+                    let beside = match halo.zero_copy() {
+                        true => &during[..(*beside).min(during.len())],
+                        false => &[],
+                    };
+                    let during = &during[beside.len()..];
+                    if beside.is_empty() {
+                        let copy = self.copy_clock(Kind::CopyDown);
+                        halo.encode_pack(&mut enc, *field, self.ts(Kind::Pack), copy);
+                    } else {
+                        let ts = (self.ts(Kind::Pack), self.ts(Kind::Beside));
+                        halo.encode_pack_beside(&mut enc, *field, ts, |pass| {
+                            for id in beside {
+                                app.record(*id, pass);
+                            }
+                        });
+                    }
                     let (sent, t0) = self.submit(gpu, enc);
                     self.start_during(gpu, app, during, t).await?;
                     gpu.map_after(halo.readback(), wgpu::MapMode::Read, sent.clone())
@@ -318,7 +343,12 @@ impl Exec {
                         self.during.borrow_mut().host_from = Some(swapping);
                     }
                     enc = encoder();
-                    let copy = self.copy_clock(Kind::CopyUp);
+                    // A clock reserved is a clock written: none for a copy
+                    // that is not made.
+                    let copy = match halo.zero_copy() {
+                        true => None,
+                        false => self.copy_clock(Kind::CopyUp),
+                    };
                     halo.encode_unpack(&mut enc, *field, copy, self.ts(Kind::Unpack));
                 }
                 Op::Sum(buffer, offset) => {
@@ -430,9 +460,11 @@ impl Exec {
         if side {
             self.take_side(gpu, t).await?;
         }
-        let [compute, pack, unpack, down, up] = sums;
-        let timed = compute + pack + unpack + down + up;
+        let [compute, pack, unpack, down, up, beside] = sums;
+        let timed = compute + pack + unpack + down + up + beside;
         let rest = (wall - timed - self.leftover_s.replace(0.0)).max(0.0);
+        t.compute_s += beside;
+        t.interior_s += beside;
         t.pack_s += pack + unpack;
         t.unpack_s += unpack;
         t.transfer_s += down + up;
@@ -485,6 +517,7 @@ mod tests {
             halo: 0,
             field: 0,
             during,
+            beside: 1,
         };
         let ops = [Op::Compute(0), Op::Compute(1), swap(vec![]), Op::Compute(2)];
         // Two computes, the pack and its copy; then the copy up, the unpack

@@ -5,6 +5,14 @@
 //! are recorded into the caller's command encoder (see `exec`), so a swap
 //! costs one wait for the GPU, not one per step.
 //!
+//! Where the device maps storage buffers (`MAPPABLE_PRIMARY_BUFFERS`), the
+//! planes need no copies on the GPU's queue: the unpack reads the upload
+//! buffer itself, and a swap with work beside it (`exec`'s lead slice of
+//! an interior) moves the packed planes to the host with a kernel of a few
+//! workgroups in the same pass as that work, not a copy, which on wgpu's
+//! one queue runs in line with compute (docs/notebook/benchmarks.md,
+//! sections v and ab).
+//!
 //! The host side of a swap allocates nothing: a readback buffer and the
 //! receive buffer live as long as the planes. Fresh host memory every step
 //! cost more than the swap itself on the lent GPU machines, whose memory is
@@ -21,6 +29,15 @@ use crate::shader::{ShaderSpec, sources};
 
 /// Workgroup size of the pack and unpack kernels (a copy: any size does).
 const WG: u32 = 64;
+
+/// Workgroups, and their size, of the kernel that moves the packed planes
+/// into the host's memory beside other work: few enough to leave the GPU
+/// to that work, enough to keep PCIe busy. On one H200, 16 workgroups of
+/// 256 moved 10 MiB to the host as fast as a copy and hid entirely beside a
+/// full-GPU streaming kernel recorded after them in the same pass, where a
+/// copy added 0.2 ms and a full grid as much (notebook section ab).
+const HOST_GROUPS: u32 = 16;
+const HOST_WG: u32 = 256;
 
 /// The components of a site each side's planes carry: what the neighbour
 /// on that side reads of them. Value `k` of a side is its component
@@ -146,18 +163,25 @@ pub struct HaloPlanes {
     unpack: Pipeline,
     /// Zeroes the halo planes before an unpack (`Send::zero_rest`).
     clear: Option<Pipeline>,
+    /// Where the device maps storage buffers: the kernel that moves the
+    /// packed planes into `readback` (bound to `send` and it).
+    to_host: Option<(Pipeline, wgpu::BindGroup)>,
     /// One bind group per field: (field i's buffers, send) and (field i's
     /// buffers, recv).
     pack_groups: Vec<wgpu::BindGroup>,
     unpack_groups: Vec<wgpu::BindGroup>,
+    /// The packed planes (padded to whole 16-byte words, as are the
+    /// buffers below).
     send: wgpu::Buffer,
-    recv: wgpu::Buffer,
+    /// What arrived, on the device, where the unpack does not read
+    /// `upload` itself (`to_host`: the device maps storage buffers).
+    recv: Option<wgpu::Buffer>,
     /// Where the packed planes are read back (mapped for the exchange).
     readback: wgpu::Buffer,
     /// Where the neighbours' planes arrive, mapped for writing while the
-    /// ranks swap, so that MPI receives straight into memory the GPU copies
-    /// from (no host copy, and no `Queue::write_buffer`, which stages
-    /// through fresh memory each time).
+    /// ranks swap, so that MPI receives straight into memory the GPU reads
+    /// (no host copy, and no `Queue::write_buffer`, which stages through
+    /// fresh memory each time).
     upload: wgpu::Buffer,
     /// Bytes of one side's planes.
     side_bytes: usize,
@@ -192,7 +216,8 @@ impl HaloPlanes {
         let module = spec(p, groups, d, axis, send);
         let plane = d.along(axis).plane;
         let reals = 2 * d.halo * plane * send.down.len();
-        let bytes = reals as u64 * p.real_bytes();
+        let side_bytes = reals as u64 / 2 * p.real_bytes();
+        let bytes = (2 * side_bytes).next_multiple_of(16);
         let binds = vec![Bind::ReadWrite; groups.count() as usize + 1];
         let pack = gpu.pipeline(&module, "pack", &binds)?;
         let unpack = gpu.pipeline(&module, "unpack", &binds)?;
@@ -202,19 +227,35 @@ impl HaloPlanes {
         };
         let halo_reals = 2 * d.halo * plane * layout.ncomp as usize;
         let send = gpu.storage("halo-send", bytes)?;
-        let recv = gpu.storage("halo-recv", bytes)?;
-        let readback = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("halo-readback"),
-            size: bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let upload = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("halo-upload"),
-            size: bytes,
-            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        let mapped = (gpu.device.features()).contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+        use wgpu::BufferUsages as U;
+        let host = |label, usage: U| {
+            let usage = match mapped {
+                true => usage | U::STORAGE,
+                false => usage,
+            };
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let readback = host("halo-readback", U::MAP_READ | U::COPY_DST);
+        let upload = host("halo-upload", U::MAP_WRITE | U::COPY_SRC);
+        let recv = match mapped {
+            true => None,
+            false => Some(gpu.storage("halo-recv", bytes)?),
+        };
+        let to_host = match mapped {
+            true => {
+                let spec = ShaderSpec::new("to-host", sources::TO_HOST, p).with_u32("WG", HOST_WG);
+                let pipe = gpu.pipeline(&spec, "to_host", &[Bind::Read, Bind::ReadWrite])?;
+                let group = gpu.bind(&pipe, &[&send, &readback]);
+                Some((pipe, group))
+            }
+            false => None,
+        };
         let with = |field: &[wgpu::Buffer], planes: &wgpu::Buffer| -> Vec<wgpu::Buffer> {
             field.iter().chain([planes]).cloned().collect()
         };
@@ -222,7 +263,8 @@ impl HaloPlanes {
             gpu.bind(pipe, &buffers.iter().collect::<Vec<_>>())
         };
         let pack_groups = fields.iter().map(|f| bind(&pack, with(f, &send)));
-        let unpack_groups = fields.iter().map(|f| bind(&unpack, with(f, &recv)));
+        let arrived = recv.as_ref().unwrap_or(&upload);
+        let unpack_groups = fields.iter().map(|f| bind(&unpack, with(f, arrived)));
         Ok(HaloPlanes {
             axis,
             pack_groups: pack_groups.collect(),
@@ -232,11 +274,12 @@ impl HaloPlanes {
             pack,
             unpack,
             clear,
+            to_host,
             send,
             recv,
             readback,
             upload,
-            side_bytes: bytes as usize / 2,
+            side_bytes: side_bytes as usize,
         })
     }
 
@@ -257,6 +300,46 @@ impl HaloPlanes {
         CopyClock::around(copy, enc, |enc| {
             enc.copy_buffer_to_buffer(&self.send, 0, &self.readback, 0, self.readback.size());
         });
+    }
+
+    /// Whether the device maps storage buffers, so that the planes need no
+    /// copies on the GPU: [`HaloPlanes::encode_pack_beside`] can move them
+    /// to the host, and [`HaloPlanes::encode_unpack`] copies nothing up.
+    pub fn zero_copy(&self) -> bool {
+        self.to_host.is_some()
+    }
+
+    /// Where [`HaloPlanes::zero_copy`]: records the pack of field buffer
+    /// `field`'s edge planes in a pass of its own (timestamped with `ts`),
+    /// then a pass (timestamped with `ts_beside`) that moves them into the
+    /// readback buffer from a few workgroups, first, and `beside` after:
+    /// work that touches none of the halo's buffers, which keeps the rest
+    /// of the GPU while the planes cross to the host. Elsewhere it records
+    /// what [`HaloPlanes::encode_pack`] does, and `beside` in a pass of its
+    /// own.
+    pub fn encode_pack_beside(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        field: usize,
+        (ts, ts_beside): (
+            Option<wgpu::ComputePassTimestampWrites<'_>>,
+            Option<wgpu::ComputePassTimestampWrites<'_>>,
+        ),
+        beside: impl FnOnce(&mut wgpu::ComputePass<'_>),
+    ) {
+        let Some((pipe, group)) = &self.to_host else {
+            self.encode_pack(enc, field, ts, None);
+            beside(&mut begin(enc, ts_beside));
+            return;
+        };
+        let mut pass = begin(enc, ts);
+        self.pack.set(&mut pass, &self.pack_groups[field]);
+        pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
+        drop(pass);
+        let mut pass = begin(enc, ts_beside);
+        pipe.set(&mut pass, group);
+        pass.dispatch_workgroups(HOST_GROUPS, 1, 1);
+        beside(&mut pass);
     }
 
     /// After submission `done`, holding [`HaloPlanes::encode_pack`], is
@@ -296,8 +379,11 @@ impl HaloPlanes {
             #[allow(unsafe_code)]
             let recv: &mut [u8] =
                 unsafe { std::slice::from_raw_parts_mut(view.as_raw_element_ptr().as_ptr(), len) };
-            let (to_lo, to_hi) = sent.split_at(self.side_bytes);
-            let (from_lo, from_hi) = recv.split_at_mut(self.side_bytes);
+            // Both buffers are padded past the two sides.
+            let n = self.side_bytes;
+            let (to_lo, to_hi) = (&sent[..n], &sent[n..2 * n]);
+            let (from_lo, rest) = recv.split_at_mut(n);
+            let from_hi = &mut rest[..n];
             comm.exchange(self.axis, to_lo, to_hi, from_lo, from_hi)?;
         }
         self.readback.unmap();
@@ -311,9 +397,10 @@ impl HaloPlanes {
         &self.readback
     }
 
-    /// Records the copy of what arrived to the device (timed by `copy`)
-    /// and its unpack into field buffer `field`'s halo planes, in a pass of
-    /// its own (timestamped with `ts`).
+    /// Records the copy of what arrived to the device (timed by `copy`;
+    /// none where the unpack reads the upload buffer itself, and then
+    /// `copy` must be `None`) and its unpack into field buffer `field`'s
+    /// halo planes, in a pass of its own (timestamped with `ts`).
     pub fn encode_unpack(
         &self,
         enc: &mut wgpu::CommandEncoder,
@@ -321,9 +408,11 @@ impl HaloPlanes {
         copy: Option<CopyClock<'_>>,
         ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
     ) {
-        CopyClock::around(copy, enc, |enc| {
-            enc.copy_buffer_to_buffer(&self.upload, 0, &self.recv, 0, self.recv.size());
-        });
+        if let Some(recv) = &self.recv {
+            CopyClock::around(copy, enc, |enc| {
+                enc.copy_buffer_to_buffer(&self.upload, 0, recv, 0, recv.size());
+            });
+        }
         let group = &self.unpack_groups[field];
         let mut pass = begin(enc, ts);
         // Dispatches of one pass are ordered: the clear lands first.

@@ -10,8 +10,8 @@ use crate::shader::ShaderSpec;
 /// A box of a lattice whose sites run `inner` fastest (the axes below the
 /// two slowest), then `ey` along the second slowest axis, then the
 /// slowest: `ny` rows from `y0` along the second, `nz` planes from `z0`
-/// along the slowest, every inner site. The whole lattice of `n` sites is
-/// the box of `n` inner sites.
+/// along the slowest, `dz` apart (1: adjacent), every inner site. The
+/// whole lattice of `n` sites is the box of `n` inner sites.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Part {
     /// Sites of the axes below the two slowest.
@@ -26,6 +26,9 @@ pub struct Part {
     pub z0: u32,
     /// Planes along it.
     pub nz: u32,
+    /// Planes from one of the box's planes to the next: a slab's two
+    /// boundary planes are one box (one dispatch, not two in turn).
+    pub dz: u32,
     /// The order its sites are dispatched in.
     pub order: Order,
 }
@@ -78,6 +81,7 @@ impl Part {
             ny: rows,
             z0: 0,
             nz: planes,
+            dz: 1,
             order: Order::STORAGE,
         }
     }
@@ -100,6 +104,20 @@ impl Part {
             group: fit(tile / bt, self.nz / bt),
         };
         Part { order, ..self }
+    }
+
+    /// The box's first `k` planes along the slowest axis and the rest, or
+    /// `None` where that leaves either empty, the box is not in storage
+    /// order (whose blocks span planes) or its planes are not adjacent.
+    pub fn split_planes(self, k: u32) -> Option<(Part, Part)> {
+        (k > 0 && k < self.nz && self.order.is_storage() && self.dz == 1).then(|| {
+            let rest = Part {
+                z0: self.z0 + k,
+                nz: self.nz - k,
+                ..self
+            };
+            (Part { nz: k, ..self }, rest)
+        })
     }
 
     /// Sites in the box.
@@ -142,9 +160,10 @@ impl Part {
             y0,
             ny,
             z0,
+            dz,
             ..
         } = self;
-        let body = match (y0, ny == ey) {
+        let body = match (y0, ny == ey && dz == 1) {
             _ if !self.order.is_storage() => {
                 // The same digits as `sites`, written out.
                 let (digits, groups) = self.digits();
@@ -158,14 +177,14 @@ impl Part {
                 let y = format!("{} * {bz}u + {}", d[6], d[2]);
                 let z = format!("((i / {groups}u) * {group}u + {}) * {bt}u + {}", d[4], d[3]);
                 format!(
-                    "{x} + {inner}u * ({y0}u + {y}) + {}u * ({z0}u + {z})",
+                    "{x} + {inner}u * ({y0}u + {y}) + {}u * ({z0}u + {dz}u * ({z}))",
                     inner * ey
                 )
             }
             (0, true) if z0 == 0 => "i".to_string(),
             (0, true) => format!("{}u + i", inner * ey * z0),
             _ => format!(
-                "i % {inner}u + {inner}u * ({y0}u + (i / {inner}u) % {ny}u) + {}u * ({z0}u + i / {}u)",
+                "i % {inner}u + {inner}u * ({y0}u + (i / {inner}u) % {ny}u) + {}u * ({z0}u + {dz}u * (i / {}u))",
                 inner * ey,
                 inner * ny
             ),
@@ -196,7 +215,7 @@ impl Part {
                     ((i / groups) * group + d[4]) * bt + d[3],
                 )
             };
-            x + self.inner * (self.y0 + y + self.ey * (self.z0 + z))
+            x + self.inner * (self.y0 + y + self.ey * (self.z0 + self.dz * z))
         })
     }
 }
@@ -221,6 +240,7 @@ impl Decomposition {
             ny: y.len() as u32,
             z0: z.start as u32,
             nz: z.len() as u32,
+            dz: 1,
             order: Order::STORAGE,
         }
     }
@@ -256,8 +276,8 @@ impl Decomposition {
     }
 
     /// A rank's owned sites within reach of a halo, as boxes of its padded
-    /// field: the lowest and highest `halo` planes along the slowest axis,
-    /// and on a grid the lowest and highest `halo` rows along the second
+    /// field: the lowest and highest `halo` planes along the slowest axis
+    /// (one box where `halo` is 1), and on a grid the lowest and highest `halo` rows along the second
     /// between them (the whole owned box when it has no interior).
     pub fn boundary(&self) -> Vec<Part> {
         let h = self.halo;
@@ -265,10 +285,19 @@ impl Decomposition {
         if self.interior().is_none() {
             return vec![self.part(rows, h..h + self.local)];
         }
-        let mut parts = vec![
-            self.part(rows.clone(), h..2 * h),
-            self.part(rows.clone(), self.local..self.local + h),
-        ];
+        let mut parts = match h {
+            // Both planes in one box: one dispatch, where two in turn each
+            // ramp up and drain a GPU for a plane's work.
+            1 => vec![Part {
+                nz: 2,
+                dz: self.local as u32 - 1,
+                ..self.part(rows.clone(), 1..2)
+            }],
+            _ => vec![
+                self.part(rows.clone(), h..2 * h),
+                self.part(rows.clone(), self.local..self.local + h),
+            ],
+        };
         if split {
             let planes = 2 * h..self.local;
             parts.push(self.part(rows.start..rows.start + h, planes.clone()));
@@ -281,6 +310,21 @@ impl Decomposition {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_box_splits_into_its_first_planes_and_the_rest() {
+        let b = Part {
+            z0: 2,
+            nz: 6,
+            ..Part::planes(4, 3, 10)
+        };
+        let (lead, rest) = b.split_planes(2).expect("split");
+        let sites: Vec<u32> = lead.sites().chain(rest.sites()).collect();
+        assert_eq!(sites, b.sites().collect::<Vec<_>>());
+        assert_eq!((lead.count(), rest.count()), (24, 48));
+        assert!(b.split_planes(0).is_none() && b.split_planes(6).is_none());
+        assert!(b.ordered(4, [1, 1, 2], 2).split_planes(2).is_none());
+    }
 
     /// Every owned site of a rank's padded field, in order.
     fn owned(d: &Decomposition) -> Vec<u32> {
@@ -316,9 +360,14 @@ mod tests {
         let b: Vec<u32> = thin.boundary().into_iter().flat_map(Part::sites).collect();
         assert_eq!(b, [4, 5, 6, 7]);
         assert_eq!(Part::all(5).sites().collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
-        // A grid: 4 boxes around an interior of 2 x 2 rows and planes.
+        // One box of both planes, a halo of one plane deep; two of two.
+        assert_eq!(d.boundary().len(), 1);
+        let deep = Decomposition::plan("z", &[2, 2, 16], 2, 2).expect("plan");
+        assert_eq!(deep.boundary().len(), 2);
+        // A grid: 3 boxes around an interior of 2 x 2 rows and planes (the
+        // planes, then the rows between them at each side).
         let g = Decomposition::plan_grid(["y", "z"], &[1, 8, 8], 4, 1).expect("grid");
-        assert_eq!(g.boundary().len(), 4);
+        assert_eq!(g.boundary().len(), 3);
         // Padded 6 x 6: the interior is rows 2..4 of planes 2..4.
         let i: Vec<u32> = g.interior().expect("interior").sites().collect();
         assert_eq!(i, [14, 15, 20, 21]);
@@ -332,7 +381,11 @@ mod tests {
                 .includes
         };
         assert!(body(Part::all(9)).concat().contains("return i;"));
-        assert!(body(d.boundary()[1]).concat().contains("return 16u + i;"));
+        assert!(
+            body(d.interior().expect("interior"))
+                .concat()
+                .contains("return 8u + i;")
+        );
         let g = Decomposition::plan_grid(["y", "z"], &[1, 8, 8], 4, 1).expect("grid");
         assert!(
             body(g.interior().expect("interior"))

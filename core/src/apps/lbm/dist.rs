@@ -113,13 +113,25 @@ struct Rank<'a> {
 }
 
 /// The parts of a slab the lattice's kernels are built for besides the
-/// whole of it (part 0).
+/// whole of it (part 0). Where the interior has more than one plane it is
+/// built as two: its first [`LEAD_PLANES`] planes (`Interior`) and the
+/// rest (`Rest`), so the first can run beside the packed planes' trip to
+/// the host.
 #[derive(Clone, Copy)]
 enum Sites {
     All = 0,
     Boundary = 1,
     Interior = 2,
+    Rest = 3,
 }
+
+/// Interior planes updated beside the packed planes' trip to the host
+/// (`exec`'s `Op::Swap::beside`), so that the trip over PCIe is hidden:
+/// about as long as that trip. A plane's pack moves 5 populations
+/// each way (10 reals a site), its update streams 38 (19 read, 19
+/// written), and HBM outruns PCIe about 80 times on an H200 (4 TB/s
+/// against 50 GB/s), so 100 x 10 / 38 planes: 27.
+const LEAD_PLANES: u32 = (100 * 2 * 5_u32).div_ceil(2 * NVEL as u32);
 
 /// The lattice's kernels as [`Op::Compute`] numbers them: kernel `k` over
 /// part `sites`, reading buffer `from`.
@@ -145,8 +157,18 @@ impl Record for Slabs {
 /// split axis `axis`). With `interior` (overlap on a box that has one), the
 /// interior is updated during the (first) swap and the boundary after the
 /// last.
-fn run_ops(lattice: &Slabs, steps: u64, mut from: usize, interior: bool, axes: usize) -> Vec<Op> {
+fn run_ops(
+    lattice: &Slabs,
+    steps: u64,
+    mut from: usize,
+    (interior, lead): (bool, bool),
+    axes: usize,
+) -> Vec<Op> {
     let id = |sites, k, from| lattice.id(sites, k, from);
+    let inner = |k, from| match lead {
+        true => vec![id(Sites::Interior, k, from), id(Sites::Rest, k, from)],
+        false => vec![id(Sites::Interior, k, from)],
+    };
     let entries = &lattice.0.entries;
     // Every entry point but collide (propagate, fused, and their rows
     // forms) reads its neighbours.
@@ -166,15 +188,17 @@ fn run_ops(lattice: &Slabs, steps: u64, mut from: usize, interior: bool, axes: u
             match interior {
                 true => {
                     ops.push(Op::Compute(id(Sites::Boundary, 0, from)));
-                    during.push(id(Sites::Interior, 0, from));
+                    during.extend(inner(0, from));
                 }
                 false => ops.push(Op::Compute(id(Sites::All, 0, from))),
             }
             from = 1 - from;
         }
+        // A lead slice beside the planes' trip to the host.
+        let beside = usize::from(interior && lead);
         let after = match interior {
             true => {
-                during.push(id(Sites::Interior, k, from));
+                during.extend(inner(k, from));
                 Sites::Boundary
             }
             false => Sites::All,
@@ -184,6 +208,7 @@ fn run_ops(lattice: &Slabs, steps: u64, mut from: usize, interior: bool, axes: u
                 halo,
                 field: from,
                 during: std::mem::take(&mut during),
+                beside,
             });
         }
         ops.push(Op::Compute(id(after, k, from)));
@@ -211,12 +236,15 @@ impl<'a> Rank<'a> {
         let f0 = d.scatter(&setup.start.f0, comm.rank(), NVEL, false);
         let p = params.precision;
         let f0 = fields(params, padded.sites() as u64, &gpu.caps)?.encode(p, &f0, 0.0);
-        // Sets 1 and 2 (`Sites`): a thin box has no interior, and then
-        // nothing to overlap.
+        // Sets 1 to 3 (`Sites`): a thin box has no interior, and then
+        // nothing to overlap; an interior of one plane no lead.
         let interior = d.interior().filter(|_| overlap);
-        let parts: Vec<_> = interior
-            .map(|i| vec![d.boundary(), vec![i]])
-            .unwrap_or_default();
+        let split = interior.and_then(|i| i.split_planes(LEAD_PLANES.min(i.nz / 2)));
+        let parts: Vec<_> = match (interior, split) {
+            (_, Some((lead, rest))) => vec![d.boundary(), vec![lead], vec![rest]],
+            (Some(i), None) => vec![d.boundary(), vec![i]],
+            _ => Vec::new(),
+        };
         let axes = d.split_axes();
         let (lattice, halos) = gpu
             .scoped(|| {
@@ -232,8 +260,8 @@ impl<'a> Rank<'a> {
             })
             .await?;
         let lattice = Slabs(lattice);
-        let ops =
-            [0, 1].map(|from| run_ops(&lattice, params.steps, from, interior.is_some(), axes));
+        let parted = (interior.is_some(), split.is_some());
+        let ops = [0, 1].map(|from| run_ops(&lattice, params.steps, from, parted, axes));
         Ok(Rank {
             gpu,
             comm,

@@ -192,6 +192,10 @@ fn segments(prog: Recorded, p: Precision, axes: usize) -> (Segments, Vec<Op>, Ve
                         halo: 2 * axis + usize::from(*isign < 0),
                         field,
                         during: std::mem::take(&mut during),
+                        // The interior is one stretch of the solve's work:
+                        // none of it beside the planes' trip, or the host would
+                        // wait for all of it before swapping.
+                        beside: 0,
                     });
                 }
             }
