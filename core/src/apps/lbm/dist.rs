@@ -342,7 +342,7 @@ async fn run(
     let mut rng = rand_pcg::Pcg64::seed_from_u64(SEED);
     let setup = Setup::on(n, &params, params.precision, &mut rng);
     let sample = (params.check == Check::Sample)
-        .then(|| Sample::drawn(&setup.start, params.kernel, &mut rng));
+        .then(|| Sample::drawn(&setup.start, (params.kernel, params.steps), &mut rng));
     let sites = sample.as_ref().map(|s| s.sites.clone());
     let mut rank = Rank::new(gpu, comm, d, &params, &setup, (mode.overlap, sites)).await?;
     let measured = measure(&mut rank, comm, opts).await?;

@@ -293,7 +293,7 @@ impl Kernel for LbmGpu {
             let sample = self
                 .shared
                 .sample
-                .get_or_init(|| Sample::new(&setup.start, setup.kernel));
+                .get_or_init(|| Sample::new(&setup.start, setup.kernel, setup.steps));
             let got = sample.read(groups, p, outputs);
             let totals = check::totals(groups, p, outputs);
             let scope = Some(sample.describe(sites));

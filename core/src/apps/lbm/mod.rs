@@ -236,11 +236,12 @@ impl App for Lbm {
             Check::Auto => Check::Whole,
             c => c,
         };
-        if check == Check::Sample && steps > 1 {
+        if check == Check::Sample && check::blocks(steps).is_none() {
             return Err(Error::bad_param(
                 "steps",
                 format!(
-                    "L = {l} is checked on a sample of sites after one step; {steps} steps a run need the whole reference (`--set check=whole`; auto checks fields of at most {} reals, L <= 241, whole)",
+                    "L = {l} is checked on a sample of sites, whose reference follows each site's cone back to the start: at most {} steps a run (or `--set check=whole`; auto checks fields of at most {} reals, L <= 241, whole)",
+                    check::max_sampled_steps(),
                     check::WHOLE_REALS
                 ),
             ));

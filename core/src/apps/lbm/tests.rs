@@ -169,19 +169,25 @@ fn large_fields_split_over_bindings_up_to_the_device_memory() {
         .set("size", "185")
         .precisions(&[Precision::F32]);
     assert!(Lbm.cases(&req, &roomy).is_ok());
-    // Past a whole reference, the check is a sample after one step.
+    // Past a whole reference, the check is a sample, whose cones bound
+    // the steps a run.
     let big = Capabilities {
         device_memory: Some(8 << 30),
         ..roomy
     };
     let req = Request::default().set("size", "242");
     assert!(Lbm.cases(&req, &big).is_ok());
+    assert!(Lbm.cases(&req.clone().set("steps", "10"), &big).is_ok());
+    let most = super::check::max_sampled_steps();
     let e = Lbm
-        .cases(&req.set("steps", "2"), &big)
+        .cases(&req.set("steps", &(most + 1).to_string()), &big)
         .map(|_| ())
         .expect_err("refused")
         .to_string();
-    assert!(e.contains("sample"), "{e}");
+    assert!(
+        e.contains("sample") && e.contains(&format!("at most {most} steps")),
+        "{e}"
+    );
 }
 
 /// Kernels sharing a start share its first collision and propagation, and
