@@ -106,3 +106,51 @@ fn a_gl_device_without_timestamps_is_timed_on_the_host() {
     // 4 KiB copies take far less than 50 round trips of a submission.
     assert!(r.runs_per_sample > 1, "{} runs", r.runs_per_sample);
 }
+
+/// GL maps no storage buffers, so a scale-out rank's halos take the other
+/// path: packed, copied down and read back, then written, copied up and
+/// unpacked, each copy on the GPU's queue. On one rank (its own
+/// neighbour, no MPI), with and without the interior overlapping the
+/// swap, the NaN-poisoned halos fail validation unless every swap lands.
+#[test]
+fn one_rank_scale_out_copies_its_halos_on_gl() {
+    use skylight_core::apps::lbm::{Lbm, dist};
+    use skylight_core::scale::{Distributed, ScaleMode, SelfComm};
+    let gpu = gl();
+    let mapped = (gpu.device.features()).contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+    assert!(
+        !mapped,
+        "GL maps storage buffers now: this test no longer covers the copies"
+    );
+    let req = Request::default()
+        .set("size", "4")
+        .set("kernel", "fused,step")
+        .set("steps", "3")
+        .precisions(&[Precision::F32, Precision::Df64]);
+    let cases = skylight_core::runner::plan(&Lbm, &req, &gpu.caps, true)
+        .expect("plan")
+        .cases;
+    for (case, overlap) in cases.iter().flat_map(|c| [(c, false), (c, true)]) {
+        let mode = ScaleMode {
+            overlap,
+            ..ScaleMode::default()
+        };
+        let d = dist::Split.decomposition(case, mode, 1).expect("split");
+        let r = pollster::block_on(dist::Split.run(&gpu, &SelfComm, case, &d, mode, OPTS))
+            .expect("run")
+            .expect("rank 0's record");
+        assert!(
+            r.validation.passed,
+            "{} (overlap {overlap}): {}",
+            case.label(),
+            r.validation.detail
+        );
+        // Both copies ran, timed on the GPU where it times inside
+        // encoders (llvmpipe's GL does).
+        let t = r.scale.expect("scale-out part").split;
+        let timed = gpu.caps.timestamps_in_encoders;
+        assert_eq!(t.copy_down_s > 0.0, timed, "{t:?}");
+        assert_eq!(t.copy_up_s > 0.0, timed, "{t:?}");
+        assert!(t.transfer_s >= t.copy_down_s + t.copy_up_s, "{t:?}");
+    }
+}

@@ -180,7 +180,7 @@ fn large_fields_split_over_bindings_up_to_the_device_memory() {
     assert!(Lbm.cases(&req.clone().set("steps", "10"), &big).is_ok());
     let most = super::check::max_sampled_steps();
     let e = Lbm
-        .cases(&req.set("steps", &(most + 1).to_string()), &big)
+        .cases(&req.set("steps", (most + 1).to_string()), &big)
         .map(|_| ())
         .expect_err("refused")
         .to_string();
