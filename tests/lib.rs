@@ -209,3 +209,26 @@ pub fn json_glob(repo: &std::path::Path, word: &str) -> Vec<String> {
     files.sort();
     files
 }
+
+/// Runs lbm's `case` once on one rank, its own neighbour (no MPI), the
+/// interior overlapping the halo swap or not; panics unless it validated
+/// (the halos are NaN-poisoned, so every swap must land).
+pub fn one_rank_lbm(gpu: &Gpu, case: &skylight_core::app::Case, overlap: bool) -> ResultRecord {
+    use skylight_core::apps::lbm::dist;
+    use skylight_core::scale::{Distributed, ScaleMode, SelfComm};
+    let mode = ScaleMode {
+        overlap,
+        ..ScaleMode::default()
+    };
+    let d = dist::Split.decomposition(case, mode, 1).expect("split");
+    let r = pollster::block_on(dist::Split.run(gpu, &SelfComm, case, &d, mode, ONCE))
+        .expect("run")
+        .expect("rank 0's record");
+    assert!(
+        r.validation.passed,
+        "{} (overlap {overlap}): {}",
+        case.label(),
+        r.validation.detail
+    );
+    r
+}

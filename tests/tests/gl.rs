@@ -114,8 +114,6 @@ fn a_gl_device_without_timestamps_is_timed_on_the_host() {
 /// swap, the NaN-poisoned halos fail validation unless every swap lands.
 #[test]
 fn one_rank_scale_out_copies_its_halos_on_gl() {
-    use skylight_core::apps::lbm::{Lbm, dist};
-    use skylight_core::scale::{Distributed, ScaleMode, SelfComm};
     let gpu = gl();
     let mapped = (gpu.device.features()).contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
     assert!(
@@ -127,24 +125,11 @@ fn one_rank_scale_out_copies_its_halos_on_gl() {
         .set("kernel", "fused,step")
         .set("steps", "3")
         .precisions(&[Precision::F32, Precision::Df64]);
-    let cases = skylight_core::runner::plan(&Lbm, &req, &gpu.caps, true)
+    let cases = skylight_core::runner::plan(&skylight_core::apps::lbm::Lbm, &req, &gpu.caps, true)
         .expect("plan")
         .cases;
     for (case, overlap) in cases.iter().flat_map(|c| [(c, false), (c, true)]) {
-        let mode = ScaleMode {
-            overlap,
-            ..ScaleMode::default()
-        };
-        let d = dist::Split.decomposition(case, mode, 1).expect("split");
-        let r = pollster::block_on(dist::Split.run(&gpu, &SelfComm, case, &d, mode, OPTS))
-            .expect("run")
-            .expect("rank 0's record");
-        assert!(
-            r.validation.passed,
-            "{} (overlap {overlap}): {}",
-            case.label(),
-            r.validation.detail
-        );
+        let r = skylight_tests::one_rank_lbm(&gpu, case, overlap);
         // Both copies ran, timed on the GPU where it times inside
         // encoders (llvmpipe's GL does).
         let t = r.scale.expect("scale-out part").split;

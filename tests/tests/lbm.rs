@@ -138,6 +138,19 @@ fn a_field_over_the_binding_is_split_and_validates() {
             r.validation.detail
         );
     }
+    // Past one step: cubes, each site over its cone (L = 40 holds cubes
+    // and cones that do not cover it).
+    let cones = sampled
+        .set("size", "40")
+        .set("steps", "3")
+        .set("kernel", "fused");
+    for r in run_validated(&gpu, &Lbm, &cones, 1) {
+        let detail = &r.validation.detail;
+        assert!(
+            detail.contains("cubes") && detail.contains("3-step cone"),
+            "{detail}"
+        );
+    }
     let huge = Request::default()
         .set("size", "1600")
         .set("kernel", "fused")
@@ -161,8 +174,6 @@ fn a_field_over_the_binding_is_split_and_validates() {
 /// unless every swap lands.
 #[test]
 fn one_rank_scale_out_swaps_halos_through_every_layout() {
-    use skylight_core::apps::lbm::dist;
-    use skylight_core::scale::{Distributed, ScaleMode, SelfComm};
     let gpu = skylight_tests::gpu();
     let req = Request::default()
         .set("size", "4")
@@ -185,33 +196,16 @@ fn one_rank_scale_out_swaps_halos_through_every_layout() {
     // The check of a field too large to gather: each rank's share of a
     // sample, after one step.
     let sampled = req.clone().set("steps", "1").set("check", "sample");
-    let cases = [plan(&req), plan(&rows), plan(&sampled)].concat();
+    // After more steps the sample is cubes, each site checked over its
+    // cone: each rank reads the cubes' sites it owns.
+    let cones = (req.clone().set("steps", "2").set("check", "sample"))
+        .set("layout", "soa")
+        .precisions(&[Precision::F32]);
+    let cases = [plan(&req), plan(&rows), plan(&sampled), plan(&cones)].concat();
     // With overlap, the interior planes (2 of the 4) are updated during the
     // swap and the boundary planes after it.
     for (case, overlap) in cases.iter().flat_map(|c| [(c, false), (c, true)]) {
-        let d = dist::Split
-            .decomposition(case, ScaleMode::default(), 1)
-            .expect("split");
-        let mode = ScaleMode {
-            overlap,
-            ..ScaleMode::default()
-        };
-        let r = pollster::block_on(dist::Split.run(
-            &gpu,
-            &SelfComm,
-            case,
-            &d,
-            mode,
-            skylight_tests::ONCE,
-        ))
-        .expect("run")
-        .expect("rank 0's record");
-        assert!(
-            r.validation.passed,
-            "{} (overlap {overlap}): {}",
-            case.label(),
-            r.validation.detail
-        );
+        let r = skylight_tests::one_rank_lbm(&gpu, case, overlap);
         let scale = r.scale.expect("scale-out part");
         assert_eq!((scale.ranks, scale.overlap), (1, overlap));
         // Collision alone swaps nothing, so it has nothing to overlap; the
