@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 /// `SUBGROUP`, `SHADER_FLOAT32_ATOMIC`), how they are timed (the
 /// timestamp queries) or how df64 kernels are compiled
 /// (`PASSTHROUGH_SHADERS`: SPIR-V on Vulkan, see [`crate::precise`]), or
-/// how halos reach the host (`MAPPABLE_PRIMARY_BUFFERS`: a scale-out
-/// rank's pack writes the host's memory itself, see `scale::halo`).
+/// how halos travel (`MAPPABLE_PRIMARY_BUFFERS`: a scale-out rank's
+/// packed planes reach the host through a kernel and its unpack reads what
+/// arrived where the host wrote it, with no copies, see `scale::halo`).
 /// Nothing else (`SHADER_INT64`, for one) is asked for.
 const USED_FEATURES: [(wgpu::Features, &str); 8] = [
     (wgpu::Features::SHADER_F64, "SHADER_F64"),

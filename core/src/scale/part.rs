@@ -277,8 +277,9 @@ impl Decomposition {
 
     /// A rank's owned sites within reach of a halo, as boxes of its padded
     /// field: the lowest and highest `halo` planes along the slowest axis
-    /// (one box where `halo` is 1), and on a grid the lowest and highest `halo` rows along the second
-    /// between them (the whole owned box when it has no interior).
+    /// (one box where `halo` is 1), and on a grid the lowest and highest
+    /// `halo` rows along the second between them (the whole owned box when
+    /// it has no interior).
     pub fn boundary(&self) -> Vec<Part> {
         let h = self.halo;
         let (rows, split) = self.owned_rows();

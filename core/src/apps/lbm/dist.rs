@@ -130,7 +130,8 @@ enum Sites {
 /// about as long as that trip. A plane's pack moves 5 populations
 /// each way (10 reals a site), its update streams 38 (19 read, 19
 /// written), and HBM outruns PCIe about 80 times on an H200 (4 TB/s
-/// against 50 GB/s), so 100 x 10 / 38 planes: 27.
+/// against 50 GB/s); with a margin for the kernel that shares the pass,
+/// 100 x 10 / 38 planes: 27.
 const LEAD_PLANES: u32 = (100 * 2 * 5_u32).div_ceil(2 * NVEL as u32);
 
 /// The lattice's kernels as [`Op::Compute`] numbers them: kernel `k` over
