@@ -19,7 +19,7 @@
 // SIGNs[k] (0: nothing, 1: minus, 2: plus) to component SENDs[k]; its
 // receiver zeroes the halo planes first (`clear`, when ZERO_REST is 1), so
 // the components no value lands in read as zero. The host injects WG,
-// NCOMP (reals per site), PLANE, INNER, EXTENT, PLANES, HALO, NSEND,
+// NCOMP (reals per site), PLANE, INNER, EXTENT, PLANES, HALO, NSEND, HI_AT,
 // SEND0, SEND1, MIX0, MIX1, SIGN0, SIGN1, ZERO_REST and SAL (with
 // tdp_index), and the bindings: the field's buffers (one per group of
 // components where the field is larger than a binding), read and written
@@ -27,6 +27,12 @@
 // `halo`, the packed planes.
 
 const SIDE: u32 = HALO * PLANE * NSEND;
+
+// Where halo element e sits in `halo`: side 1 starts at HI_AT (side 0's
+// reals padded, so that each side can be bound on its own).
+fn halo_at(e: u32) -> u32 {
+    return select(e, e - SIDE + HI_AT, e >= SIDE);
+}
 
 // Component k of list `list` (0: SEND0, 1: SEND1).
 fn halo_component(list: u32, k: u32) -> u32 {
@@ -74,16 +80,16 @@ fn pack(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let side = e / SIDE;
     let m = halo_mix(side, (e % SIDE) % NSEND);
     if (m.y == 0u) {
-        halo[e] = field_get(site, comp);
+        halo[halo_at(e)] = field_get(site, comp);
         return;
     }
     // The same site's other component, m.x.
     let other = r_load(field_get(site, m.x));
     let mine = r_load(field_get(site, comp));
     if (m.y == 2u) {
-        halo[e] = r_store(r_add(mine, other));
+        halo[halo_at(e)] = r_store(r_add(mine, other));
     } else {
-        halo[e] = r_store(r_sub(mine, other));
+        halo[halo_at(e)] = r_store(r_sub(mine, other));
     }
 }
 
@@ -101,6 +107,6 @@ fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
 fn unpack(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let e = linear_id(gid, nwg);
     if (e < 2u * SIDE) {
-        field_set(halo_element_site(e, 0u, PLANES + HALO), halo_slot_component(e, 1u), halo[e]);
+        field_set(halo_element_site(e, 0u, PLANES + HALO), halo_slot_component(e, 1u), halo[halo_at(e)]);
     }
 }

@@ -81,17 +81,15 @@ impl Gpu {
     /// wgpu's defaults; then runs the df64 self-test.
     pub async fn open(selector: &Selector, api: Option<Api>) -> Result<Gpu> {
         let (adapter, entry) = adapter::select_adapter(selector, api).await?;
-        let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor {
-                label: Some("skylight"),
-                required_features: adapter.features() & wanted_features(),
-                required_limits: adapter.limits(),
-                experimental_features: wgpu::ExperimentalFeatures::disabled(),
-                memory_hints: wgpu::MemoryHints::Performance,
-                trace: wgpu::Trace::Off,
-            })
-            .await
-            .map_err(|e| Error::Device(format!("request_device failed: {e}")))?;
+        let desc = wgpu::DeviceDescriptor {
+            label: Some("skylight"),
+            required_features: adapter.features() & wanted_features(),
+            required_limits: adapter.limits(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        };
+        let (device, queue) = super::host_import::request_device(&adapter, &desc).await?;
         Gpu::with_info(&adapter, device, queue, entry.info).await
     }
 
@@ -388,6 +386,20 @@ impl Gpu {
     ) -> Result<()> {
         resources::map_after(&self.device, buffer, mode, until).await?;
         self.check_lost()
+    }
+
+    /// Resolves when submission `index` is done, which must be the newest
+    /// so far; later submissions may still run (see
+    /// [`resources::submitted_done`]).
+    pub fn submitted_done(
+        &self,
+        index: wgpu::SubmissionIndex,
+    ) -> impl Future<Output = Result<()>> + '_ {
+        let done = resources::submitted_done(&self.device, &self.queue, index);
+        async move {
+            done.await?;
+            self.check_lost()
+        }
     }
 
     /// Resolves when the queue has finished everything submitted so far.

@@ -10,7 +10,8 @@
 //! as a [`Gpu`] (opened here, or brought by a front end); `egl` makes the
 //! GL contexts of Linux's GL adapters; [`timer`] times runs with GPU
 //! timestamps and [`clock`] says what a timer resolves; [`heater`] keeps
-//! the GPU's clocks up between cases; [`stats`] asks a Vulkan driver what
+//! the GPU's clocks up between cases; `host_import` opens Vulkan devices
+//! able to import host memory and makes storage buffers over it; [`stats`] asks a Vulkan driver what
 //! it compiled each kernel to (registers, instructions).
 
 pub mod adapter;
@@ -22,6 +23,11 @@ pub mod df64;
 #[cfg(target_os = "linux")]
 mod egl;
 pub mod heater;
+#[cfg(vulkan)]
+mod host_import;
+#[cfg(not(vulkan))]
+#[path = "host_import_none.rs"]
+mod host_import;
 pub mod memory;
 #[cfg(test)]
 mod other_backends;
@@ -42,5 +48,6 @@ pub use backend::Api;
 pub use device::Gpu;
 pub use df64::Df64Status;
 pub use heater::Busy;
+pub use host_import::HostPages;
 pub use pipeline::{Bind, Pipeline, PipelineSource, dispatch_shape};
 pub use timer::{Timer, Timestamps};

@@ -282,6 +282,25 @@ async fn map_when(
         .map_err(|e| Error::Device(format!("buffer map failed: {e}")))
 }
 
+/// Resolves when submission `index`, the newest so far, is done, even
+/// while later ones run: the callback is registered now, before the caller
+/// submits more (an `async fn` would register it only when first polled).
+pub fn submitted_done<'a>(
+    device: &'a wgpu::Device,
+    queue: &wgpu::Queue,
+    index: wgpu::SubmissionIndex,
+) -> impl Future<Output = Result<()>> + 'a {
+    let (tx, rx) = oneshot::channel();
+    queue.on_submitted_work_done(move || {
+        let _ = tx.send(());
+    });
+    Pump {
+        device,
+        rx,
+        until: Some(index),
+    }
+}
+
 /// Resolves when `queue` has finished everything submitted so far.
 pub async fn finish(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<()> {
     let (tx, rx) = oneshot::channel();

@@ -331,9 +331,9 @@ impl Exec {
                         });
                     }
                     let (sent, t0) = self.submit(gpu, enc);
+                    let packed = halo.sent(gpu, sent.clone());
                     self.start_during(gpu, app, during, t).await?;
-                    gpu.map_after(halo.readback(), wgpu::MapMode::Read, sent.clone())
-                        .await?;
+                    packed.await?;
                     let swapping = Instant::now();
                     self.settle(gpu, t0, true, false, t).await?;
                     let (exchange, write) = halo.exchange(gpu, comm, sent).await?;

@@ -13,6 +13,11 @@
 //! one queue runs in line with compute (docs/notebook/benchmarks.md,
 //! sections v and ab).
 //!
+//! Where the ranks share a node and their devices import host memory, the
+//! planes travel through neither MPI nor the CPU: each GPU writes them into
+//! its neighbours' mailboxes in the node's shared memory and reads its own
+//! (`mailbox`), and the ranks only tell each other they have written.
+//!
 //! The host side of a swap allocates nothing: a readback buffer and the
 //! receive buffer live as long as the planes. Fresh host memory every step
 //! cost more than the swap itself on the lent GPU machines, whose memory is
@@ -20,6 +25,7 @@
 
 use web_time::Instant;
 
+use super::mailbox::{self, Mailboxes, SLOTS};
 use super::{Comm, Decomposition};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
@@ -106,6 +112,14 @@ fn const_list(name: &str, v: &[u32]) -> String {
     )
 }
 
+/// Bytes of one side's planes across split axis `axis`, and where side 1
+/// starts in a buffer of packed planes (side 0 padded to 256 bytes, the
+/// most any device asks a bound range's offset to be a multiple of).
+fn sides(p: Precision, d: &Decomposition, axis: usize, send: &Send) -> (u64, u64) {
+    let side = (d.halo * d.along(axis).plane * send.down.len()) as u64 * p.real_bytes();
+    (side, side.next_multiple_of(256))
+}
+
 /// The halo module for a field of `groups` (its layout, split over buffers
 /// by component group) split over ranks as `d` describes, across split axis
 /// `axis` (0: the slowest, 1: the second), each side carrying the
@@ -131,6 +145,7 @@ pub fn spec(
     let (mix0, sign0) = mix(0, &send.down);
     let (mix1, sign1) = mix(1, &send.up);
     let layout = &groups.layout;
+    let hi_at = sides(p, d, axis, send).1 / p.real_bytes();
     let bindings = groups.declare("field", "read_write", 0)
         + &format!(
             "@group(0) @binding({}) var<storage, read_write> halo: array<RealStore>;\n",
@@ -145,6 +160,7 @@ pub fn spec(
         .with_u32("PLANES", along.owned as u32)
         .with_u32("HALO", d.halo as u32)
         .with_u32("NSEND", send.down.len() as u32)
+        .with_u32("HI_AT", hi_at as u32)
         .with_u32("ZERO_REST", u32::from(send.zero_rest))
         .with_include(const_list("SEND0", &send.down) + &const_list("SEND1", &send.up))
         .with_include(const_list("MIX0", &mix0) + &const_list("MIX1", &mix1))
@@ -163,16 +179,38 @@ pub struct HaloPlanes {
     unpack: Pipeline,
     /// Zeroes the halo planes before an unpack (`Send::zero_rest`).
     clear: Option<Pipeline>,
+    /// One bind group per field: (field i's buffers, send).
+    pack_groups: Vec<wgpu::BindGroup>,
+    /// The packed planes: side 0, then side 1 from byte `hi_at`, each
+    /// padded to whole 256-byte words (so each side can be bound alone),
+    /// as are the buffers the planes travel through.
+    send: wgpu::Buffer,
+    route: Route,
+    /// Bytes of one side's planes.
+    side_bytes: usize,
+    /// Where side 1 starts in every buffer of packed planes.
+    hi_at: u64,
+    dispatch: (u32, u32),
+    /// Of the clear: every real of the halo planes.
+    clear_dispatch: (u32, u32),
+}
+
+/// How the packed planes travel between ranks.
+enum Route {
+    /// Through the host: read back, swapped by the [`Comm`], uploaded.
+    Staged(Staged),
+    /// Through mailboxes in the node's shared memory (`mailbox`), which
+    /// the GPUs write and read themselves.
+    Shared(Shared),
+}
+
+/// The buffers of [`Route::Staged`].
+struct Staged {
     /// Where the device maps storage buffers: the kernel that moves the
     /// packed planes into `readback` (bound to `send` and it).
     to_host: Option<(Pipeline, wgpu::BindGroup)>,
-    /// One bind group per field: (field i's buffers, send) and (field i's
-    /// buffers, recv).
-    pack_groups: Vec<wgpu::BindGroup>,
+    /// One bind group per field: (field i's buffers, what arrived).
     unpack_groups: Vec<wgpu::BindGroup>,
-    /// The packed planes (padded to whole 16-byte words, as are the
-    /// buffers below).
-    send: wgpu::Buffer,
     /// What arrived, on the device, where the unpack does not read
     /// `upload` itself (`to_host`: the device maps storage buffers).
     recv: Option<wgpu::Buffer>,
@@ -183,11 +221,27 @@ pub struct HaloPlanes {
     /// (no host copy, and no `Queue::write_buffer`, which stages through
     /// fresh memory each time).
     upload: wgpu::Buffer,
-    /// Bytes of one side's planes.
-    side_bytes: usize,
-    dispatch: (u32, u32),
-    /// Of the clear: every real of the halo planes.
-    clear_dispatch: (u32, u32),
+}
+
+/// The mailboxes of [`Route::Shared`] and what is bound to them, per slot.
+struct Shared {
+    boxes: Mailboxes,
+    to_host: Pipeline,
+    /// Per slot: (side 0 of `send`, its place in the inbox below) and (side
+    /// 1, its place in the inbox above).
+    to_boxes: Vec<[wgpu::BindGroup; 2]>,
+    /// Per slot, per field: (field i's buffers, that slot of the inbox).
+    unpack_groups: Vec<Vec<wgpu::BindGroup>>,
+    /// Bytes of a slot.
+    slot: u64,
+    /// Swaps unpacked so far: swap `k` uses slot `k % SLOTS`.
+    swaps: std::cell::Cell<u64>,
+}
+
+impl Shared {
+    fn at(&self) -> usize {
+        (self.swaps.get() % SLOTS) as usize
+    }
 }
 
 impl HaloPlanes {
@@ -195,9 +249,11 @@ impl HaloPlanes {
     /// `groups` splits it; a step may leave the current field in any of
     /// them) across split axis `axis` (0: the slowest, 1: the second), each
     /// side carrying only the components `send` lists (the others' halo
-    /// values stay as they were).
+    /// values stay as they were). Collective (the ranks agree on how the
+    /// planes travel, see `mailbox`).
     pub fn sending(
         gpu: &Gpu,
+        comm: &dyn Comm,
         p: Precision,
         groups: &Groups,
         (d, axis): (&Decomposition, usize),
@@ -213,11 +269,10 @@ impl HaloPlanes {
             )));
         }
         send.per_side(layout.ncomp)?;
-        let module = spec(p, groups, d, axis, send);
         let plane = d.along(axis).plane;
         let reals = 2 * d.halo * plane * send.down.len();
-        let side_bytes = reals as u64 / 2 * p.real_bytes();
-        let bytes = (2 * side_bytes).next_multiple_of(16);
+        let (side_bytes, hi_at) = sides(p, d, axis, send);
+        let module = spec(p, groups, d, axis, send);
         let binds = vec![Bind::ReadWrite; groups.count() as usize + 1];
         let pack = gpu.pipeline(&module, "pack", &binds)?;
         let unpack = gpu.pipeline(&module, "unpack", &binds)?;
@@ -226,7 +281,275 @@ impl HaloPlanes {
             false => None,
         };
         let halo_reals = 2 * d.halo * plane * layout.ncomp as usize;
-        let send = gpu.storage("halo-send", bytes)?;
+        let send_buf = gpu.storage("halo-send", 2 * hi_at)?;
+        let pack_groups = fields
+            .iter()
+            .map(|f| gpu.bind_resources(&pack, &with(f, send_buf.as_entire_binding())))
+            .collect();
+        let route = match mailbox::open(gpu, comm, axis, 2 * hi_at)? {
+            Some(boxes) => {
+                let to_host = to_host_pipeline(gpu, p)?;
+                let slot = 2 * hi_at;
+                let to_boxes = (0..SLOTS)
+                    .map(|k| {
+                        let side = |b, at| range(b, at, hi_at);
+                        [
+                            gpu.bind_resources(
+                                &to_host,
+                                &[side(&send_buf, 0), side(&boxes.lo, k * slot + hi_at)],
+                            ),
+                            gpu.bind_resources(
+                                &to_host,
+                                &[side(&send_buf, hi_at), side(&boxes.hi, k * slot)],
+                            ),
+                        ]
+                    })
+                    .collect();
+                let unpack_groups = (0..SLOTS)
+                    .map(|k| {
+                        let inbox = range(&boxes.inbox, k * slot, slot);
+                        let bind = |f: &&[wgpu::Buffer]| {
+                            gpu.bind_resources(&unpack, &with(f, inbox.clone()))
+                        };
+                        fields.iter().map(bind).collect()
+                    })
+                    .collect();
+                Route::Shared(Shared {
+                    boxes,
+                    to_host,
+                    to_boxes,
+                    unpack_groups,
+                    slot,
+                    swaps: Default::default(),
+                })
+            }
+            None => Route::Staged(Staged::new(gpu, p, 2 * hi_at, &send_buf, |arrived| {
+                let bind = |f: &&[wgpu::Buffer]| {
+                    gpu.bind_resources(&unpack, &with(f, arrived.as_entire_binding()))
+                };
+                fields.iter().map(bind).collect()
+            })?),
+        };
+        Ok(HaloPlanes {
+            axis,
+            pack_groups,
+            dispatch: dispatch_shape(reals as u64, WG, gpu.caps.max_workgroups_per_dim)?,
+            clear_dispatch: dispatch_shape(halo_reals as u64, WG, gpu.caps.max_workgroups_per_dim)?,
+            pack,
+            unpack,
+            clear,
+            send: send_buf,
+            route,
+            side_bytes: side_bytes as usize,
+            hi_at,
+        })
+    }
+
+    /// Whether the planes travel through the node's shared memory, which
+    /// the GPUs write and read themselves (else through the host and MPI).
+    pub fn shared(&self) -> bool {
+        matches!(self.route, Route::Shared(_))
+    }
+
+    /// Records the pack of field buffer `field`'s edge planes in a pass of
+    /// its own (timestamped with `ts`) and their copy to the host (timed by
+    /// `copy`): to the readback buffer, or into the neighbours' mailboxes.
+    pub fn encode_pack(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        field: usize,
+        ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
+        copy: Option<CopyClock<'_>>,
+    ) {
+        self.encode_pack_pass(enc, field, ts);
+        let h = self.hi_at;
+        CopyClock::around(copy, enc, |enc| match &self.route {
+            Route::Staged(s) => {
+                enc.copy_buffer_to_buffer(&self.send, 0, &s.readback, 0, s.readback.size());
+            }
+            Route::Shared(s) => {
+                let at = s.at() as u64 * s.slot;
+                enc.copy_buffer_to_buffer(&self.send, 0, &s.boxes.lo, at + h, h);
+                enc.copy_buffer_to_buffer(&self.send, h, &s.boxes.hi, at, h);
+            }
+        });
+    }
+
+    fn encode_pack_pass(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        field: usize,
+        ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) {
+        let mut pass = begin(enc, ts);
+        self.pack.set(&mut pass, &self.pack_groups[field]);
+        pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
+    }
+
+    /// Whether the planes need no copies on the GPU's queue: a kernel
+    /// moves them to the host ([`HaloPlanes::encode_pack_beside`]), and
+    /// [`HaloPlanes::encode_unpack`] copies nothing up. So where the planes
+    /// travel through shared memory, or the device maps storage buffers.
+    pub fn zero_copy(&self) -> bool {
+        match &self.route {
+            Route::Staged(s) => s.to_host.is_some(),
+            Route::Shared(_) => true,
+        }
+    }
+
+    /// Where [`HaloPlanes::zero_copy`]: records the pack of field buffer
+    /// `field`'s edge planes in a pass of its own (timestamped with `ts`),
+    /// then a pass (timestamped with `ts_beside`) that moves them to the
+    /// host (the readback buffer, or the neighbours' mailboxes) from a few
+    /// workgroups, first, and `beside` after: work that touches none of the
+    /// halo's buffers, which keeps the rest of the GPU while the planes
+    /// cross to the host. Elsewhere it records what
+    /// [`HaloPlanes::encode_pack`] does, and `beside` in a pass of its own.
+    pub fn encode_pack_beside(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        field: usize,
+        (ts, ts_beside): (
+            Option<wgpu::ComputePassTimestampWrites<'_>>,
+            Option<wgpu::ComputePassTimestampWrites<'_>>,
+        ),
+        beside: impl FnOnce(&mut wgpu::ComputePass<'_>),
+    ) {
+        let (pipe, groups) = match &self.route {
+            Route::Staged(Staged {
+                to_host: Some((pipe, group)),
+                ..
+            }) => (pipe, std::slice::from_ref(group)),
+            Route::Shared(s) => (&s.to_host, &s.to_boxes[s.at()][..]),
+            Route::Staged(_) => {
+                self.encode_pack(enc, field, ts, None);
+                beside(&mut begin(enc, ts_beside));
+                return;
+            }
+        };
+        self.encode_pack_pass(enc, field, ts);
+        let mut pass = begin(enc, ts_beside);
+        for group in groups {
+            pipe.set(&mut pass, group);
+            pass.dispatch_workgroups(HOST_GROUPS / groups.len() as u32, 1, 1);
+        }
+        beside(&mut pass);
+    }
+
+    /// Resolves once submission `index`, holding the pack, is done, while
+    /// later submissions may run. Call it before submitting more.
+    pub fn sent<'a>(
+        &'a self,
+        gpu: &'a Gpu,
+        index: wgpu::SubmissionIndex,
+    ) -> super::LocalFuture<'a, Result<()>> {
+        match &self.route {
+            Route::Staged(s) => Box::pin(gpu.map_after(&s.readback, wgpu::MapMode::Read, index)),
+            Route::Shared(_) => Box::pin(gpu.submitted_done(index)),
+        }
+    }
+
+    /// After [`HaloPlanes::sent`]: swaps the planes with the neighbours.
+    /// Staged, it maps the upload buffer and swaps the planes from the
+    /// mapped readback into it; shared, the planes are already in the
+    /// neighbours' mailboxes, and the ranks only tell each other so.
+    /// Returns the seconds spent in the swap between ranks (neighbours'
+    /// waits included) and in mapping the upload buffer.
+    pub async fn exchange(
+        &self,
+        gpu: &Gpu,
+        comm: &dyn Comm,
+        done: wgpu::SubmissionIndex,
+    ) -> Result<(f64, f64)> {
+        match &self.route {
+            Route::Staged(s) => {
+                s.exchange(gpu, comm, done, (self.axis, self.side_bytes, self.hi_at))
+                    .await
+            }
+            Route::Shared(_) => {
+                let t0 = Instant::now();
+                let (mut lo, mut hi) = ([0u8], [0u8]);
+                comm.exchange(self.axis, &[1], &[1], &mut lo, &mut hi)?;
+                Ok((t0.elapsed().as_secs_f64(), 0.0))
+            }
+        }
+    }
+
+    /// Records the copy of what arrived to the device (timed by `copy`;
+    /// none where the unpack reads what arrived in place, and then `copy`
+    /// must be `None`) and its unpack into field buffer `field`'s halo
+    /// planes, in a pass of its own (timestamped with `ts`).
+    pub fn encode_unpack(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        field: usize,
+        copy: Option<CopyClock<'_>>,
+        ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
+    ) {
+        let group = match &self.route {
+            Route::Staged(s) => {
+                if let Some(recv) = &s.recv {
+                    CopyClock::around(copy, enc, |enc| {
+                        enc.copy_buffer_to_buffer(&s.upload, 0, recv, 0, recv.size());
+                    });
+                }
+                &s.unpack_groups[field]
+            }
+            Route::Shared(s) => {
+                let group = &s.unpack_groups[s.at()][field];
+                s.swaps.set(s.swaps.get() + 1);
+                group
+            }
+        };
+        let mut pass = begin(enc, ts);
+        // Dispatches of one pass are ordered: the clear lands first.
+        if let Some(clear) = &self.clear {
+            clear.set(&mut pass, group);
+            let (x, y) = self.clear_dispatch;
+            pass.dispatch_workgroups(x, y, 1);
+        }
+        self.unpack.set(&mut pass, group);
+        pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
+    }
+}
+
+/// `size` bytes of `buffer` from byte `at`, bound.
+fn range(buffer: &wgpu::Buffer, at: u64, size: u64) -> wgpu::BindingResource<'_> {
+    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+        buffer,
+        offset: at,
+        size: std::num::NonZeroU64::new(size),
+    })
+}
+
+/// A field's buffers, then `planes`: the bindings of the halo kernels.
+fn with<'b>(
+    field: &'b [wgpu::Buffer],
+    planes: wgpu::BindingResource<'b>,
+) -> Vec<wgpu::BindingResource<'b>> {
+    let mut r: Vec<_> = field.iter().map(|b| b.as_entire_binding()).collect();
+    r.push(planes);
+    r
+}
+
+/// The kernel that moves packed planes into host memory.
+fn to_host_pipeline(gpu: &Gpu, p: Precision) -> Result<Pipeline> {
+    let spec = ShaderSpec::new("to-host", sources::TO_HOST, p).with_u32("WG", HOST_WG);
+    gpu.pipeline(&spec, "to_host", &[Bind::Read, Bind::ReadWrite])
+}
+
+impl Staged {
+    /// The host buffers of `bytes` (the device maps them as storage
+    /// buffers where it can) for the planes packed into `send`, with the
+    /// unpack's bind groups that `bind` makes for the buffer that holds
+    /// what arrived.
+    fn new(
+        gpu: &Gpu,
+        p: Precision,
+        bytes: u64,
+        send: &wgpu::Buffer,
+        bind: impl FnOnce(&wgpu::Buffer) -> Vec<wgpu::BindGroup>,
+    ) -> Result<Staged> {
         let mapped = (gpu.device.features()).contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
         use wgpu::BufferUsages as U;
         let host = |label, usage: U| {
@@ -243,116 +566,31 @@ impl HaloPlanes {
         };
         let readback = host("halo-readback", U::MAP_READ | U::COPY_DST);
         let upload = host("halo-upload", U::MAP_WRITE | U::COPY_SRC);
-        let recv = match mapped {
-            true => None,
-            false => Some(gpu.storage("halo-recv", bytes)?),
-        };
-        let to_host = match mapped {
+        let (recv, to_host) = match mapped {
             true => {
-                let spec = ShaderSpec::new("to-host", sources::TO_HOST, p).with_u32("WG", HOST_WG);
-                let pipe = gpu.pipeline(&spec, "to_host", &[Bind::Read, Bind::ReadWrite])?;
-                let group = gpu.bind(&pipe, &[&send, &readback]);
-                Some((pipe, group))
+                let pipe = to_host_pipeline(gpu, p)?;
+                let group = gpu.bind(&pipe, &[send, &readback]);
+                (None, Some((pipe, group)))
             }
-            false => None,
+            false => (Some(gpu.storage("halo-recv", bytes)?), None),
         };
-        let with = |field: &[wgpu::Buffer], planes: &wgpu::Buffer| -> Vec<wgpu::Buffer> {
-            field.iter().chain([planes]).cloned().collect()
-        };
-        let bind = |pipe: &Pipeline, buffers: Vec<wgpu::Buffer>| {
-            gpu.bind(pipe, &buffers.iter().collect::<Vec<_>>())
-        };
-        let pack_groups = fields.iter().map(|f| bind(&pack, with(f, &send)));
-        let arrived = recv.as_ref().unwrap_or(&upload);
-        let unpack_groups = fields.iter().map(|f| bind(&unpack, with(f, arrived)));
-        Ok(HaloPlanes {
-            axis,
-            pack_groups: pack_groups.collect(),
-            unpack_groups: unpack_groups.collect(),
-            dispatch: dispatch_shape(reals as u64, WG, gpu.caps.max_workgroups_per_dim)?,
-            clear_dispatch: dispatch_shape(halo_reals as u64, WG, gpu.caps.max_workgroups_per_dim)?,
-            pack,
-            unpack,
-            clear,
+        let unpack_groups = bind(recv.as_ref().unwrap_or(&upload));
+        Ok(Staged {
             to_host,
-            send,
+            unpack_groups,
             recv,
             readback,
             upload,
-            side_bytes: side_bytes as usize,
         })
     }
 
-    /// Records the pack of field buffer `field`'s edge planes in a pass of
-    /// its own (timestamped with `ts`) and their copy to the readback
-    /// buffer (timed by `copy`).
-    pub fn encode_pack(
-        &self,
-        enc: &mut wgpu::CommandEncoder,
-        field: usize,
-        ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
-        copy: Option<CopyClock<'_>>,
-    ) {
-        let mut pass = begin(enc, ts);
-        self.pack.set(&mut pass, &self.pack_groups[field]);
-        pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
-        drop(pass);
-        CopyClock::around(copy, enc, |enc| {
-            enc.copy_buffer_to_buffer(&self.send, 0, &self.readback, 0, self.readback.size());
-        });
-    }
-
-    /// Whether the device maps storage buffers, so that the planes need no
-    /// copies on the GPU: [`HaloPlanes::encode_pack_beside`] can move them
-    /// to the host, and [`HaloPlanes::encode_unpack`] copies nothing up.
-    pub fn zero_copy(&self) -> bool {
-        self.to_host.is_some()
-    }
-
-    /// Where [`HaloPlanes::zero_copy`]: records the pack of field buffer
-    /// `field`'s edge planes in a pass of its own (timestamped with `ts`),
-    /// then a pass (timestamped with `ts_beside`) that moves them into the
-    /// readback buffer from a few workgroups, first, and `beside` after:
-    /// work that touches none of the halo's buffers, which keeps the rest
-    /// of the GPU while the planes cross to the host. Elsewhere it records
-    /// what [`HaloPlanes::encode_pack`] does, and `beside` in a pass of its
-    /// own.
-    pub fn encode_pack_beside(
-        &self,
-        enc: &mut wgpu::CommandEncoder,
-        field: usize,
-        (ts, ts_beside): (
-            Option<wgpu::ComputePassTimestampWrites<'_>>,
-            Option<wgpu::ComputePassTimestampWrites<'_>>,
-        ),
-        beside: impl FnOnce(&mut wgpu::ComputePass<'_>),
-    ) {
-        let Some((pipe, group)) = &self.to_host else {
-            self.encode_pack(enc, field, ts, None);
-            beside(&mut begin(enc, ts_beside));
-            return;
-        };
-        let mut pass = begin(enc, ts);
-        self.pack.set(&mut pass, &self.pack_groups[field]);
-        pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
-        drop(pass);
-        let mut pass = begin(enc, ts_beside);
-        pipe.set(&mut pass, group);
-        pass.dispatch_workgroups(HOST_GROUPS, 1, 1);
-        beside(&mut pass);
-    }
-
-    /// After submission `done`, holding [`HaloPlanes::encode_pack`], is
-    /// done (its readback mapped by [`HaloPlanes::readback`]): maps the
-    /// upload buffer and swaps the planes with the neighbours, sending from
-    /// the mapped readback and receiving into the mapped upload buffer.
-    /// Returns the seconds spent in the swap between ranks (neighbours'
-    /// waits included) and in mapping the upload buffer.
-    pub async fn exchange(
+    /// See [`HaloPlanes::exchange`]: `(axis, side bytes, where side 1 starts)`.
+    async fn exchange(
         &self,
         gpu: &Gpu,
         comm: &dyn Comm,
         done: wgpu::SubmissionIndex,
+        (axis, n, hi_at): (usize, usize, u64),
     ) -> Result<(f64, f64)> {
         let t0 = Instant::now();
         // The last upload's copy was submitted before `done`: this map
@@ -379,50 +617,15 @@ impl HaloPlanes {
             #[allow(unsafe_code)]
             let recv: &mut [u8] =
                 unsafe { std::slice::from_raw_parts_mut(view.as_raw_element_ptr().as_ptr(), len) };
-            // Both buffers are padded past the two sides.
-            let n = self.side_bytes;
-            let (to_lo, to_hi) = (&sent[..n], &sent[n..2 * n]);
-            let (from_lo, rest) = recv.split_at_mut(n);
-            let from_hi = &mut rest[..n];
-            comm.exchange(self.axis, to_lo, to_hi, from_lo, from_hi)?;
+            let h = hi_at as usize;
+            let (to_lo, to_hi) = (&sent[..n], &sent[h..h + n]);
+            let (from_lo, rest) = recv.split_at_mut(h);
+            let (from_lo, from_hi) = (&mut from_lo[..n], &mut rest[..n]);
+            comm.exchange(axis, to_lo, to_hi, from_lo, from_hi)?;
         }
         self.readback.unmap();
         self.upload.unmap();
         Ok((t1.elapsed().as_secs_f64(), (t1 - t0).as_secs_f64()))
-    }
-
-    /// The buffer [`HaloPlanes::encode_pack`] copies the planes to: map it
-    /// (read) once the submission is done, then call [`HaloPlanes::exchange`].
-    pub fn readback(&self) -> &wgpu::Buffer {
-        &self.readback
-    }
-
-    /// Records the copy of what arrived to the device (timed by `copy`;
-    /// none where the unpack reads the upload buffer itself, and then
-    /// `copy` must be `None`) and its unpack into field buffer `field`'s
-    /// halo planes, in a pass of its own (timestamped with `ts`).
-    pub fn encode_unpack(
-        &self,
-        enc: &mut wgpu::CommandEncoder,
-        field: usize,
-        copy: Option<CopyClock<'_>>,
-        ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
-    ) {
-        if let Some(recv) = &self.recv {
-            CopyClock::around(copy, enc, |enc| {
-                enc.copy_buffer_to_buffer(&self.upload, 0, recv, 0, recv.size());
-            });
-        }
-        let group = &self.unpack_groups[field];
-        let mut pass = begin(enc, ts);
-        // Dispatches of one pass are ordered: the clear lands first.
-        if let Some(clear) = &self.clear {
-            clear.set(&mut pass, group);
-            let (x, y) = self.clear_dispatch;
-            pass.dispatch_workgroups(x, y, 1);
-        }
-        self.unpack.set(&mut pass, group);
-        pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
     }
 }
 

@@ -13,6 +13,7 @@ pub mod curves;
 pub mod exec;
 pub mod fields;
 pub mod halo;
+mod mailbox;
 pub mod part;
 pub mod plan;
 

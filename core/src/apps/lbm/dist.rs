@@ -254,7 +254,15 @@ impl<'a> Rank<'a> {
                 let halos = (0..axes)
                     .map(|axis| {
                         let send = halo_send(axis);
-                        HaloPlanes::sending(gpu, p, &lattice.groups, (d, axis), &fields, &send)
+                        HaloPlanes::sending(
+                            gpu,
+                            comm,
+                            p,
+                            &lattice.groups,
+                            (d, axis),
+                            &fields,
+                            &send,
+                        )
                     })
                     .collect::<Result<Vec<_>>>()?;
                 Ok((lattice, halos))

@@ -268,7 +268,7 @@ impl<'a> Rank<'a> {
             .flat_map(|axis| [(axis, 1), (axis, -1)])
             .map(|(axis, isign)| {
                 let send = halo_send(direction(axis), isign);
-                HaloPlanes::sending(gpu, p, &layout, (d, axis), &refs, &send)
+                HaloPlanes::sending(gpu, comm, p, &layout, (d, axis), &refs, &send)
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Rank {
