@@ -269,6 +269,14 @@ struct RunArgs {
     #[cfg(feature = "mpi")]
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=2))]
     axes: u32,
+    /// Under `mpirun`: how the halos travel. shared: each GPU writes its
+    /// planes into its neighbours' mailboxes in the node's shared memory
+    /// and reads its own (Vulkan devices that import host memory, all
+    /// ranks on one node; else MPI); mpi: read back and swapped by MPI;
+    /// auto: each app's faster one (lbm mpi, milc shared).
+    #[cfg(feature = "mpi")]
+    #[arg(long, default_value = "auto", value_parser = skylight_core::scale::Halos::parse)]
+    halos: skylight_core::scale::Halos,
 }
 
 /// Fails before any work when `path` cannot be written: its folder must

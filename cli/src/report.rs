@@ -150,10 +150,14 @@ pub fn split_line(o: &Outcome) -> Option<String> {
         .map(|(name, v)| format!("{name} {:.3}", v * 1e3))
         .collect();
     Some(format!(
-        "  {} ranks, {} scaling ({}), ms per run: {}; communication {:.0}%",
+        "  {} ranks, {} scaling ({}, halos through {}), ms per run: {}; communication {:.0}%",
         s.ranks,
         s.scaling.name(),
         s.decomposition.label(),
+        match s.halos {
+            skylight_core::scale::Halos::Shared => "shared memory",
+            _ => "MPI",
+        },
         phases.join(", "),
         100.0 * t.communication() / t.total().max(f64::MIN_POSITIVE)
     ))

@@ -55,14 +55,16 @@ pub fn run(args: &RunArgs, sweep: bool) -> Result<bool> {
             scaling: args.scaling,
             overlap: !args.no_overlap,
             axes: args.axes as usize,
+            halos: args.halos,
         };
         return crate::scaleout::run(args, mode);
     } else if args.scaling != skylight_core::scale::Scaling::Strong
         || args.no_overlap
         || args.axes != 1
+        || args.halos != skylight_core::scale::Halos::Auto
     {
         bail!(
-            "--scaling, --no-overlap and --axes need an MPI launch (mpirun -np N skylight run ...)"
+            "--scaling, --no-overlap, --axes and --halos need an MPI launch (mpirun -np N skylight run ...)"
         );
     }
     let apps: Vec<&dyn App> = if args.app == "all" {

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{PhaseTimes, ScaleOut, Scaling};
+use super::{Halos, PhaseTimes, ScaleOut, Scaling};
 use crate::record::ResultRecord;
 
 /// One point of a scaling curve.
@@ -92,14 +92,19 @@ pub fn case_key(r: &ResultRecord, s: &ScaleOut) -> String {
         (Err(_), _) => String::new(),
     };
     format!(
-        "{}/{} {} {} L={}{t}{}{}",
+        "{}/{} {} {} L={}{t}{}{}{}",
         c.app,
         c.kernel,
         c.variant,
         c.precision,
         c.text("L"),
         if s.axes > 1 { " grid" } else { "" },
-        if s.overlap { " overlapped" } else { "" }
+        if s.overlap { " overlapped" } else { "" },
+        if s.halos == Halos::Shared {
+            " shared halos"
+        } else {
+            ""
+        }
     )
 }
 
@@ -216,6 +221,7 @@ mod tests {
             scaling,
             overlap: false,
             axes: 1,
+            halos: Halos::Mpi,
             decomposition: Decomposition::plan("z", &global, ranks, 1).expect("plan"),
             split: PhaseTimes::phases(run_s / 2.0, 0.0, 0.0, run_s / 2.0, 0.0),
         });
@@ -250,10 +256,14 @@ mod tests {
     }
 
     #[test]
-    fn grid_overlap_and_single_device_records_are_told_apart() {
+    fn grid_overlap_route_and_single_device_records_are_told_apart() {
         let mut overlapped = record(Scaling::Strong, 2, 1.0);
         if let Some(s) = &mut overlapped.scale {
             s.overlap = true;
+        }
+        let mut shared = record(Scaling::Strong, 2, 1.0);
+        if let Some(s) = &mut shared.scale {
+            s.halos = Halos::Shared;
         }
         let mut grid = record(Scaling::Strong, 1, 1.0);
         if let Some(s) = &mut grid.scale {
@@ -264,6 +274,7 @@ mod tests {
         let c = curves([
             &record(Scaling::Strong, 1, 2.0),
             &overlapped,
+            &shared,
             &grid,
             &single,
         ]);
@@ -273,7 +284,8 @@ mod tests {
             [
                 "lbm/step soa f32 L=8",
                 "lbm/step soa f32 L=8 grid",
-                "lbm/step soa f32 L=8 overlapped"
+                "lbm/step soa f32 L=8 overlapped",
+                "lbm/step soa f32 L=8 shared halos"
             ]
         );
         assert!(c.values().all(|v| v.len() == 1 && v[0].efficiency == 1.0));

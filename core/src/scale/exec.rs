@@ -25,7 +25,7 @@ use std::cell::{Cell, RefCell};
 use web_time::Instant;
 
 use super::halo::{CopyClock, HaloPlanes};
-use super::{Comm, PhaseTimes};
+use super::{Comm, Halos, PhaseTimes};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::precision::Precision;
@@ -51,7 +51,9 @@ pub enum Op {
         /// ([`HaloPlanes::zero_copy`]): they hide that trip over PCIe, and
         /// the host waits for them before the swap, so they should last
         /// about as long as the trip (lbm sizes a lead slice of its
-        /// interior so). Elsewhere they run with the rest of `during`.
+        /// interior so). Where the planes travel through shared memory, at
+        /// least the first goes beside. Elsewhere they run with the rest of
+        /// `during`.
         beside: usize,
     },
     /// Replace the real at byte `offset` of the buffer with its sum over the ranks.
@@ -277,6 +279,15 @@ impl Exec {
         self.clock.as_ref().and_then(|c| c.copy(kind))
     }
 
+    /// How this rank's halos travel: shared memory where all of them do,
+    /// else MPI.
+    pub fn route(&self) -> Halos {
+        match !self.halos.is_empty() && self.halos.iter().all(|h| h.route() == Halos::Shared) {
+            true => Halos::Shared,
+            false => Halos::Mpi,
+        }
+    }
+
     fn halo(&self, halo: usize) -> Result<&HaloPlanes> {
         self.halos.get(halo).ok_or_else(|| {
             Error::Device(format!(
@@ -314,10 +325,16 @@ impl Exec {
                     beside,
                 } => {
                     let halo = self.halo(*halo)?;
-                    let beside = match halo.zero_copy() {
-                        true => &during[..(*beside).min(during.len())],
-                        false => &[],
+                    // Through shared memory the host waits only to say the
+                    // planes are written, and the unpack runs after the
+                    // interior all the same: the first stretch of it always
+                    // goes beside the planes' trip.
+                    let n = match (halo.route() == Halos::Shared, halo.zero_copy()) {
+                        (true, _) => (*beside).max(1),
+                        (false, true) => *beside,
+                        (false, false) => 0,
                     };
+                    let beside = &during[..n.min(during.len())];
                     let during = &during[beside.len()..];
                     if beside.is_empty() {
                         let copy = self.copy_clock(Kind::CopyDown);

@@ -25,7 +25,7 @@
 
 use web_time::Instant;
 
-use super::mailbox::{self, Mailboxes, SLOTS};
+use super::mailbox::{self, Halos, Mailboxes, SLOTS};
 use super::{Comm, Decomposition};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
@@ -249,11 +249,11 @@ impl HaloPlanes {
     /// `groups` splits it; a step may leave the current field in any of
     /// them) across split axis `axis` (0: the slowest, 1: the second), each
     /// side carrying only the components `send` lists (the others' halo
-    /// values stay as they were). Collective (the ranks agree on how the
+    /// values stay as they were), travelling by `route` where every rank
+    /// can (else through MPI). Collective (the ranks agree on how the
     /// planes travel, see `mailbox`).
     pub fn sending(
-        gpu: &Gpu,
-        comm: &dyn Comm,
+        (gpu, comm, route): (&Gpu, &dyn Comm, Halos),
         p: Precision,
         groups: &Groups,
         (d, axis): (&Decomposition, usize),
@@ -286,7 +286,7 @@ impl HaloPlanes {
             .iter()
             .map(|f| gpu.bind_resources(&pack, &with(f, send_buf.as_entire_binding())))
             .collect();
-        let route = match mailbox::open(gpu, comm, axis, 2 * hi_at)? {
+        let route = match mailbox::open(gpu, comm, route, (axis, 2 * hi_at))? {
             Some(boxes) => {
                 let to_host = to_host_pipeline(gpu, p)?;
                 let slot = 2 * hi_at;
@@ -345,10 +345,13 @@ impl HaloPlanes {
         })
     }
 
-    /// Whether the planes travel through the node's shared memory, which
-    /// the GPUs write and read themselves (else through the host and MPI).
-    pub fn shared(&self) -> bool {
-        matches!(self.route, Route::Shared(_))
+    /// How the planes travel: [`Halos::Shared`] through the node's shared
+    /// memory, which the GPUs write and read themselves, or [`Halos::Mpi`].
+    pub fn route(&self) -> Halos {
+        match self.route {
+            Route::Shared(_) => Halos::Shared,
+            Route::Staged(_) => Halos::Mpi,
+        }
     }
 
     /// Records the pack of field buffer `field`'s edge planes in a pass of

@@ -13,16 +13,62 @@
 //! it is read.
 //!
 //! Where any rank cannot take part (another node, a device without the
-//! import, no shared memory, `SKYLIGHT_SHARED_HALOS=0`), every rank falls
-//! back to MPI, decided together so that no rank waits for a mailbox the
-//! other never writes.
+//! import, no shared memory), every rank falls back to MPI, decided
+//! together so that no rank waits for a mailbox the other never writes.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use serde::{Deserialize, Serialize};
+
 use super::Comm;
 use crate::error::Result;
 use crate::gpu::{Gpu, HostPages};
+
+/// How a run's halos travel between ranks (`--halos`).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Halos {
+    /// The app's own choice: what measured faster for it on two H200s
+    /// (lbm: MPI, which its interior hides; milc: shared memory).
+    #[default]
+    Auto,
+    /// Through the node's shared memory, which the GPUs write and read
+    /// themselves, where every rank can (else through MPI).
+    Shared,
+    /// Read back to the host and swapped by MPI.
+    Mpi,
+}
+
+impl Halos {
+    /// Every route, as the command line names them.
+    pub const NAMES: [&'static str; 3] = ["auto", "shared", "mpi"];
+
+    /// Its name on the command line and in records.
+    pub fn name(self) -> &'static str {
+        Halos::NAMES[self as usize]
+    }
+
+    /// A name of [`Halos::NAMES`]; anything else is an error naming them.
+    pub fn parse(s: &str) -> std::result::Result<Halos, String> {
+        match s {
+            "auto" => Ok(Halos::Auto),
+            "shared" => Ok(Halos::Shared),
+            "mpi" => Ok(Halos::Mpi),
+            _ => Err(format!("`{s}` is not a halo route (auto, shared, mpi)")),
+        }
+    }
+
+    /// This route, or `app`'s where it is [`Halos::Auto`].
+    pub fn or(self, app: Halos) -> Halos {
+        match self {
+            Halos::Auto => app,
+            asked => asked,
+        }
+    }
+}
 
 /// Slots of an inbox, used in turn (see the module's doc).
 pub const SLOTS: u64 = 2;
@@ -47,11 +93,19 @@ pub struct Mailboxes {
 }
 
 /// Opens every rank's mailboxes of [`SLOTS`] slots of `slot` bytes across
-/// split axis `axis`, or `None` on every rank where any cannot (each says
-/// why in the log). Collective: every rank calls it at the same point.
-pub fn open(gpu: &Gpu, comm: &dyn Comm, axis: usize, slot: u64) -> Result<Option<Mailboxes>> {
-    let off = std::env::var_os("SKYLIGHT_SHARED_HALOS").is_some_and(|v| v == "0");
-    let able = cfg!(target_os = "linux") && !off && gpu.imports_host();
+/// split axis `axis` where `route` is [`Halos::Shared`], or `None` on every
+/// rank where any cannot (each says why in the log). Collective: every
+/// rank calls it at the same point, with the same `route`.
+pub fn open(
+    gpu: &Gpu,
+    comm: &dyn Comm,
+    route: Halos,
+    (axis, slot): (usize, u64),
+) -> Result<Option<Mailboxes>> {
+    if route != Halos::Shared {
+        return Ok(None);
+    }
+    let able = cfg!(target_os = "linux") && gpu.imports_host();
     let node = node_id();
     let token = match (comm.rank(), able) {
         (0, true) => fresh_token(),

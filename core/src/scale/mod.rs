@@ -13,7 +13,7 @@ pub mod curves;
 pub mod exec;
 pub mod fields;
 pub mod halo;
-mod mailbox;
+pub mod mailbox;
 pub mod part;
 pub mod plan;
 
@@ -22,6 +22,7 @@ use std::pin::Pin;
 
 use serde::{Deserialize, Serialize};
 
+pub use mailbox::Halos;
 pub use part::Part;
 pub use plan::{Along, DecompError, Decomposition, NoGrid, Scaling, SecondAxis, square_grid};
 
@@ -154,6 +155,8 @@ pub struct ScaleMode {
     /// Split axes: 1 (slabs along the slowest axis) or 2 (a grid of ranks
     /// along the two slowest; see [`Decomposition::plan_grid`]).
     pub axes: usize,
+    /// How the halos travel (asked; a record holds the route taken).
+    pub halos: Halos,
 }
 
 impl Default for ScaleMode {
@@ -162,6 +165,7 @@ impl Default for ScaleMode {
             scaling: Scaling::Strong,
             overlap: true,
             axes: 1,
+            halos: Halos::Auto,
         }
     }
 }
@@ -233,6 +237,7 @@ impl Measured {
             scaling: mode.scaling,
             overlap: mode.overlap,
             axes: mode.axes,
+            halos: mode.halos,
             decomposition: d.clone(),
             split: self.split,
         });
@@ -469,10 +474,19 @@ pub struct ScaleOut {
     /// slab split, and still belongs to the grid's curve.
     #[serde(default = "one_axis")]
     pub axes: usize,
+    /// How the halos travelled: shared memory or MPI (MPI in files from
+    /// before shared memory).
+    #[serde(default = "through_mpi")]
+    pub halos: Halos,
     /// The split.
     pub decomposition: Decomposition,
     /// Mean time of one run per phase, the slowest rank's.
     pub split: PhaseTimes,
+}
+
+/// Where old files have no route: MPI, the only one then.
+fn through_mpi() -> Halos {
+    Halos::Mpi
 }
 
 #[cfg(test)]

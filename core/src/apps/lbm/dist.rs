@@ -29,7 +29,7 @@ use crate::runner::RunOptions;
 use crate::scale::exec::{Exec, Op, Record};
 use crate::scale::halo::{HaloPlanes, Send};
 use crate::scale::{
-    Comm, Decomposition, Distributed, LocalFuture, PhaseTimes, ScaleMode, Slab, field_hash,
+    Comm, Decomposition, Distributed, Halos, LocalFuture, PhaseTimes, ScaleMode, Slab, field_hash,
     from_bytes, measure, to_bytes,
 };
 use crate::timing::TimingMethod;
@@ -227,8 +227,11 @@ impl<'a> Rank<'a> {
         d: &'a Decomposition,
         params: &Params,
         setup: &Setup,
-        (overlap, sample): (bool, Option<Vec<usize>>),
+        (mode, sample): (ScaleMode, Option<Vec<usize>>),
     ) -> Result<Rank<'a>> {
+        // lbm's interior hides MPI's swap at two ranks, where the GPU
+        // reading the shared planes over PCIe in the unpack did not.
+        let route = mode.halos.or(Halos::Mpi);
         let padded = d.padded();
         let padded = Box3 {
             n: [padded[0], padded[1], padded[2]],
@@ -239,7 +242,7 @@ impl<'a> Rank<'a> {
         let f0 = fields(params, padded.sites() as u64, &gpu.caps)?.encode(p, &f0, 0.0);
         // Sets 1 to 3 (`Sites`): a thin box has no interior, and then
         // nothing to overlap; an interior of one plane no lead.
-        let interior = d.interior().filter(|_| overlap);
+        let interior = d.interior().filter(|_| mode.overlap);
         let split = interior.and_then(|i| i.split_planes(LEAD_PLANES.min(i.nz / 2)));
         let parts: Vec<_> = match (interior, split) {
             (_, Some((lead, rest))) => vec![d.boundary(), vec![lead], vec![rest]],
@@ -255,8 +258,7 @@ impl<'a> Rank<'a> {
                     .map(|axis| {
                         let send = halo_send(axis);
                         HaloPlanes::sending(
-                            gpu,
-                            comm,
+                            (gpu, comm, route),
                             p,
                             &lattice.groups,
                             (d, axis),
@@ -353,7 +355,7 @@ async fn run(
     let sample = (params.check == Check::Sample)
         .then(|| Sample::drawn(&setup.start, (params.kernel, params.steps), &mut rng));
     let sites = sample.as_ref().map(|s| s.sites.clone());
-    let mut rank = Rank::new(gpu, comm, d, &params, &setup, (mode.overlap, sites)).await?;
+    let mut rank = Rank::new(gpu, comm, d, &params, &setup, (mode, sites)).await?;
     let measured = measure(&mut rank, comm, opts).await?;
     let Some(bytes) = &measured.gathered else {
         return Ok(None);
@@ -378,8 +380,11 @@ async fn run(
         validation,
         metrics,
     );
-    let record = measured.attach(record, d, mode);
-    Ok(Some(record))
+    let mode = ScaleMode {
+        halos: rank.exec.route(),
+        ..mode
+    };
+    Ok(Some(measured.attach(record, d, mode)))
 }
 
 /// The gathered field against the single-rank f64 reference with the
