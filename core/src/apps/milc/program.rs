@@ -37,8 +37,9 @@ pub(super) struct Step {
 /// the interior is updated during the halo swap (`scale::Part`).
 #[derive(Clone, Debug)]
 pub(super) struct Parts {
-    /// The sites that read no halo.
-    pub interior: Part,
+    /// The sites that read no halo, in one box or two (a lead, then the
+    /// rest: see `dist`).
+    pub interior: Vec<Part>,
     /// The sites that do, in boxes.
     pub boundary: Vec<Part>,
 }
@@ -55,8 +56,8 @@ pub(super) struct Program<'g> {
     /// With the interior updated during halo swaps: the parts.
     parts: Option<Parts>,
     pub(super) pipes: Vec<Pipeline>,
-    /// Entry point, sign and part (0: every site, 1: the interior, 2 on:
-    /// the boundary boxes) of each pipeline.
+    /// Entry point, sign and part (0: every site, then from 1 the
+    /// interior's boxes and the boundary boxes) of each pipeline.
     keys: Vec<(&'static str, i32, usize)>,
     ops: BTreeMap<(u32, bool, u32), wgpu::Buffer>,
     /// The per-workgroup partial sums every reduction of the program
@@ -121,7 +122,7 @@ impl<'g> Program<'g> {
         };
         let mut group0 = 0;
         let mut out = Vec::new();
-        for part in std::iter::once(parts.interior).chain(parts.boundary.iter().copied()) {
+        for &part in parts.interior.iter().chain(&parts.boundary) {
             let d = self.dispatch_over(part.count())?;
             out.push((part, d, group0));
             group0 += d.0 * d.1;
@@ -319,11 +320,8 @@ impl<'g> Program<'g> {
         src: &[wgpu::Buffer],
     ) -> Result<()> {
         let parts = self.part_dispatches()?;
-        self.sync(Sync::Swap(
-            src.to_vec(),
-            isign,
-            usize::from(!parts.is_empty()),
-        ));
+        let interior = self.parts.as_ref().map_or(0, |p| p.interior.len());
+        self.sync(Sync::Swap(src.to_vec(), isign, interior));
         if parts.is_empty() {
             self.partials_written = self.dispatch.0 * self.dispatch.1;
             return self.over_sites(entry, isign, buffers);
