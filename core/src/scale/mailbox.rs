@@ -354,3 +354,19 @@ mod pages {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_parse_by_name_and_auto_takes_the_apps() {
+        for name in Halos::NAMES {
+            assert_eq!(Halos::parse(name).expect(name).name(), name);
+        }
+        let e = Halos::parse("nvlink").expect_err("no such route");
+        assert!(e.contains("auto, shared, mpi"), "{e}");
+        assert_eq!(Halos::Auto.or(Halos::Shared), Halos::Shared);
+        assert_eq!(Halos::Mpi.or(Halos::Shared), Halos::Mpi);
+    }
+}
