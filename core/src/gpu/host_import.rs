@@ -63,7 +63,7 @@ pub trait HostPages: Send + Sync {
     /// The first byte; aligned to the host's page size.
     fn ptr(&self) -> *mut u8;
     /// Bytes mapped from [`HostPages::ptr`].
-    fn len(&self) -> usize;
+    fn bytes(&self) -> usize;
 }
 
 impl Gpu {
@@ -89,7 +89,7 @@ impl Gpu {
         let bad = |what: &str, e: vk::Result| {
             Error::Device(format!("importing host memory: {what}: {e}"))
         };
-        let size = pages.len() as u64;
+        let size = pages.bytes() as u64;
         // SAFETY: every handle made here is of this device, and each is
         // either handed to wgpu (which destroys it through the callback
         // below once no work uses it) or destroyed on the error path.

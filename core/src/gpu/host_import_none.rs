@@ -23,7 +23,7 @@ pub trait HostPages: Send + Sync {
     /// The first byte; aligned to the host's page size.
     fn ptr(&self) -> *mut u8;
     /// Bytes mapped from [`HostPages::ptr`].
-    fn len(&self) -> usize;
+    fn bytes(&self) -> usize;
 }
 
 impl Gpu {

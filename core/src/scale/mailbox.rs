@@ -305,7 +305,7 @@ mod pages {
             self.ptr
         }
 
-        fn len(&self) -> usize {
+        fn bytes(&self) -> usize {
             self.len
         }
     }
@@ -349,7 +349,7 @@ mod pages {
             std::ptr::null_mut()
         }
 
-        fn len(&self) -> usize {
+        fn bytes(&self) -> usize {
             0
         }
     }
