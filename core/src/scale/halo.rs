@@ -25,7 +25,8 @@
 
 use web_time::Instant;
 
-use super::mailbox::{self, Halos, Mailboxes, SLOTS};
+use super::mailbox::{self, Halos};
+use super::route::{Route, Shared, Staged, with};
 use super::{Comm, Decomposition};
 use crate::error::{Error, Result};
 use crate::gpu::{Bind, Gpu, Pipeline, dispatch_shape};
@@ -36,14 +37,13 @@ use crate::shader::{ShaderSpec, sources};
 /// Workgroup size of the pack and unpack kernels (a copy: any size does).
 const WG: u32 = 64;
 
-/// Workgroups, and their size, of the kernel that moves the packed planes
+/// Workgroups of the kernel that moves the packed planes
 /// into the host's memory beside other work: few enough to leave the GPU
 /// to that work, enough to keep PCIe busy. On one H200, 16 workgroups of
 /// 256 moved 10 MiB to the host as fast as a copy and hid entirely beside a
 /// full-GPU streaming kernel recorded after them in the same pass, where a
 /// copy added 0.2 ms and a full grid as much (notebook section ab).
 const HOST_GROUPS: u32 = 16;
-const HOST_WG: u32 = 256;
 
 /// The components of a site each side's planes carry: what the neighbour
 /// on that side reads of them. Value `k` of a side is its component
@@ -195,55 +195,6 @@ pub struct HaloPlanes {
     clear_dispatch: (u32, u32),
 }
 
-/// How the packed planes travel between ranks.
-enum Route {
-    /// Through the host: read back, swapped by the [`Comm`], uploaded.
-    Staged(Staged),
-    /// Through mailboxes in the node's shared memory (`mailbox`), which
-    /// the GPUs write and read themselves.
-    Shared(Shared),
-}
-
-/// The buffers of [`Route::Staged`].
-struct Staged {
-    /// Where the device maps storage buffers: the kernel that moves the
-    /// packed planes into `readback` (bound to `send` and it).
-    to_host: Option<(Pipeline, wgpu::BindGroup)>,
-    /// One bind group per field: (field i's buffers, what arrived).
-    unpack_groups: Vec<wgpu::BindGroup>,
-    /// What arrived, on the device, where the unpack does not read
-    /// `upload` itself (`to_host`: the device maps storage buffers).
-    recv: Option<wgpu::Buffer>,
-    /// Where the packed planes are read back (mapped for the exchange).
-    readback: wgpu::Buffer,
-    /// Where the neighbours' planes arrive, mapped for writing while the
-    /// ranks swap, so that MPI receives straight into memory the GPU reads
-    /// (no host copy, and no `Queue::write_buffer`, which stages through
-    /// fresh memory each time).
-    upload: wgpu::Buffer,
-}
-
-/// The mailboxes of [`Route::Shared`] and what is bound to them, per slot.
-struct Shared {
-    boxes: Mailboxes,
-    to_host: Pipeline,
-    /// Per slot: (side 0 of `send`, its place in the inbox below) and (side
-    /// 1, its place in the inbox above).
-    to_boxes: Vec<[wgpu::BindGroup; 2]>,
-    /// Per slot, per field: (field i's buffers, that slot of the inbox).
-    unpack_groups: Vec<Vec<wgpu::BindGroup>>,
-    /// Bytes of a slot.
-    slot: u64,
-    /// Swaps unpacked so far: swap `k` uses slot `k % SLOTS`.
-    swaps: std::cell::Cell<u64>,
-}
-
-impl Shared {
-    fn at(&self) -> usize {
-        (self.swaps.get() % SLOTS) as usize
-    }
-}
-
 impl HaloPlanes {
     /// Builds the pipelines for `fields` (each the buffers of one field as
     /// `groups` splits it; a step may leave the current field in any of
@@ -288,40 +239,11 @@ impl HaloPlanes {
             .collect();
         let route = match mailbox::open(gpu, comm, route, (axis, 2 * hi_at))? {
             Some(boxes) => {
-                let to_host = to_host_pipeline(gpu, p)?;
-                let slot = 2 * hi_at;
-                let to_boxes = (0..SLOTS)
-                    .map(|k| {
-                        let side = |b, at| range(b, at, hi_at);
-                        [
-                            gpu.bind_resources(
-                                &to_host,
-                                &[side(&send_buf, 0), side(&boxes.lo, k * slot + hi_at)],
-                            ),
-                            gpu.bind_resources(
-                                &to_host,
-                                &[side(&send_buf, hi_at), side(&boxes.hi, k * slot)],
-                            ),
-                        ]
-                    })
-                    .collect();
-                let unpack_groups = (0..SLOTS)
-                    .map(|k| {
-                        let inbox = range(&boxes.inbox, k * slot, slot);
-                        let bind = |f: &&[wgpu::Buffer]| {
-                            gpu.bind_resources(&unpack, &with(f, inbox.clone()))
-                        };
-                        fields.iter().map(bind).collect()
-                    })
-                    .collect();
-                Route::Shared(Shared {
-                    boxes,
-                    to_host,
-                    to_boxes,
-                    unpack_groups,
-                    slot,
-                    swaps: Default::default(),
-                })
+                Route::Shared(Shared::new(gpu, p, boxes, (&send_buf, hi_at), |inbox| {
+                    let bind =
+                        |f: &&[wgpu::Buffer]| gpu.bind_resources(&unpack, &with(f, inbox.clone()));
+                    fields.iter().map(bind).collect()
+                })?)
             }
             None => Route::Staged(Staged::new(gpu, p, 2 * hi_at, &send_buf, |arrived| {
                 let bind = |f: &&[wgpu::Buffer]| {
@@ -513,122 +435,6 @@ impl HaloPlanes {
         }
         self.unpack.set(&mut pass, group);
         pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
-    }
-}
-
-/// `size` bytes of `buffer` from byte `at`, bound.
-fn range(buffer: &wgpu::Buffer, at: u64, size: u64) -> wgpu::BindingResource<'_> {
-    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-        buffer,
-        offset: at,
-        size: std::num::NonZeroU64::new(size),
-    })
-}
-
-/// A field's buffers, then `planes`: the bindings of the halo kernels.
-fn with<'b>(
-    field: &'b [wgpu::Buffer],
-    planes: wgpu::BindingResource<'b>,
-) -> Vec<wgpu::BindingResource<'b>> {
-    let mut r: Vec<_> = field.iter().map(|b| b.as_entire_binding()).collect();
-    r.push(planes);
-    r
-}
-
-/// The kernel that moves packed planes into host memory.
-fn to_host_pipeline(gpu: &Gpu, p: Precision) -> Result<Pipeline> {
-    let spec = ShaderSpec::new("to-host", sources::TO_HOST, p).with_u32("WG", HOST_WG);
-    gpu.pipeline(&spec, "to_host", &[Bind::Read, Bind::ReadWrite])
-}
-
-impl Staged {
-    /// The host buffers of `bytes` (the device maps them as storage
-    /// buffers where it can) for the planes packed into `send`, with the
-    /// unpack's bind groups that `bind` makes for the buffer that holds
-    /// what arrived.
-    fn new(
-        gpu: &Gpu,
-        p: Precision,
-        bytes: u64,
-        send: &wgpu::Buffer,
-        bind: impl FnOnce(&wgpu::Buffer) -> Vec<wgpu::BindGroup>,
-    ) -> Result<Staged> {
-        let mapped = (gpu.device.features()).contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
-        use wgpu::BufferUsages as U;
-        let host = |label, usage: U| {
-            let usage = match mapped {
-                true => usage | U::STORAGE,
-                false => usage,
-            };
-            gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: bytes,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
-        let readback = host("halo-readback", U::MAP_READ | U::COPY_DST);
-        let upload = host("halo-upload", U::MAP_WRITE | U::COPY_SRC);
-        let (recv, to_host) = match mapped {
-            true => {
-                let pipe = to_host_pipeline(gpu, p)?;
-                let group = gpu.bind(&pipe, &[send, &readback]);
-                (None, Some((pipe, group)))
-            }
-            false => (Some(gpu.storage("halo-recv", bytes)?), None),
-        };
-        let unpack_groups = bind(recv.as_ref().unwrap_or(&upload));
-        Ok(Staged {
-            to_host,
-            unpack_groups,
-            recv,
-            readback,
-            upload,
-        })
-    }
-
-    /// See [`HaloPlanes::exchange`]: `(axis, side bytes, where side 1 starts)`.
-    async fn exchange(
-        &self,
-        gpu: &Gpu,
-        comm: &dyn Comm,
-        done: wgpu::SubmissionIndex,
-        (axis, n, hi_at): (usize, usize, u64),
-    ) -> Result<(f64, f64)> {
-        let t0 = Instant::now();
-        // The last upload's copy was submitted before `done`: this map
-        // does not wait for the GPU, nor for work submitted after `done`.
-        gpu.map_after(&self.upload, wgpu::MapMode::Write, done)
-            .await?;
-        let t1 = Instant::now();
-        {
-            let sent = self
-                .readback
-                .get_mapped_range(..)
-                .map_err(|e| Error::Device(format!("halo readback: {e}")))?;
-            let mut arrived = self
-                .upload
-                .get_mapped_range_mut(..)
-                .map_err(|e| Error::Device(format!("halo upload: {e}")))?;
-            let mut view = arrived.slice(..);
-            let len = view.len();
-            // SAFETY: the mapped range is `len` bytes, valid and ours alone
-            // until the unmap below (`arrived` borrows the buffer until
-            // then). wgpu hands mapped writes out as `WriteOnly` because
-            // the memory may be write-combined, where reads are slow; a
-            // receive buffer is only written by MPI, never read.
-            #[allow(unsafe_code)]
-            let recv: &mut [u8] =
-                unsafe { std::slice::from_raw_parts_mut(view.as_raw_element_ptr().as_ptr(), len) };
-            let h = hi_at as usize;
-            let (to_lo, to_hi) = (&sent[..n], &sent[h..h + n]);
-            let (from_lo, rest) = recv.split_at_mut(h);
-            let (from_lo, from_hi) = (&mut from_lo[..n], &mut rest[..n]);
-            comm.exchange(axis, to_lo, to_hi, from_lo, from_hi)?;
-        }
-        self.readback.unmap();
-        self.upload.unmap();
-        Ok((t1.elapsed().as_secs_f64(), (t1 - t0).as_secs_f64()))
     }
 }
 

@@ -6,7 +6,8 @@
 //! boundary, [`Comm`] is what a rank needs from its communicator (the MPI
 //! glue lives behind the cli's `mpi` feature, and [`SelfComm`] is the
 //! one-rank case), [`halo`] packs and unpacks the halo planes on the GPU,
-//! [`exec`] runs a rank's work with its swaps (the interior during them)
+//! `route` moves them between ranks (through the host and the [`Comm`], or
+//! through [`mailbox`]es in the node's shared memory), [`exec`] runs a rank's work with its swaps (the interior during them)
 //! and [`curves`] turns the records into scaling curves.
 
 pub mod curves;
@@ -16,6 +17,7 @@ pub mod halo;
 pub mod mailbox;
 pub mod part;
 pub mod plan;
+mod route;
 
 use std::future::Future;
 use std::pin::Pin;
