@@ -290,29 +290,26 @@ pub fn submitted_done<'a>(
     queue: &wgpu::Queue,
     index: wgpu::SubmissionIndex,
 ) -> impl Future<Output = Result<()>> + 'a {
-    let (tx, rx) = oneshot::channel();
-    queue.on_submitted_work_done(move || {
-        let _ = tx.send(());
-    });
-    Pump {
-        device,
-        rx,
-        until: Some(index),
-    }
+    work_done(device, queue, Some(index))
 }
 
 /// Resolves when `queue` has finished everything submitted so far.
 pub async fn finish(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<()> {
+    work_done(device, queue, None).await
+}
+
+/// Resolves when the work submitted to `queue` so far is done (its newest
+/// submission `until`, where known, for the fence wait).
+fn work_done<'a>(
+    device: &'a wgpu::Device,
+    queue: &wgpu::Queue,
+    until: Option<wgpu::SubmissionIndex>,
+) -> Pump<'a, ()> {
     let (tx, rx) = oneshot::channel();
     queue.on_submitted_work_done(move || {
         let _ = tx.send(());
     });
-    Pump {
-        device,
-        rx,
-        until: None,
-    }
-    .await
+    Pump { device, rx, until }
 }
 
 /// Runs `f` inside validation and out-of-memory error scopes of `device` and
