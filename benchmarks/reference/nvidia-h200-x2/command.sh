@@ -15,6 +15,7 @@ mpirun -np 2 .device/skylight-mpi run $L --scaling strong --samples 20 --json lb
 C="milc --size 64x128 --kernel cg --precision f32 --set operator=fused --set layout=aosoa-32 --set wg=512 --set complex=pairs --set reconstruct=12"
 .device/skylight-mpi run $C --json milc-base-f32-64x128.json
 mpirun -np 2 .device/skylight-mpi run $C --scaling strong --samples 10 --json milc-strong-f32-shared-2.json
-# 2026-11-28 15:22 UTC, build ad6e56a: lbm f64 weak (lbm-*-f64-384*, lbm-weak-f64-*)
-RANKS="1 2" PRECISIONS="f32 f64" BASE_KERNELS=fused,step \
-    scripts/scale-bench 512 384 fused "strong weak" lbm overlap
+# 2026-11-29 19:18 UTC, build 3ec767c: lbm f64 weak (lbm-base-f64-384, lbm-weak-f64-*)
+cp .device/skylight-mpi .device/skylight
+RANKS="2 1" PRECISIONS=f64 BASE_KERNELS=fused RUN_ARGS="--set steps=10" \
+    scripts/scale-bench 512 384 fused weak lbm overlap
