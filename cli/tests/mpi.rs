@@ -483,6 +483,28 @@ fn a_failing_rank_aborts_the_job_with_its_rank_and_reason() {
     assert!(all.contains("rank 1: opening the adapter"), "{all}");
 }
 
+#[test]
+fn scale_out_flags_without_mpirun_and_unknown_routes_are_refused_before_any_work() {
+    for (args, says) in [
+        (
+            &["run", "lbm", "--halos", "shared"][..],
+            "need an MPI launch",
+        ),
+        (
+            &["run", "lbm", "--halos", "nvlink"][..],
+            "auto, shared, mpi",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_skylight"))
+            .args(args)
+            .output()
+            .expect("skylight runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
+        assert!(!text(&out).contains("adapter:"), "{args:?} opened a device");
+    }
+}
+
 /// The scale-out commands of docs/scale-out.md (whose block holds the
 /// one README.md shows), as a user runs them, with few samples and their
 /// files in a scratch folder.
