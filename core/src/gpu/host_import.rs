@@ -14,7 +14,7 @@ use std::sync::Arc;
 use ash::vk;
 use wgpu::hal::api::Vulkan;
 
-use super::Gpu;
+use super::{Gpu, HostPages};
 use crate::error::{Error, Result};
 
 const EXT: &std::ffi::CStr = ash::ext::external_memory_host::NAME;
@@ -54,16 +54,6 @@ pub(crate) async fn request_device(
         Some(Err(e)) => Err(failed(&e)),
         None => adapter.request_device(desc).await.map_err(|e| failed(&e)),
     }
-}
-
-/// Host pages a [`Gpu::import_host`] buffer lives in: kept mapped until the
-/// device has destroyed the buffer, which wgpu does only once no submitted
-/// work uses it.
-pub trait HostPages: Send + Sync {
-    /// The first byte; aligned to the host's page size.
-    fn ptr(&self) -> *mut u8;
-    /// Bytes mapped from [`HostPages::ptr`].
-    fn bytes(&self) -> usize;
 }
 
 impl Gpu {

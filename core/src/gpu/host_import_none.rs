@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::Gpu;
+use super::{Gpu, HostPages};
 use crate::error::{Error, Result};
 
 /// wgpu's own `request_device`.
@@ -16,14 +16,6 @@ pub(crate) async fn request_device(
         .request_device(desc)
         .await
         .map_err(|e| Error::Device(format!("request_device failed: {e}")))
-}
-
-/// Host pages a GPU could read and write itself (none here).
-pub trait HostPages: Send + Sync {
-    /// The first byte; aligned to the host's page size.
-    fn ptr(&self) -> *mut u8;
-    /// Bytes mapped from [`HostPages::ptr`].
-    fn bytes(&self) -> usize;
 }
 
 impl Gpu {

@@ -48,6 +48,6 @@ pub use backend::Api;
 pub use device::Gpu;
 pub use df64::Df64Status;
 pub use heater::Busy;
-pub use host_import::HostPages;
 pub use pipeline::{Bind, Pipeline, PipelineSource, dispatch_shape};
+pub use resources::HostPages;
 pub use timer::{Timer, Timestamps};

@@ -282,6 +282,16 @@ async fn map_when(
         .map_err(|e| Error::Device(format!("buffer map failed: {e}")))
 }
 
+/// Host pages a storage buffer can be made over ([`super::Gpu::import_host`]):
+/// kept mapped until the device has destroyed the buffer, which wgpu does
+/// only once no submitted work uses it.
+pub trait HostPages: Send + Sync {
+    /// The first byte; aligned to the host's page size.
+    fn ptr(&self) -> *mut u8;
+    /// Bytes mapped from [`HostPages::ptr`].
+    fn bytes(&self) -> usize;
+}
+
 /// Resolves when submission `index`, the newest so far, is done, even
 /// while later ones run: the callback is registered now, before the caller
 /// submits more (an `async fn` would register it only when first polled).
