@@ -55,6 +55,14 @@ pub enum Op {
         /// least the first goes beside. Elsewhere they run with the rest of
         /// `during`.
         beside: usize,
+        /// How many of `during`'s last items wait for the planes to arrive
+        /// and run beside their fetch from the inbox into device memory,
+        /// where they travel through shared memory
+        /// ([`HaloPlanes::encode_fetch_beside`]): they hide that read over
+        /// PCIe, and the items between `beside` and these should last as
+        /// long as the host's part of the swap, so that the GPU never waits
+        /// for it. Elsewhere they run with the rest of `during`.
+        fetched: usize,
     },
     /// Replace the real at byte `offset` of the buffer with its sum over the ranks.
     Sum(wgpu::Buffer, u64),
@@ -203,8 +211,9 @@ impl Bank {
 }
 
 /// The most timed passes and copies between two meetings of `ops` (a
-/// swap's pack and copy down end a stretch, its copy up and unpack start
-/// the next), and the most passes run during a swap.
+/// swap's pack and copy down, or pack and pass beside, end a stretch; its
+/// fetch, copy up and unpack start the next), and the most passes run
+/// during a swap.
 fn passes_between_meetings(ops: &[Op]) -> (usize, usize) {
     let (mut most, mut n, mut during_most) = (0, 0, 0);
     for op in ops {
@@ -212,7 +221,7 @@ fn passes_between_meetings(ops: &[Op]) -> (usize, usize) {
             Op::Compute(_) => n += 1,
             Op::Swap { during, .. } => {
                 most = most.max(n + 2);
-                n = 2;
+                n = 3;
                 during_most = during_most.max(during.len());
             }
             Op::Sum(..) => {
@@ -222,6 +231,34 @@ fn passes_between_meetings(ops: &[Op]) -> (usize, usize) {
         }
     }
     (most.max(n), during_most)
+}
+
+/// A swap's `during` work in three: what goes beside the planes' trip to
+/// the host, what runs while the host swaps, and what goes beside their
+/// fetch from the inbox (see [`Op::Swap`]), as `halo`'s route allows.
+fn split_during<'d>(
+    halo: &HaloPlanes,
+    during: &'d [usize],
+    beside: usize,
+    fetched: usize,
+) -> (&'d [usize], &'d [usize], &'d [usize]) {
+    let shared = halo.route() == Halos::Shared;
+    // Through shared memory the host waits only to say the planes are
+    // written, and the unpack runs after the interior all the same: the
+    // first stretch of it always goes beside the planes' trip.
+    let n = match (shared, halo.zero_copy()) {
+        (true, _) => beside.max(1),
+        (false, true) => beside,
+        (false, false) => 0,
+    }
+    .min(during.len());
+    let f = match shared {
+        true => fetched.min(during.len() - n),
+        false => 0,
+    };
+    let (beside, rest) = during.split_at(n);
+    let (during, fetched) = rest.split_at(rest.len() - f);
+    (beside, during, fetched)
 }
 
 /// Work submitted during a swap, until its timestamps are read: when the
@@ -323,31 +360,24 @@ impl Exec {
                     field,
                     during,
                     beside,
+                    fetched,
                 } => {
                     let halo = self.halo(*halo)?;
-                    // Through shared memory the host waits only to say the
-                    // planes are written, and the unpack runs after the
-                    // interior all the same: the first stretch of it always
-                    // goes beside the planes' trip.
-                    let n = match (halo.route() == Halos::Shared, halo.zero_copy()) {
-                        (true, _) => (*beside).max(1),
-                        (false, true) => *beside,
-                        (false, false) => 0,
-                    };
-                    let beside = &during[..n.min(during.len())];
-                    let during = &during[beside.len()..];
-                    if beside.is_empty() {
+                    let (beside, during, fetched) = split_during(halo, during, *beside, *fetched);
+                    let (sent, t0) = if beside.is_empty() {
                         let copy = self.copy_clock(Kind::CopyDown);
                         halo.encode_pack(&mut enc, *field, self.ts(Kind::Pack), copy);
+                        self.submit(gpu, vec![enc])
                     } else {
+                        let mut apart = encoder();
                         let ts = (self.ts(Kind::Pack), self.ts(Kind::Beside));
-                        halo.encode_pack_beside(&mut enc, *field, ts, |pass| {
+                        halo.encode_pack_beside((&mut enc, &mut apart), *field, ts, |pass| {
                             for id in beside {
                                 app.record(*id, pass);
                             }
                         });
-                    }
-                    let (sent, t0) = self.submit(gpu, enc);
+                        self.submit(gpu, vec![enc, apart])
+                    };
                     let packed = halo.sent(gpu, sent.clone());
                     self.start_during(gpu, app, during, t).await?;
                     packed.await?;
@@ -360,6 +390,19 @@ impl Exec {
                         self.during.borrow_mut().host_from = Some(swapping);
                     }
                     enc = encoder();
+                    if halo.route() == Halos::Shared {
+                        // The fetch alone is the planes' trip up; beside
+                        // work, interior compute that hides it.
+                        let kind = match fetched.is_empty() {
+                            true => Kind::CopyUp,
+                            false => Kind::Beside,
+                        };
+                        halo.encode_fetch_beside(&mut enc, self.ts(kind), |pass| {
+                            for id in fetched {
+                                app.record(*id, pass);
+                            }
+                        });
+                    }
                     // A clock reserved is a clock written: none for a copy
                     // that is not made.
                     let copy = match halo.zero_copy() {
@@ -371,7 +414,7 @@ impl Exec {
                 Op::Sum(buffer, offset) => {
                     let len = self.precision.real_bytes();
                     enc.copy_buffer_to_buffer(buffer, *offset, &self.scalar, 0, len);
-                    let (sent, t0) = self.submit(gpu, enc);
+                    let (sent, t0) = self.submit(gpu, vec![enc]);
                     gpu.map_after(&self.scalar, wgpu::MapMode::Read, sent)
                         .await?;
                     self.settle(gpu, t0, true, true, t).await?;
@@ -380,17 +423,22 @@ impl Exec {
                 }
             }
         }
-        let (_, t0) = self.submit(gpu, enc);
+        let (_, t0) = self.submit(gpu, vec![enc]);
         gpu.finish().await?;
         self.settle(gpu, t0, false, true, t).await
     }
 
-    /// Submits `enc` with the resolve of the stretch's timestamps; returns
-    /// the submission and when it was made. Handing the GPU new work ends
-    /// the host's part of a swap that work ran during.
-    fn submit(&self, gpu: &Gpu, mut enc: wgpu::CommandEncoder) -> (wgpu::SubmissionIndex, Instant) {
-        if let Some(c) = &self.clock {
-            c.encode_resolve(&mut enc);
+    /// Submits `encs` in order, the last with the resolve of the
+    /// stretch's timestamps; returns the submission and when it was made.
+    /// Handing the GPU new work ends the host's part of a swap that work
+    /// ran during.
+    fn submit(
+        &self,
+        gpu: &Gpu,
+        mut encs: Vec<wgpu::CommandEncoder>,
+    ) -> (wgpu::SubmissionIndex, Instant) {
+        if let (Some(c), Some(last)) = (&self.clock, encs.last_mut()) {
+            c.encode_resolve(last);
         }
         {
             let mut d = self.during.borrow_mut();
@@ -399,7 +447,7 @@ impl Exec {
             }
         }
         let t0 = Instant::now();
-        let index = gpu.queue.submit([enc.finish()]);
+        let index = gpu.queue.submit(encs.into_iter().map(|e| e.finish()));
         if let Some(c) = &self.clock {
             c.submitted(&index);
         }
@@ -535,25 +583,26 @@ mod tests {
             field: 0,
             during,
             beside: 1,
+            fetched: 1,
         };
         let ops = [Op::Compute(0), Op::Compute(1), swap(vec![]), Op::Compute(2)];
-        // Two computes, the pack and its copy; then the copy up, the unpack
-        // and one compute.
+        // Two computes, the pack and its copy; then the fetch, the copy up,
+        // the unpack and one compute.
         assert_eq!(passes_between_meetings(&ops), (4, 0));
         assert_eq!(
             passes_between_meetings(&[swap(vec![]), Op::Compute(0)]),
-            (3, 0)
+            (4, 0)
         );
         assert_eq!(passes_between_meetings(&[]), (0, 0));
         // Work during a swap is timed apart, in passes of its own; between
-        // the meetings: the copy up, the unpack, one compute, the next pack
-        // and its copy.
+        // the meetings: the fetch, the copy up, the unpack, one compute, the
+        // next pack and its copy.
         let ops = [
             Op::Compute(0),
             swap(vec![1, 2]),
             Op::Compute(3),
             swap(vec![4]),
         ];
-        assert_eq!(passes_between_meetings(&ops), (5, 2));
+        assert_eq!(passes_between_meetings(&ops), (6, 2));
     }
 }

@@ -15,8 +15,9 @@
 //!
 //! Where the ranks share a node and their devices import host memory, the
 //! planes travel through neither MPI nor the CPU: each GPU writes them into
-//! its neighbours' mailboxes in the node's shared memory and reads its own
-//! (`mailbox`), and the ranks only tell each other they have written.
+//! its neighbours' mailboxes in the node's shared memory and fetches its
+//! own into device memory beside the interior's last stretch (`mailbox`),
+//! and the ranks only tell each other they have written.
 //!
 //! The host side of a swap allocates nothing: a readback buffer and the
 //! receive buffer live as long as the planes. Fresh host memory every step
@@ -239,9 +240,10 @@ impl HaloPlanes {
             .collect();
         let route = match mailbox::open(gpu, comm, route, (axis, 2 * hi_at))? {
             Some(boxes) => {
-                Route::Shared(Shared::new(gpu, p, boxes, (&send_buf, hi_at), |inbox| {
-                    let bind =
-                        |f: &&[wgpu::Buffer]| gpu.bind_resources(&unpack, &with(f, inbox.clone()));
+                Route::Shared(Shared::new(gpu, p, boxes, (&send_buf, hi_at), |fetched| {
+                    let bind = |f: &&[wgpu::Buffer]| {
+                        gpu.bind_resources(&unpack, &with(f, fetched.clone()))
+                    };
                     fields.iter().map(bind).collect()
                 })?)
             }
@@ -323,16 +325,22 @@ impl HaloPlanes {
     }
 
     /// Where [`HaloPlanes::zero_copy`]: records the pack of field buffer
-    /// `field`'s edge planes in a pass of its own (timestamped with `ts`),
-    /// then a pass (timestamped with `ts_beside`) that moves them to the
-    /// host (the readback buffer, or the neighbours' mailboxes) from a few
+    /// `field`'s edge planes into `enc` in a pass of its own (timestamped
+    /// with `ts`), then into `apart` (a fresh encoder, submitted after it) a
+    /// pass (timestamped with `ts_beside`) that moves them to the host (the
+    /// readback buffer, or the neighbours' mailboxes) from a few
     /// workgroups, first, and `beside` after: work that touches none of the
     /// halo's buffers, which keeps the rest of the GPU while the planes
-    /// cross to the host. Elsewhere it records what
+    /// cross to the host. The pass goes in an encoder of its own because
+    /// wgpu orders a dispatch after an earlier one of its encoder that
+    /// writes a buffer it binds (the pack writes the field that `beside`
+    /// reads), and on Vulkan such a barrier waits for every dispatch before
+    /// it, the trip's included; the first use of a buffer in an encoder is
+    /// ordered at the encoder's start instead. Elsewhere it records what
     /// [`HaloPlanes::encode_pack`] does, and `beside` in a pass of its own.
     pub fn encode_pack_beside(
         &self,
-        enc: &mut wgpu::CommandEncoder,
+        (enc, apart): (&mut wgpu::CommandEncoder, &mut wgpu::CommandEncoder),
         field: usize,
         (ts, ts_beside): (
             Option<wgpu::ComputePassTimestampWrites<'_>>,
@@ -348,16 +356,39 @@ impl HaloPlanes {
             Route::Shared(s) => (&s.to_host, &s.to_boxes[s.at()][..]),
             Route::Staged(_) => {
                 self.encode_pack(enc, field, ts, None);
-                beside(&mut begin(enc, ts_beside));
+                beside(&mut begin(apart, ts_beside));
                 return;
             }
         };
         self.encode_pack_pass(enc, field, ts);
-        let mut pass = begin(enc, ts_beside);
+        let mut pass = begin(apart, ts_beside);
         for group in groups {
             pipe.set(&mut pass, group);
             pass.dispatch_workgroups(HOST_GROUPS / groups.len() as u32, 1, 1);
         }
+        beside(&mut pass);
+    }
+
+    /// Where the planes travel through shared memory, after
+    /// [`HaloPlanes::exchange`]: records into `enc` (which must be fresh,
+    /// for the reason [`HaloPlanes::encode_pack_beside`] gives) a pass
+    /// (timestamped with `ts`) that fetches the planes that arrived from
+    /// this rank's inbox into device memory from a few workgroups, first,
+    /// and `beside` after (work that touches none of the halo's buffers),
+    /// so that their read over PCIe hides in it; the unpack then reads
+    /// device memory. Elsewhere it records nothing (and `ts` must be `None`).
+    pub fn encode_fetch_beside(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        ts: Option<wgpu::ComputePassTimestampWrites<'_>>,
+        beside: impl FnOnce(&mut wgpu::ComputePass<'_>),
+    ) {
+        let Route::Shared(s) = &self.route else {
+            return;
+        };
+        let mut pass = begin(enc, ts);
+        s.to_host.set(&mut pass, &s.fetch[s.at()]);
+        pass.dispatch_workgroups(HOST_GROUPS, 1, 1);
         beside(&mut pass);
     }
 
@@ -421,9 +452,8 @@ impl HaloPlanes {
                 &s.unpack_groups[field]
             }
             Route::Shared(s) => {
-                let group = &s.unpack_groups[s.at()][field];
                 s.swaps.set(s.swaps.get() + 1);
-                group
+                &s.unpack_groups[field]
             }
         };
         let mut pass = begin(enc, ts);

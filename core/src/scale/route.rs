@@ -48,12 +48,20 @@ pub(super) struct Staged {
 /// The mailboxes of [`Route::Shared`] and what is bound to them, per slot.
 pub(super) struct Shared {
     pub(super) boxes: Mailboxes,
+    /// The kernel that copies planes between device and host memory: into
+    /// the neighbours' inboxes, and from this rank's into device memory.
     pub(super) to_host: Pipeline,
     /// Per slot: (side 0 of `send`, its place in the inbox below) and (side
     /// 1, its place in the inbox above).
     pub(super) to_boxes: Vec<[wgpu::BindGroup; 2]>,
-    /// Per slot, per field: (field i's buffers, that slot of the inbox).
-    pub(super) unpack_groups: Vec<Vec<wgpu::BindGroup>>,
+    /// Per slot: (that slot of the inbox, the device memory the planes
+    /// that arrived are fetched into before the unpack). The fetch runs
+    /// beside work that touches none of the halo's buffers (wgpu orders any
+    /// two dispatches that share a buffer one of them writes), where an
+    /// unpack reading the inbox over PCIe ran alone.
+    pub(super) fetch: Vec<wgpu::BindGroup>,
+    /// Per field: (field i's buffers, the fetched planes).
+    pub(super) unpack_groups: Vec<wgpu::BindGroup>,
     /// Bytes of a slot.
     pub(super) slot: u64,
     /// Swaps unpacked so far: swap `k` uses slot `k % SLOTS`.
@@ -63,8 +71,8 @@ pub(super) struct Shared {
 impl Shared {
     /// The kernel that moves the planes packed into `send` (side 1 from
     /// byte `hi_at`) into the neighbours' inboxes of `boxes`, bound per
-    /// slot, and the unpack's bind groups that `bind` makes for each slot of
-    /// this rank's inbox.
+    /// slot, the fetch of each slot of this rank's inbox into device
+    /// memory, and the unpack's bind groups that `bind` makes for it.
     pub(super) fn new(
         gpu: &Gpu,
         p: Precision,
@@ -85,14 +93,19 @@ impl Shared {
                 ]
             })
             .collect();
-        let unpack_groups = (0..SLOTS)
-            .map(|k| bind(range(&boxes.inbox, k * slot, slot)))
+        let staging = gpu.storage("halo-fetched", slot)?;
+        let fetch = (0..SLOTS)
+            .map(|k| {
+                let from = range(&boxes.inbox, k * slot, slot);
+                gpu.bind_resources(&to_host, &[from, staging.as_entire_binding()])
+            })
             .collect();
         Ok(Shared {
+            unpack_groups: bind(staging.as_entire_binding()),
             boxes,
             to_host,
             to_boxes,
-            unpack_groups,
+            fetch,
             slot,
             swaps: Default::default(),
         })
@@ -123,7 +136,7 @@ pub(super) fn with<'b>(
     r
 }
 
-/// The kernel that moves packed planes into host memory.
+/// The kernel that moves packed planes into host memory (or back).
 pub(super) fn to_host_pipeline(gpu: &Gpu, p: Precision) -> Result<Pipeline> {
     let spec = ShaderSpec::new("to-host", sources::TO_HOST, p).with_u32("WG", HOST_WG);
     gpu.pipeline(&spec, "to_host", &[Bind::Read, Bind::ReadWrite])

@@ -210,6 +210,7 @@ fn run_ops(
                 field: from,
                 during: std::mem::take(&mut during),
                 beside,
+                fetched: 0,
             });
         }
         ops.push(Op::Compute(id(after, k, from)));

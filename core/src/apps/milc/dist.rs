@@ -187,6 +187,9 @@ fn segments(prog: Recorded, p: Precision, axes: usize) -> (Segments, Vec<Op>, Ve
                     .map(|k| cut(k..k + 1, &mut cuts))
                     .collect();
                 at += during.iter().map(|&c| cuts[c].len()).sum::<usize>();
+                // An interior in three (see `lead`) sends its last stretch
+                // beside the planes' fetch.
+                let fetched = usize::from(during.len() == 3);
                 for axis in (0..axes).rev() {
                     ops.push(Op::Swap {
                         halo: 2 * axis + usize::from(*isign < 0),
@@ -197,6 +200,7 @@ fn segments(prog: Recorded, p: Precision, axes: usize) -> (Segments, Vec<Op>, Ve
                         // swapping; through shared memory its lead does (see
                         // `exec` and `lead`).
                         beside: 0,
+                        fetched,
                     });
                 }
             }
@@ -211,17 +215,24 @@ fn segments(prog: Recorded, p: Precision, axes: usize) -> (Segments, Vec<Op>, Ve
     (Segments { prog, cuts }, ops, fields)
 }
 
-/// The interior as one box, or where the halos go through shared memory,
-/// its first quarter of time slices (a multiple of 4, so that every site
-/// order's blocks stay whole) and the rest: the lead runs beside the planes'
-/// trip to the host, which it outlasts (25 MB in about 0.5 ms against
-/// 0.65 ms for 15 of a 64^3 x 64 slab's slices on an H200), and the host
-/// says the planes are written while the rest runs, so the GPU never waits
-/// for that.
+/// The interior as one box, or where the halos go through shared memory
+/// and it has room, three runs of time slices (each a multiple of 4, so
+/// that every site order's blocks stay whole): a lead of a quarter of them,
+/// beside the planes' trip to the neighbours' inboxes, which it outlasts
+/// (25 MB in about 0.5 ms against 0.65 ms for 16 of a 64^3 x 64 slab's
+/// slices on an H200); an eighth, while the host says the planes are
+/// written (a wait for the GPU and a message, about 0.2 ms), so the GPU
+/// never waits for that; and the rest, beside the fetch of the planes that
+/// arrived from this rank's inbox.
 fn lead(interior: Part, route: Halos) -> Vec<Part> {
-    let k = interior.nz / 4 / 4 * 4;
-    match interior.split_planes(k).filter(|_| route == Halos::Shared) {
-        Some((lead, rest)) => vec![lead, rest],
+    let nz = interior.nz;
+    let (k, m) = (((nz + 8) / 16 * 4).max(4), ((nz + 16) / 32 * 4).max(4));
+    let three = interior
+        .split_planes(k)
+        .and_then(|(lead, after)| after.split_planes(m).map(|(mid, rest)| [lead, mid, rest]))
+        .filter(|_| route == Halos::Shared && nz >= k + m + 4);
+    match three {
+        Some(parts) => parts.to_vec(),
         None => vec![interior],
     }
 }
