@@ -366,8 +366,15 @@ fn milc_on_one_two_and_four_ranks_matches_the_single_device_reference() {
     let one = run(1, &dir, "milc", &thick);
     for r in run(2, &dir, "milc", &thick) {
         let what = format!("16 slices, {}", r["kernel"]);
-        assert_eq!(r["validation"]["passed"], true, "{what}: {}", r["validation"]);
-        let r1 = one.iter().find(|o| o["kernel"] == r["kernel"]).expect("one rank");
+        assert_eq!(
+            r["validation"]["passed"], true,
+            "{what}: {}",
+            r["validation"]
+        );
+        let r1 = one
+            .iter()
+            .find(|o| o["kernel"] == r["kernel"])
+            .expect("one rank");
         let same = match r["kernel"] == "cg" {
             true => "cg_iterations",
             false => "field_hash",

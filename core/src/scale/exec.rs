@@ -66,6 +66,11 @@ pub enum Op {
     },
     /// Replace the real at byte `offset` of the buffer with its sum over the ranks.
     Sum(wgpu::Buffer, u64),
+    /// [`Op::Sum`], done when the ranks meet for the next [`Op::Swap`]
+    /// (before its work after the swap), so that it costs no wait for the
+    /// GPU of its own: nothing before that must read the real, and no other
+    /// sum may come between.
+    SumAtSwap(wgpu::Buffer, u64),
 }
 
 /// How an app records its dispatches for [`Op::Compute`].
@@ -228,6 +233,7 @@ fn passes_between_meetings(ops: &[Op]) -> (usize, usize) {
                 most = most.max(n);
                 n = 0;
             }
+            Op::SumAtSwap(..) => {}
         }
     }
     (most.max(n), during_most)
@@ -346,6 +352,9 @@ impl Exec {
     ) -> Result<()> {
         let encoder = || gpu.device.create_command_encoder(&Default::default());
         let mut enc = encoder();
+        // A sum left for the next swap's meeting: its buffer and offset.
+        let mut pending: Option<(&wgpu::Buffer, u64)> = None;
+        let unmet = || Error::Device("a sum left for a swap that does not come".into());
         for op in ops {
             match op {
                 Op::Compute(id) => {
@@ -364,25 +373,28 @@ impl Exec {
                 } => {
                     let halo = self.halo(*halo)?;
                     let (beside, during, fetched) = split_during(halo, during, *beside, *fetched);
-                    let (sent, t0) = if beside.is_empty() {
+                    if beside.is_empty() {
                         let copy = self.copy_clock(Kind::CopyDown);
                         halo.encode_pack(&mut enc, *field, self.ts(Kind::Pack), copy);
-                        self.submit(gpu, vec![enc])
                     } else {
-                        let mut apart = encoder();
                         let ts = (self.ts(Kind::Pack), self.ts(Kind::Beside));
-                        halo.encode_pack_beside((&mut enc, &mut apart), *field, ts, |pass| {
+                        halo.encode_pack_beside(&mut enc, *field, ts, |pass| {
                             for id in beside {
                                 app.record(*id, pass);
                             }
                         });
-                        self.submit(gpu, vec![enc, apart])
-                    };
+                    }
+                    let (sent, t0) = self.submit(gpu, enc);
                     let packed = halo.sent(gpu, sent.clone());
                     self.start_during(gpu, app, during, t).await?;
                     packed.await?;
                     let swapping = Instant::now();
                     self.settle(gpu, t0, true, false, t).await?;
+                    if let Some((buffer, offset)) = pending.take() {
+                        gpu.map_after(&self.scalar, wgpu::MapMode::Read, sent.clone())
+                            .await?;
+                        self.sum(gpu, comm, buffer, offset, t)?;
+                    }
                     let (exchange, write) = halo.exchange(gpu, comm, sent).await?;
                     t.exchange_s += exchange;
                     t.transfer_s += write;
@@ -411,10 +423,21 @@ impl Exec {
                     };
                     halo.encode_unpack(&mut enc, *field, copy, self.ts(Kind::Unpack));
                 }
-                Op::Sum(buffer, offset) => {
+                Op::SumAtSwap(buffer, offset) => {
+                    if pending.is_some() {
+                        return Err(unmet());
+                    }
                     let len = self.precision.real_bytes();
                     enc.copy_buffer_to_buffer(buffer, *offset, &self.scalar, 0, len);
-                    let (sent, t0) = self.submit(gpu, vec![enc]);
+                    pending = Some((buffer, *offset));
+                }
+                Op::Sum(buffer, offset) => {
+                    if pending.is_some() {
+                        return Err(unmet());
+                    }
+                    let len = self.precision.real_bytes();
+                    enc.copy_buffer_to_buffer(buffer, *offset, &self.scalar, 0, len);
+                    let (sent, t0) = self.submit(gpu, enc);
                     gpu.map_after(&self.scalar, wgpu::MapMode::Read, sent)
                         .await?;
                     self.settle(gpu, t0, true, true, t).await?;
@@ -423,22 +446,20 @@ impl Exec {
                 }
             }
         }
-        let (_, t0) = self.submit(gpu, vec![enc]);
+        if pending.is_some() {
+            return Err(unmet());
+        }
+        let (_, t0) = self.submit(gpu, enc);
         gpu.finish().await?;
         self.settle(gpu, t0, false, true, t).await
     }
 
-    /// Submits `encs` in order, the last with the resolve of the
-    /// stretch's timestamps; returns the submission and when it was made.
-    /// Handing the GPU new work ends the host's part of a swap that work
-    /// ran during.
-    fn submit(
-        &self,
-        gpu: &Gpu,
-        mut encs: Vec<wgpu::CommandEncoder>,
-    ) -> (wgpu::SubmissionIndex, Instant) {
-        if let (Some(c), Some(last)) = (&self.clock, encs.last_mut()) {
-            c.encode_resolve(last);
+    /// Submits `enc` with the resolve of the stretch's timestamps; returns
+    /// the submission and when it was made. Handing the GPU new work ends
+    /// the host's part of a swap that work ran during.
+    fn submit(&self, gpu: &Gpu, mut enc: wgpu::CommandEncoder) -> (wgpu::SubmissionIndex, Instant) {
+        if let Some(c) = &self.clock {
+            c.encode_resolve(&mut enc);
         }
         {
             let mut d = self.during.borrow_mut();
@@ -447,7 +468,7 @@ impl Exec {
             }
         }
         let t0 = Instant::now();
-        let index = gpu.queue.submit(encs.into_iter().map(|e| e.finish()));
+        let index = gpu.queue.submit([enc.finish()]);
         if let Some(c) = &self.clock {
             c.submitted(&index);
         }

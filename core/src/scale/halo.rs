@@ -325,22 +325,19 @@ impl HaloPlanes {
     }
 
     /// Where [`HaloPlanes::zero_copy`]: records the pack of field buffer
-    /// `field`'s edge planes into `enc` in a pass of its own (timestamped
-    /// with `ts`), then into `apart` (a fresh encoder, submitted after it) a
-    /// pass (timestamped with `ts_beside`) that moves them to the host (the
-    /// readback buffer, or the neighbours' mailboxes) from a few
+    /// `field`'s edge planes in a pass of its own (timestamped with `ts`),
+    /// then a pass (timestamped with `ts_beside`) that moves them to the
+    /// host (the readback buffer, or the neighbours' mailboxes) from a few
     /// workgroups, first, and `beside` after: work that touches none of the
     /// halo's buffers, which keeps the rest of the GPU while the planes
-    /// cross to the host. The pass goes in an encoder of its own because
-    /// wgpu orders a dispatch after an earlier one of its encoder that
-    /// writes a buffer it binds (the pack writes the field that `beside`
-    /// reads), and on Vulkan such a barrier waits for every dispatch before
-    /// it, the trip's included; the first use of a buffer in an encoder is
-    /// ordered at the encoder's start instead. Elsewhere it records what
+    /// cross to the host. (wgpu orders a dispatch after an earlier one of
+    /// its pass that writes a buffer it binds, and on Vulkan such a barrier
+    /// waits for every dispatch before it; a buffer's first use in a pass
+    /// is ordered at the pass's start.) Elsewhere it records what
     /// [`HaloPlanes::encode_pack`] does, and `beside` in a pass of its own.
     pub fn encode_pack_beside(
         &self,
-        (enc, apart): (&mut wgpu::CommandEncoder, &mut wgpu::CommandEncoder),
+        enc: &mut wgpu::CommandEncoder,
         field: usize,
         (ts, ts_beside): (
             Option<wgpu::ComputePassTimestampWrites<'_>>,
@@ -356,12 +353,12 @@ impl HaloPlanes {
             Route::Shared(s) => (&s.to_host, &s.to_boxes[s.at()][..]),
             Route::Staged(_) => {
                 self.encode_pack(enc, field, ts, None);
-                beside(&mut begin(apart, ts_beside));
+                beside(&mut begin(enc, ts_beside));
                 return;
             }
         };
         self.encode_pack_pass(enc, field, ts);
-        let mut pass = begin(apart, ts_beside);
+        let mut pass = begin(enc, ts_beside);
         for group in groups {
             pipe.set(&mut pass, group);
             pass.dispatch_workgroups(HOST_GROUPS / groups.len() as u32, 1, 1);
@@ -370,9 +367,8 @@ impl HaloPlanes {
     }
 
     /// Where the planes travel through shared memory, after
-    /// [`HaloPlanes::exchange`]: records into `enc` (which must be fresh,
-    /// for the reason [`HaloPlanes::encode_pack_beside`] gives) a pass
-    /// (timestamped with `ts`) that fetches the planes that arrived from
+    /// [`HaloPlanes::exchange`]: records a pass (timestamped with `ts`)
+    /// that fetches the planes that arrived from
     /// this rank's inbox into device memory from a few workgroups, first,
     /// and `beside` after (work that touches none of the halo's buffers),
     /// so that their read over PCIe hides in it; the unpack then reads

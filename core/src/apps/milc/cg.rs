@@ -5,8 +5,8 @@
 //! (`|M p|^2` as `M p` is written, since `<p, A p> = |M p|^2` for
 //! `A = M^dagger M`; `|r'|^2` as `r'` is), and `x` and `p` are updated
 //! together once beta is known. Per iteration, with the `fused` operator:
-//! `M p` with its norm, `M^dagger (M p)`, `r' = r - alpha A p` with its
-//! norm, `x += alpha p, p = r' + beta p`; with `split`, each application
+//! `M p` with its norm, `M^dagger (M p)`, alpha, `r' = r - alpha A p` with
+//! its norm, `x += alpha p, p = r' + beta p`; with `split`, each application
 //! of M is MILC's five Dslash kernels and a multiply-add (which reduces
 //! the norm).
 
@@ -71,12 +71,13 @@ pub(super) fn record(
     prog.zero(&x, &scalars)?;
     for k in 0..setup.iterations as usize {
         let (c, n) = (k % 2, 1 - k % 2);
-        // alpha = |r|^2 / |M p|^2, the norm reduced as M p is written.
+        // |M p|^2, reduced as M p is written; over ranks it is summed when
+        // they meet for M^dagger's swap, so alpha waits for A p.
         apply.record(prog, [u, &p, &mp, s], 1, true)?;
-        prog.finish(&scalars, slot::PAP)?;
-        prog.scalar("cg_alpha", &scalars)?;
-        // A p = M^dagger (M p).
+        prog.finish_by_next_swap(&scalars, slot::PAP)?;
+        // A p = M^dagger (M p), then alpha = |r|^2 / |M p|^2.
         apply.record(prog, [u, &mp, &ap, s], -1, false)?;
+        prog.scalar("cg_alpha", &scalars)?;
         // r' = r - alpha A p and |r'|^2 in one pass, then beta.
         prog.axpy([&ap, &r[c], &r[n], s], (slot::ALPHA, true), true)?;
         prog.finish(&scalars, slot::RR_NEW)?;

@@ -204,8 +204,12 @@ fn segments(prog: Recorded, p: Precision, axes: usize) -> (Segments, Vec<Op>, Ve
                     });
                 }
             }
-            Sync::Reduce(b, slot) => {
-                ops.push(Op::Sum(b.clone(), u64::from(*slot) * p.real_bytes()))
+            Sync::Reduce(b, slot, later) => {
+                let at = u64::from(*slot) * p.real_bytes();
+                ops.push(match later {
+                    true => Op::SumAtSwap(b.clone(), at),
+                    false => Op::Sum(b.clone(), at),
+                })
             }
         }
     }

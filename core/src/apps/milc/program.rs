@@ -22,8 +22,10 @@ pub(super) enum Sync {
     /// Dslash of this sign; the dispatches this many steps on read no halo,
     /// and may run while the planes travel (a rank's interior).
     Swap(Vec<wgpu::Buffer>, i32, usize),
-    /// Sum this slot of this scalar buffer over the ranks.
-    Reduce(wgpu::Buffer, u32),
+    /// Sum this slot of this scalar buffer over the ranks: at once, or
+    /// (`true`) when the ranks meet for the next swap, nothing before that
+    /// swap's unpack reading it.
+    Reduce(wgpu::Buffer, u32, bool),
 }
 
 /// One recorded dispatch.
@@ -414,6 +416,17 @@ impl<'g> Program<'g> {
     /// `scalars[slot]` = the sum of the partials the last reduction left
     /// (one workgroup adds them), then summed over the ranks.
     pub(super) fn finish(&mut self, scalars: &wgpu::Buffer, slot: u32) -> Result<()> {
+        self.finish_summed(scalars, slot, false)
+    }
+
+    /// [`Program::finish`], summed over the ranks when they meet for the
+    /// next swap (so not a meeting of its own): nothing recorded before
+    /// that swap's halo is filled may read the slot.
+    pub(super) fn finish_by_next_swap(&mut self, scalars: &wgpu::Buffer, slot: u32) -> Result<()> {
+        self.finish_summed(scalars, slot, true)
+    }
+
+    fn finish_summed(&mut self, scalars: &wgpu::Buffer, slot: u32, later: bool) -> Result<()> {
         let (partial, op) = (self.partial()?, self.op(slot, false, self.partials_written));
         self.push(
             "finish",
@@ -421,7 +434,7 @@ impl<'g> Program<'g> {
             &[one(&partial), one(scalars), one(&op)],
             (1, 1),
         )?;
-        self.sync(Sync::Reduce(scalars.clone(), slot));
+        self.sync(Sync::Reduce(scalars.clone(), slot, later));
         Ok(())
     }
 
