@@ -3,7 +3,10 @@
 //! after the work before it, its upload and unpack before the work after
 //! it) or a sum over the ranks. Each meeting costs one wait for the GPU;
 //! recording and waiting per step cost more than the swap itself on the
-//! lent GPU machines (docs/notebook/benchmarks.md, scale-out).
+//! lent GPU machines (docs/notebook/benchmarks.md, scale-out). A sum's
+//! wait comes after the work that follows it is recorded (it needs the sum
+//! only once submitted), and a sum that nothing reads before the next swap
+//! is done at that swap's meeting ([`Op::SumAtSwap`]).
 //!
 //! A swap may carry work to run `during` it (a rank's interior planes,
 //! which read no halo): that work is submitted right after the pack, so the
@@ -24,6 +27,7 @@ use std::cell::{Cell, RefCell};
 
 use web_time::Instant;
 
+use super::clock::{Bank, Clock, Kind, Sums};
 use super::halo::{CopyClock, HaloPlanes};
 use super::{Comm, Halos, PhaseTimes};
 use crate::error::{Error, Result};
@@ -77,142 +81,6 @@ pub enum Op {
 pub trait Record {
     /// Records dispatches `id` into `pass`.
     fn record(&self, id: usize, pass: &mut wgpu::ComputePass<'_>);
-}
-
-/// What a timed stretch of GPU work counts as (its index in [`Sums`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Compute,
-    Pack,
-    Unpack,
-    CopyDown,
-    CopyUp,
-    /// The planes' trip to the host beside the first of the work run
-    /// during its swap: interior compute, with the trip hidden in it.
-    Beside,
-}
-
-/// Seconds per [`Kind`].
-type Sums = [f64; 6];
-
-/// The most passes that one query set times (WebGPU allows 4096 queries
-/// in a set); a longer stretch is timed by the host.
-const MAX_PASSES: usize = 2048;
-
-/// GPU timestamps of a stretch of passes, read back after the submission
-/// that resolves them.
-struct Bank {
-    set: wgpu::QuerySet,
-    resolve: wgpu::Buffer,
-    readback: wgpu::Buffer,
-    period_ns: f64,
-    /// Whether copies are timed too (timestamps inside encoders).
-    copies: bool,
-    kinds: RefCell<Vec<Kind>>,
-    /// The submission that resolved the passes, until they are read.
-    resolved_in: RefCell<Option<wgpu::SubmissionIndex>>,
-}
-
-impl Bank {
-    /// Room for `passes` timed passes or copies, or `None` where the
-    /// adapter has no timestamps (or there are none or too many).
-    fn new(gpu: &Gpu, passes: usize) -> Option<Bank> {
-        if !gpu.caps.timestamps || passes == 0 || passes > MAX_PASSES {
-            return None;
-        }
-        let count = 2 * passes as u32;
-        let bytes = u64::from(count) * 8;
-        let buffer = |label, usage| {
-            gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: bytes,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
-        use wgpu::BufferUsages as U;
-        Some(Bank {
-            set: gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("phase-clock"),
-                ty: wgpu::QueryType::Timestamp,
-                count,
-            }),
-            resolve: buffer("phase-clock-resolve", U::QUERY_RESOLVE | U::COPY_SRC),
-            readback: buffer("phase-clock-readback", U::MAP_READ | U::COPY_DST),
-            period_ns: f64::from(gpu.queue.get_timestamp_period()),
-            copies: gpu.caps.timestamps_in_encoders,
-            kinds: RefCell::default(),
-            resolved_in: RefCell::default(),
-        })
-    }
-
-    /// The first of the next pair of queries, which times `kind`.
-    fn reserve(&self, kind: Kind) -> u32 {
-        let mut kinds = self.kinds.borrow_mut();
-        kinds.push(kind);
-        2 * (kinds.len() as u32 - 1)
-    }
-
-    /// The timestamp writes of the next pass, of `kind`.
-    fn pass(&self, kind: Kind) -> wgpu::ComputePassTimestampWrites<'_> {
-        let first = self.reserve(kind);
-        wgpu::ComputePassTimestampWrites {
-            query_set: &self.set,
-            beginning_of_pass_write_index: Some(first),
-            end_of_pass_write_index: Some(first + 1),
-        }
-    }
-
-    /// Where to write the timestamps before and after a copy of `kind`, or
-    /// `None` where the adapter cannot time inside an encoder.
-    fn copy(&self, kind: Kind) -> Option<CopyClock<'_>> {
-        self.copies.then(|| CopyClock {
-            set: &self.set,
-            first: self.reserve(kind),
-        })
-    }
-
-    /// Records the resolve of this stretch's timestamps and their readback.
-    fn encode_resolve(&self, enc: &mut wgpu::CommandEncoder) {
-        let n = 2 * self.kinds.borrow().len() as u32;
-        if n > 0 {
-            enc.resolve_query_set(&self.set, 0..n, &self.resolve, 0);
-            enc.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, u64::from(n) * 8);
-        }
-    }
-
-    /// Notes the submission that holds [`Bank::encode_resolve`].
-    fn submitted(&self, index: &wgpu::SubmissionIndex) {
-        if !self.kinds.borrow().is_empty() {
-            *self.resolved_in.borrow_mut() = Some(index.clone());
-        }
-    }
-
-    /// Once the resolving submission is done: the seconds of the
-    /// stretch's timed work by kind; starts the next stretch. Nothing to
-    /// read gives zeros.
-    async fn take(&self, gpu: &Gpu) -> Result<Sums> {
-        let Some(index) = self.resolved_in.borrow_mut().take() else {
-            return Ok(Sums::default());
-        };
-        let kinds: Vec<Kind> = self.kinds.borrow_mut().drain(..).collect();
-        gpu.map_after(&self.readback, wgpu::MapMode::Read, index)
-            .await?;
-        let mut sums = Sums::default();
-        {
-            let view = self
-                .readback
-                .get_mapped_range(..)
-                .map_err(|e| Error::Device(format!("phase timestamps: {e}")))?;
-            let ticks: &[u64] = bytemuck::cast_slice(&view);
-            for (kind, pair) in kinds.iter().zip(ticks.chunks_exact(2)) {
-                sums[*kind as usize] +=
-                    pair[1].saturating_sub(pair[0]) as f64 * self.period_ns * 1e-9;
-            }
-        }
-        self.readback.unmap();
-        Ok(sums)
-    }
 }
 
 /// The most timed passes and copies between two meetings of `ops` (a
@@ -275,12 +143,22 @@ struct During {
     host_s: f64,
 }
 
+/// A buffer a real is read back into.
+fn readback(gpu: &Gpu, p: Precision) -> wgpu::Buffer {
+    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("scale-sum-readback"),
+        size: p.real_bytes(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
 /// Runs a rank's ops on its GPU.
 pub struct Exec {
     precision: Precision,
     halos: Vec<HaloPlanes>,
     /// The passes between meetings.
-    clock: Option<Bank>,
+    clock: Option<Clock>,
     /// The passes run during a swap.
     side: Option<Bank>,
     during: RefCell<During>,
@@ -289,7 +167,37 @@ pub struct Exec {
     leftover_s: Cell<f64>,
     /// Where a summed real is read back.
     scalar: wgpu::Buffer,
+    /// Where a real summed at the next swap is read back.
+    scalar_at_swap: wgpu::Buffer,
 }
+
+/// A submission that ends a stretch: when it was made, and the clock's
+/// bank that holds its timestamps.
+struct Sent {
+    index: wgpu::SubmissionIndex,
+    t0: Instant,
+    bank: Option<usize>,
+}
+
+/// A real to sum over the ranks, read back by a submission made: the sum
+/// is done before the next submission, which may read it, so that the work
+/// after the sum is recorded while the GPU finishes the work before it.
+struct Awaited<'o> {
+    sent: Sent,
+    buffer: &'o wgpu::Buffer,
+    offset: u64,
+}
+
+/// A swap's halo and field buffer.
+type SwapOf = (usize, usize);
+
+/// The sums a swap meets: one read back before it (see [`Awaited`]), and
+/// one left for it ([`Op::SumAtSwap`]: its buffer and offset).
+type PendingSums<'o> = (Option<Awaited<'o>>, Option<(&'o wgpu::Buffer, u64)>);
+
+/// A swap's work during it: all of it, and how much goes beside the
+/// planes' trip and their fetch (see [`Op::Swap`]).
+type DuringOf<'o> = (&'o [usize], usize, usize);
 
 impl Exec {
     /// An executor for runs of (any of) `ops`, swapping through `halos`.
@@ -301,16 +209,12 @@ impl Exec {
         Exec {
             precision: p,
             halos,
-            clock: Bank::new(gpu, passes),
+            clock: Clock::new(gpu, passes),
             side: Bank::new(gpu, during),
             during: RefCell::default(),
             leftover_s: Cell::new(0.0),
-            scalar: gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("scale-sum-readback"),
-                size: p.real_bytes(),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }),
+            scalar: readback(gpu, p),
+            scalar_at_swap: readback(gpu, p),
         }
     }
 
@@ -352,9 +256,11 @@ impl Exec {
     ) -> Result<()> {
         let encoder = || gpu.device.create_command_encoder(&Default::default());
         let mut enc = encoder();
+        let mut awaited: Option<Awaited> = None;
         // A sum left for the next swap's meeting: its buffer and offset.
-        let mut pending: Option<(&wgpu::Buffer, u64)> = None;
+        let mut at_swap: Option<(&wgpu::Buffer, u64)> = None;
         let unmet = || Error::Device("a sum left for a swap that does not come".into());
+        let len = self.precision.real_bytes();
         for op in ops {
             match op {
                 Op::Compute(id) => {
@@ -371,93 +277,137 @@ impl Exec {
                     beside,
                     fetched,
                 } => {
-                    let halo = self.halo(*halo)?;
-                    let (beside, during, fetched) = split_during(halo, during, *beside, *fetched);
-                    if beside.is_empty() {
-                        let copy = self.copy_clock(Kind::CopyDown);
-                        halo.encode_pack(&mut enc, *field, self.ts(Kind::Pack), copy);
-                    } else {
-                        let ts = (self.ts(Kind::Pack), self.ts(Kind::Beside));
-                        halo.encode_pack_beside(&mut enc, *field, ts, |pass| {
-                            for id in beside {
-                                app.record(*id, pass);
-                            }
-                        });
-                    }
-                    let (sent, t0) = self.submit(gpu, enc);
-                    let packed = halo.sent(gpu, sent.clone());
-                    self.start_during(gpu, app, during, t).await?;
-                    packed.await?;
-                    let swapping = Instant::now();
-                    self.settle(gpu, t0, true, false, t).await?;
-                    if let Some((buffer, offset)) = pending.take() {
-                        gpu.map_after(&self.scalar, wgpu::MapMode::Read, sent.clone())
-                            .await?;
-                        self.sum(gpu, comm, buffer, offset, t)?;
-                    }
-                    let (exchange, write) = halo.exchange(gpu, comm, sent).await?;
-                    t.exchange_s += exchange;
-                    t.transfer_s += write;
-                    if !during.is_empty() {
-                        self.during.borrow_mut().host_from = Some(swapping);
-                    }
-                    enc = encoder();
-                    if halo.route() == Halos::Shared {
-                        // The fetch alone is the planes' trip up; beside
-                        // work, interior compute that hides it.
-                        let kind = match fetched.is_empty() {
-                            true => Kind::CopyUp,
-                            false => Kind::Beside,
-                        };
-                        halo.encode_fetch_beside(&mut enc, self.ts(kind), |pass| {
-                            for id in fetched {
-                                app.record(*id, pass);
-                            }
-                        });
-                    }
-                    // A clock reserved is a clock written: none for a copy
-                    // that is not made.
-                    let copy = match halo.zero_copy() {
-                        true => None,
-                        false => self.copy_clock(Kind::CopyUp),
-                    };
-                    halo.encode_unpack(&mut enc, *field, copy, self.ts(Kind::Unpack));
+                    let (of, work) = ((*halo, *field), (&during[..], *beside, *fetched));
+                    let sums = (awaited.take(), at_swap.take());
+                    enc = self
+                        .swap(gpu, comm, (of, work), (enc, sums), app, t)
+                        .await?;
                 }
                 Op::SumAtSwap(buffer, offset) => {
-                    if pending.is_some() {
+                    if at_swap.is_some() {
                         return Err(unmet());
                     }
-                    let len = self.precision.real_bytes();
-                    enc.copy_buffer_to_buffer(buffer, *offset, &self.scalar, 0, len);
-                    pending = Some((buffer, *offset));
+                    enc.copy_buffer_to_buffer(buffer, *offset, &self.scalar_at_swap, 0, len);
+                    at_swap = Some((buffer, *offset));
                 }
                 Op::Sum(buffer, offset) => {
-                    if pending.is_some() {
+                    if at_swap.is_some() {
                         return Err(unmet());
                     }
-                    let len = self.precision.real_bytes();
                     enc.copy_buffer_to_buffer(buffer, *offset, &self.scalar, 0, len);
-                    let (sent, t0) = self.submit(gpu, enc);
-                    gpu.map_after(&self.scalar, wgpu::MapMode::Read, sent)
-                        .await?;
-                    self.settle(gpu, t0, true, true, t).await?;
-                    self.sum(gpu, comm, buffer, *offset, t)?;
-                    enc = encoder();
+                    self.meet(gpu, comm, awaited.take(), t).await?;
+                    let sent = self.submit(gpu, std::mem::replace(&mut enc, encoder()));
+                    awaited = Some(Awaited {
+                        sent,
+                        buffer,
+                        offset: *offset,
+                    });
                 }
             }
         }
-        if pending.is_some() {
+        self.meet(gpu, comm, awaited.take(), t).await?;
+        if at_swap.is_some() {
             return Err(unmet());
         }
-        let (_, t0) = self.submit(gpu, enc);
+        let sent = self.submit(gpu, enc);
         gpu.finish().await?;
-        self.settle(gpu, t0, false, true, t).await
+        self.settle(gpu, &sent, false, true, t).await
     }
 
-    /// Submits `enc` with the resolve of the stretch's timestamps; returns
-    /// the submission and when it was made. Handing the GPU new work ends
-    /// the host's part of a swap that work ran during.
-    fn submit(&self, gpu: &Gpu, mut enc: wgpu::CommandEncoder) -> (wgpu::SubmissionIndex, Instant) {
+    /// Sums the real `awaited` reads back over the ranks, once its
+    /// submission is done.
+    async fn meet(
+        &self,
+        gpu: &Gpu,
+        comm: &dyn Comm,
+        awaited: Option<Awaited<'_>>,
+        t: &mut PhaseTimes,
+    ) -> Result<()> {
+        let Some(a) = awaited else {
+            return Ok(());
+        };
+        gpu.map_after(&self.scalar, wgpu::MapMode::Read, a.sent.index.clone())
+            .await?;
+        self.settle(gpu, &a.sent, true, true, t).await?;
+        self.sum(gpu, comm, &self.scalar, (a.buffer, a.offset), t)
+    }
+
+    /// Records the swap of `of`'s halo into `enc` (after the work before
+    /// it), with its work `during`, and meets the neighbours (summing first
+    /// what `awaited` reads back, then what `at_swap` does); returns the
+    /// encoder that holds the fetch and unpack of what arrived, for the work
+    /// after.
+    async fn swap(
+        &self,
+        gpu: &Gpu,
+        comm: &dyn Comm,
+        ((halo, field), (during, beside, fetched)): (SwapOf, DuringOf<'_>),
+        (mut enc, (awaited, at_swap)): (wgpu::CommandEncoder, PendingSums<'_>),
+        app: &impl Record,
+        t: &mut PhaseTimes,
+    ) -> Result<wgpu::CommandEncoder> {
+        let halo = self.halo(halo)?;
+        let (beside, during, fetched) = split_during(halo, during, beside, fetched);
+        if beside.is_empty() {
+            let copy = self.copy_clock(Kind::CopyDown);
+            halo.encode_pack(&mut enc, field, self.ts(Kind::Pack), copy);
+        } else {
+            let ts = (self.ts(Kind::Pack), self.ts(Kind::Beside));
+            halo.encode_pack_beside(&mut enc, field, ts, |pass| {
+                for id in beside {
+                    app.record(*id, pass);
+                }
+            });
+        }
+        self.meet(gpu, comm, awaited, t).await?;
+        let sent = self.submit(gpu, enc);
+        let packed = halo.sent(gpu, sent.index.clone());
+        self.start_during(gpu, app, during, t).await?;
+        packed.await?;
+        let swapping = Instant::now();
+        self.settle(gpu, &sent, true, false, t).await?;
+        if let Some(at) = at_swap {
+            gpu.map_after(
+                &self.scalar_at_swap,
+                wgpu::MapMode::Read,
+                sent.index.clone(),
+            )
+            .await?;
+            self.sum(gpu, comm, &self.scalar_at_swap, at, t)?;
+        }
+        let (exchange, write) = halo.exchange(gpu, comm, sent.index).await?;
+        t.exchange_s += exchange;
+        t.transfer_s += write;
+        if !during.is_empty() {
+            self.during.borrow_mut().host_from = Some(swapping);
+        }
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        if halo.route() == Halos::Shared {
+            // The fetch alone is the planes' trip up; beside work, interior
+            // compute that hides it.
+            let kind = match fetched.is_empty() {
+                true => Kind::CopyUp,
+                false => Kind::Beside,
+            };
+            halo.encode_fetch_beside(&mut enc, self.ts(kind), |pass| {
+                for id in fetched {
+                    app.record(*id, pass);
+                }
+            });
+        }
+        // A clock reserved is a clock written: none for a copy that is not
+        // made.
+        let copy = match halo.zero_copy() {
+            true => None,
+            false => self.copy_clock(Kind::CopyUp),
+        };
+        halo.encode_unpack(&mut enc, field, copy, self.ts(Kind::Unpack));
+        Ok(enc)
+    }
+
+    /// Submits `enc` with the resolve of the stretch's timestamps. Handing
+    /// the GPU new work ends the host's part of a swap that work ran during.
+    fn submit(&self, gpu: &Gpu, mut enc: wgpu::CommandEncoder) -> Sent {
         if let Some(c) = &self.clock {
             c.encode_resolve(&mut enc);
         }
@@ -469,10 +419,8 @@ impl Exec {
         }
         let t0 = Instant::now();
         let index = gpu.queue.submit([enc.finish()]);
-        if let Some(c) = &self.clock {
-            c.submitted(&index);
-        }
-        (index, t0)
+        let bank = self.clock.as_ref().map(|c| c.submitted(&index));
+        Sent { index, t0, bank }
     }
 
     /// Submits the work `during` a swap, each id in a timed pass of its
@@ -525,23 +473,23 @@ impl Exec {
         Ok(())
     }
 
-    /// After the wait for the submission made at `t0`: the stretch's timed
-    /// passes and copies (the copies are transfer), and the rest of the
-    /// wait as transfer when something was read back (`mapped`: the copies
-    /// where they are not timed), else compute (submission and completion).
-    /// With `side`, also the work of a swap before (its submission is done).
+    /// After the wait for submission `sent`: the stretch's timed passes and
+    /// copies (the copies are transfer), and the rest of the wait as
+    /// transfer when something was read back (`mapped`: the copies where
+    /// they are not timed), else compute (submission and completion). With
+    /// `side`, also the work of a swap before (its submission is done).
     async fn settle(
         &self,
         gpu: &Gpu,
-        t0: Instant,
+        sent: &Sent,
         mapped: bool,
         side: bool,
         t: &mut PhaseTimes,
     ) -> Result<()> {
-        let wall = t0.elapsed().as_secs_f64();
-        let sums = match &self.clock {
-            Some(c) => c.take(gpu).await?,
-            None => Sums::default(),
+        let wall = sent.t0.elapsed().as_secs_f64();
+        let sums = match (&self.clock, sent.bank) {
+            (Some(c), Some(bank)) => c.take(gpu, bank).await?,
+            _ => Sums::default(),
         };
         if side {
             self.take_side(gpu, t).await?;
@@ -566,24 +514,24 @@ impl Exec {
         Ok(())
     }
 
-    /// Sums the mapped scalar over the ranks into `buffer` at `offset`.
+    /// Sums the real mapped in `readback` over the ranks into `buffer` at
+    /// `offset`.
     fn sum(
         &self,
         gpu: &Gpu,
         comm: &dyn Comm,
-        buffer: &wgpu::Buffer,
-        offset: u64,
+        readback: &wgpu::Buffer,
+        (buffer, offset): (&wgpu::Buffer, u64),
         t: &mut PhaseTimes,
     ) -> Result<()> {
         let p = self.precision;
         let mine = {
-            let view = self
-                .scalar
+            let view = readback
                 .get_mapped_range(..)
                 .map_err(|e| Error::Device(format!("scalar readback: {e}")))?;
             p.decode(&view)[0]
         };
-        self.scalar.unmap();
+        readback.unmap();
         let t0 = Instant::now();
         let total = comm.sum(&[mine])?[0];
         t.exchange_s += t0.elapsed().as_secs_f64();

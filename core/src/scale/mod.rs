@@ -10,6 +10,7 @@
 //! through [`mailbox`]es in the node's shared memory), [`exec`] runs a rank's work with its swaps (the interior during them)
 //! and [`curves`] turns the records into scaling curves.
 
+mod clock;
 pub mod curves;
 pub mod exec;
 pub mod fields;
