@@ -360,21 +360,23 @@ fn milc_on_one_two_and_four_ranks_matches_the_single_device_reference() {
     // Slabs of 16 time slices: the interior in three (a lead beside the
     // planes' trip down, a stretch while the ranks meet, the rest beside the
     // fetch of what arrived), so nothing is copied either way; the same
-    // Dslash bits and CG steps as one rank.
+    // Dslash bits and CG steps as one rank. In AoS and AoSoA, whose planes
+    // are packed in different orders.
     let thick = ["--size", "4x32", "--kernel", "dslash-fused,cg"];
-    let thick = [&thick[..], &["--set", "operator=fused"]].concat();
+    let layouts = ["--set", "operator=fused", "--set", "layout=aos,aosoa-4"];
+    let thick = [&thick[..], &layouts[..]].concat();
     let one = run(1, &dir, "milc", &thick);
-    for r in run(2, &dir, "milc", &thick) {
-        let what = format!("16 slices, {}", r["kernel"]);
+    let two = run(2, &dir, "milc", &thick);
+    assert_eq!(two.len(), 4, "two kernels in two layouts");
+    for r in two {
+        let what = format!("16 slices, {} {}", r["kernel"], r["variant"]);
         assert_eq!(
             r["validation"]["passed"], true,
             "{what}: {}",
             r["validation"]
         );
-        let r1 = one
-            .iter()
-            .find(|o| o["kernel"] == r["kernel"])
-            .expect("one rank");
+        let same_case = |o: &&Value| o["kernel"] == r["kernel"] && o["variant"] == r["variant"];
+        let r1 = one.iter().find(same_case).expect("one rank");
         let same = match r["kernel"] == "cg" {
             true => "cg_iterations",
             false => "field_hash",

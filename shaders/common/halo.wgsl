@@ -8,8 +8,10 @@
 // into `halo` (side 0: the lowest own planes, for the rank below; side 1:
 // the highest, for the rank above); `unpack` writes a received `halo` into
 // the halo planes. Both go through tdp_index, so one text serves every
-// targetDP layout; the buffer is (side, site in slab, component), which is
-// logical order, so the host can read it without the layout. Each side
+// targetDP layout; the buffer is (side, site, value) in AoS and (side,
+// value, site) in the others, so that consecutive invocations touch
+// consecutive reals of the field and a warp's accesses coalesce (each
+// site's values one after another only in AoS). Each side
 // carries only the components its neighbour reads (lbm's pull propagation
 // reads 5 of a neighbour plane's 19 populations, those moving into the
 // slab): SEND0 lists side 0's (for the rank below), SEND1 side 1's, NSEND
@@ -26,7 +28,17 @@
 // through field_get(site, comp) and field_set(site, comp, value), then
 // `halo`, the packed planes.
 
-const SIDE: u32 = HALO * PLANE * NSEND;
+const SITES: u32 = HALO * PLANE;
+const SIDE: u32 = SITES * NSEND;
+
+// Site n (of SITES) and value k (of `count`) of element i of a side: along
+// the layout's fastest axis (see above).
+fn halo_nk(i: u32, count: u32) -> vec2<u32> {
+    if (SAL == 1u) {
+        return vec2<u32>(i / count, i % count);
+    }
+    return vec2<u32>(i % SITES, i / SITES);
+}
 
 // Where halo element e sits in `halo`: side 1 starts at HI_AT (side 0's
 // reals padded, so that each side can be bound on its own).
@@ -63,12 +75,17 @@ fn halo_planes_site(first: u32, n: u32) -> u32 {
 // The site of halo element `e` when side 0 starts at plane `lo` and side 1
 // at plane `hi`.
 fn halo_element_site(e: u32, lo: u32, hi: u32) -> u32 {
-    return halo_planes_site(select(lo, hi, e / SIDE == 1u), (e % SIDE) / NSEND);
+    return halo_planes_site(select(lo, hi, e / SIDE == 1u), halo_nk(e % SIDE, NSEND).x);
+}
+
+// The value (of NSEND) of halo element `e`.
+fn halo_value(e: u32) -> u32 {
+    return halo_nk(e % SIDE, NSEND).y;
 }
 
 // The component of halo element `e` when side 0 carries list `list0`.
 fn halo_slot_component(e: u32, list0: u32) -> u32 {
-    return halo_component((e / SIDE) ^ list0, (e % SIDE) % NSEND);
+    return halo_component((e / SIDE) ^ list0, halo_value(e));
 }
 
 @compute @workgroup_size(WG)
@@ -78,7 +95,7 @@ fn pack(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let site = halo_element_site(e, HALO, PLANES);
     let comp = halo_slot_component(e, 0u);
     let side = e / SIDE;
-    let m = halo_mix(side, (e % SIDE) % NSEND);
+    let m = halo_mix(side, halo_value(e));
     if (m.y == 0u) {
         halo[halo_at(e)] = field_get(site, comp);
         return;
@@ -96,11 +113,11 @@ fn pack(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 @compute @workgroup_size(WG)
 fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let e = linear_id(gid, nwg);
-    let per_side = HALO * PLANE * NCOMP;
+    let per_side = SITES * NCOMP;
     if (ZERO_REST == 0u || e >= 2u * per_side) { return; }
-    let side = e / per_side;
-    let site = halo_planes_site(select(0u, PLANES + HALO, side == 1u), (e % per_side) / NCOMP);
-    field_set(site, e % NCOMP, r_store(r_zero()));
+    let nk = halo_nk(e % per_side, NCOMP);
+    let site = halo_planes_site(select(0u, PLANES + HALO, e / per_side == 1u), nk.x);
+    field_set(site, nk.y, r_store(r_zero()));
 }
 
 @compute @workgroup_size(WG)
