@@ -2,13 +2,13 @@
 //! rank's inbox is POSIX shared memory it makes and its neighbours map, and
 //! every rank's GPU imports its own inbox and its neighbours' (see
 //! `gpu::host_import`). A rank's GPU writes the planes it sends straight
-//! into its neighbours' inboxes and reads what they sent from its own, so
+//! into its neighbours' inboxes and fetches what they sent from its own, so
 //! the host only passes a one-byte "written" between the ranks: no CPU
 //! copies the planes, and MPI carries none of them.
 //!
 //! An inbox has [`SLOTS`] slots, used in turn by successive swaps: a rank
 //! writes slot `k % 2` of swap `k` only after its neighbour said it had
-//! written swap `k - 1`, which that neighbour's GPU did after unpacking
+//! written swap `k - 1`, which that neighbour's GPU did after fetching
 //! swap `k - 2` (one queue runs in order), so a slot is never written while
 //! it is read.
 //!
