@@ -1,6 +1,7 @@
-// Copies `src` (device memory) into `dst`, a storage buffer the host maps
-// (its memory sits on the host's side of PCIe), 16 bytes a load and a
-// store. Dispatched from a few workgroups (the host injects WG), so the
+// Copies `src` into `dst` across PCIe, 16 bytes a load and a store: packed
+// halo planes from device memory into a storage buffer in host memory (a
+// readback the host maps, or a neighbour's mailbox), or arrived planes from
+// this rank's mailbox into device memory. Dispatched from a few workgroups (the host injects WG), so the
 // work recorded after it in the same pass keeps the rest of the GPU: each
 // invocation loads UNROLL vec4s before storing any, which keeps enough
 // bytes in flight for the bus with so few invocations.

@@ -196,8 +196,9 @@ fn a_bad_split_is_refused_by_rank_0_before_any_device() {
     assert_eq!(all.matches("no grid of 3 ranks").count(), 1, "{all}");
 }
 
-#[test]
-fn ranks_that_would_run_different_cases_are_refused_by_rank_0() {
+/// A job of two ranks running lbm's step on 8^3, the second with `extra`
+/// arguments (an MPMD launch: one rank each side of `:`).
+fn second_rank_with(extra: &[&str]) -> Output {
     let bin = env!("CARGO_BIN_EXE_skylight");
     let run = [
         bin, "run", "lbm", "--size", "8", "--kernel", "step", "--quiet",
@@ -205,8 +206,13 @@ fn ranks_that_would_run_different_cases_are_refused_by_rank_0() {
     let mut args = run.to_vec();
     args.extend([":", "-np", "1"]);
     args.extend(run);
-    args.extend(["--set", "steps=2"]);
-    let out = mpirun(1, &args);
+    args.extend(extra);
+    mpirun(1, &args)
+}
+
+#[test]
+fn ranks_that_would_run_different_cases_are_refused_by_rank_0() {
+    let out = second_rank_with(&["--set", "steps=2"]);
     let all = text(&out);
     assert_eq!(out.status.code(), Some(2), "{all}");
     assert_eq!(
@@ -219,15 +225,7 @@ fn ranks_that_would_run_different_cases_are_refused_by_rank_0() {
 
 #[test]
 fn a_failing_rank_aborts_the_job_with_its_rank_and_reason() {
-    let bin = env!("CARGO_BIN_EXE_skylight");
-    let run = [
-        bin, "run", "lbm", "--size", "8", "--kernel", "step", "--quiet",
-    ];
-    let mut args = run.to_vec();
-    args.extend([":", "-np", "1"]);
-    args.extend(run);
-    args.extend(["--adapter", "no-such-adapter"]);
-    let out = mpirun(1, &args);
+    let out = second_rank_with(&["--adapter", "no-such-adapter"]);
     let all = text(&out);
     assert_ne!(out.status.code(), Some(124), "the job hung: {all}");
     assert!(!out.status.success(), "{all}");

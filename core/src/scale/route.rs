@@ -56,9 +56,9 @@ pub(super) struct Shared {
     pub(super) to_boxes: Vec<[wgpu::BindGroup; 2]>,
     /// Per slot: (that slot of the inbox, the device memory the planes
     /// that arrived are fetched into before the unpack). The fetch runs
-    /// beside work that touches none of the halo's buffers (wgpu orders any
-    /// two dispatches that share a buffer one of them writes), where an
-    /// unpack reading the inbox over PCIe ran alone.
+    /// beside work that touches none of the halo's buffers: wgpu orders any
+    /// two dispatches that share a buffer one of them writes, so the
+    /// unpack, which writes the field the interior reads, cannot.
     pub(super) fetch: Vec<wgpu::BindGroup>,
     /// Per field: (field i's buffers, the fetched planes).
     pub(super) unpack_groups: Vec<wgpu::BindGroup>,

@@ -220,8 +220,8 @@ fn segments(prog: Recorded, p: Precision, axes: usize) -> (Segments, Vec<Op>, Ve
 }
 
 /// The interior as one box, or where the halos go through shared memory
-/// and it has room, three runs of time slices (each a multiple of 4, so
-/// that every site order's blocks stay whole): a lead of a quarter of them,
+/// and it has room, three runs of time slices (the first two a multiple of
+/// 4 slices, whole tiles of the tuned site order): a lead of a quarter,
 /// beside the planes' trip to the neighbours' inboxes, which it outlasts
 /// (25 MB in about 0.5 ms against 0.65 ms for 16 of a 64^3 x 64 slab's
 /// slices on an H200); an eighth, while the host says the planes are

@@ -39,8 +39,8 @@ pub(super) struct Step {
 /// the interior is updated during the halo swap (`scale::Part`).
 #[derive(Clone, Debug)]
 pub(super) struct Parts {
-    /// The sites that read no halo, in one box or two (a lead, then the
-    /// rest: see `dist`).
+    /// The sites that read no halo, in one box or three (a lead, a middle
+    /// and the rest: see `dist`).
     pub interior: Vec<Part>,
     /// The sites that do, in boxes.
     pub boundary: Vec<Part>,
