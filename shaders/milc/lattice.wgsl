@@ -64,7 +64,9 @@ fn half_adj_mat_vec(m: Mat3, h: Half) -> Half { return Half(adj_mat_vec(m, h.h0)
 fn neighbour(site: u32, mu: u32, forward: bool) -> u32 {
     let stride = select(select(select(LX * LX * LZ, LX * LX, mu == 2u), LX, mu == 1u), 1u, mu == 0u);
     let extent = select(select(LX, LZ, mu == 2u), LT, mu == 3u);
-    let c = (site / stride) % extent;
+    // Along t (the slowest axis) the quotient is the slice already; the
+    // modulo is a multiply-high where a rank's padded T is no power of two.
+    let c = select((site / stride) % extent, site / stride, mu == 3u);
     if (forward) {
         return select(site + stride, site - c * stride, c + 1u == extent);
     }
