@@ -14,16 +14,16 @@
 // site's values one after another only in AoS). Each side
 // carries only the components its neighbour reads (lbm's pull propagation
 // reads 5 of a neighbour plane's 19 populations, those moving into the
-// slab): SEND0 lists side 0's (for the rank below), SEND1 side 1's, NSEND
+// slab): send0(k) lists side 0's (for the rank below), send1(k) side 1's, NSEND
 // each. A received side 0 came from the rank below's side 1, so unpacking
 // reads the lists the other way round. A side may send a projection
-// instead (milc's half spinors): value k adds component MIXs[k] times
-// SIGNs[k] (0: nothing, 1: minus, 2: plus) to component SENDs[k]; its
+// instead (milc's half spinors): value k adds component mixs(k) times
+// signs(k) (0: nothing, 1: minus, 2: plus) to component sends(k); its
 // receiver zeroes the halo planes first (`clear`, when ZERO_REST is 1), so
 // the components no value lands in read as zero. The host injects WG,
 // NCOMP (reals per site), PLANE, INNER, EXTENT, PLANES, HALO, NSEND, HI_AT,
-// SEND0, SEND1, MIX0, MIX1, SIGN0, SIGN1, ZERO_REST and SAL (with
-// tdp_index), and the bindings: the field's buffers (one per group of
+// ZERO_REST and SAL (with tdp_index), the lists as lookups (send0, send1,
+// mix0, mix1, sign0, sign1), and the bindings: the field's buffers (one per group of
 // components where the field is larger than a binding), read and written
 // through field_get(site, comp) and field_set(site, comp, value), then
 // `halo`, the packed planes.
@@ -46,20 +46,14 @@ fn halo_at(e: u32) -> u32 {
     return select(e, e - SIDE + HI_AT, e >= SIDE);
 }
 
-// Component k of list `list` (0: SEND0, 1: SEND1).
+// Component k of list `list` (0: send0, 1: send1).
 fn halo_component(list: u32, k: u32) -> u32 {
-    var send0 = SEND0;
-    var send1 = SEND1;
-    return select(send0[k], send1[k], list == 1u);
+    return select(send0(k), send1(k), list == 1u);
 }
 
 // The mixed-in component and sign of value k of side `list`.
 fn halo_mix(list: u32, k: u32) -> vec2<u32> {
-    var mix0 = MIX0;
-    var mix1 = MIX1;
-    var sign0 = SIGN0;
-    var sign1 = SIGN1;
-    return select(vec2<u32>(mix0[k], sign0[k]), vec2<u32>(mix1[k], sign1[k]), list == 1u);
+    return select(vec2<u32>(mix0(k), sign0(k)), vec2<u32>(mix1(k), sign1(k)), list == 1u);
 }
 
 // Site i of plane k across the split axis.

@@ -103,14 +103,16 @@ impl Send {
     }
 }
 
-/// WGSL `const NAME = array<u32, N>(...)`.
-fn const_list(name: &str, v: &[u32]) -> String {
-    let items: Vec<String> = v.iter().map(|c| format!("{c}u")).collect();
-    format!(
-        "const {name} = array<u32, {}>({});\n",
-        v.len(),
-        items.join(", ")
-    )
+/// WGSL `fn name(k: u32) -> u32` giving `v[k]`, a switch: a constant array
+/// indexed at run time is copied into each invocation's local memory on
+/// NVIDIA's Vulkan driver, a store per element before the one load.
+fn lookup(name: &str, v: &[u32]) -> String {
+    let cases: String = v
+        .iter()
+        .enumerate()
+        .map(|(k, c)| format!(" case {k}u: {{ return {c}u; }}"))
+        .collect();
+    format!("fn {name}(k: u32) -> u32 {{ switch k {{{cases} default: {{ return 0u; }} }} }}\n")
 }
 
 /// Bytes of one side's planes across split axis `axis`, and where side 1
@@ -163,9 +165,9 @@ pub fn spec(
         .with_u32("NSEND", send.down.len() as u32)
         .with_u32("HI_AT", hi_at as u32)
         .with_u32("ZERO_REST", u32::from(send.zero_rest))
-        .with_include(const_list("SEND0", &send.down) + &const_list("SEND1", &send.up))
-        .with_include(const_list("MIX0", &mix0) + &const_list("MIX1", &mix1))
-        .with_include(const_list("SIGN0", &sign0) + &const_list("SIGN1", &sign1))
+        .with_include(lookup("send0", &send.down) + &lookup("send1", &send.up))
+        .with_include(lookup("mix0", &mix0) + &lookup("mix1", &mix1))
+        .with_include(lookup("sign0", &sign0) + &lookup("sign1", &sign1))
         .with_include(sources::GRID)
         .with_include(bindings + &groups.accessors("field"));
     layout.apply(spec)
@@ -529,10 +531,10 @@ mod tests {
     }
 
     #[test]
-    fn the_lists_become_wgsl_constants() {
+    fn the_lists_become_wgsl_lookups() {
         assert_eq!(
-            const_list("SEND0", &[3, 7]),
-            "const SEND0 = array<u32, 2>(3u, 7u);\n"
+            lookup("send0", &[3, 7]),
+            "fn send0(k: u32) -> u32 { switch k { case 0u: { return 3u; } case 1u: { return 7u; } default: { return 0u; } } }\n"
         );
     }
 }
