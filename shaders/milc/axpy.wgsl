@@ -4,8 +4,9 @@
 // the loop runs over the layout's slots of the site's 24 reals.
 // `axpy_norm` also leaves one partial of |out|^2 per workgroup for
 // cg.wgsl's `finish` (CG's r' = r - alpha A p with |r'|^2, and M after a
-// split Dslash with |M p|^2), so no dot pass re-reads `out`. Only a rank's
-// own sites count (`owned`), as in dot.wgsl.
+// split Dslash with |M p|^2), so no dot pass re-reads `out`. Each kernel
+// covers the sites of its part (part_site: a rank's own, whose halos hold
+// its neighbours' sites; every site on one device).
 const SPINOR: u32 = 24u;
 
 struct Op { slot: u32, negate: u32, pad0: u32, pad1: u32 }
@@ -34,7 +35,7 @@ fn axpy(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let s = op_scalar();
     let first = linear_id(gid, nwg) * VVL;
     for (var v = 0u; v < VVL; v++) {
-        if (first + v < SITES) { _ = axpy_at(first + v, s, r_zero()); }
+        if (first + v < PART_COUNT) { _ = axpy_at(part_site(first + v), s, r_zero()); }
     }
 }
 
@@ -49,12 +50,7 @@ fn axpy_norm(
     let first = linear_id(gid, nwg) * VVL;
     var acc = r_zero();
     for (var v = 0u; v < VVL; v++) {
-        let site = first + v;
-        if (site < SITES) {
-            let a = axpy_at(site, s, acc);
-            // Halo sites are written (their values are never used) but not summed.
-            if (owned(site)) { acc = a; }
-        }
+        if (first + v < PART_COUNT) { acc = axpy_at(part_site(first + v), s, acc); }
     }
     // Every invocation reaches the reduction (its barriers need the whole workgroup).
     let total = reduce_sum(acc, lid);
@@ -66,8 +62,8 @@ fn axpy_norm(
 fn zero(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let first = linear_id(gid, nwg) * VVL;
     for (var v = 0u; v < VVL; v++) {
-        let site = first + v;
-        if (site < SITES) {
+        if (first + v < PART_COUNT) {
+            let site = part_site(first + v);
             for (var k = 0u; k < SPINOR; k++) { out_st(site, k, r_store(r_zero())); }
         }
     }

@@ -1,7 +1,7 @@
 // Re <a, b> of two spinor fields, first pass: one partial sum per workgroup
 // (each invocation sums its VVL sites' 24 products, then the workgroup's
-// fixed tree). cg.wgsl's `finish` adds the partials. Only a rank's own
-// sites count (`owned`): the others are its neighbours' halos.
+// fixed tree). cg.wgsl's `finish` adds the partials. Over the sites of its
+// part (axpy.wgsl says which): a rank's halos hold its neighbours' sites.
 const SPINOR: u32 = 24u;
 
 
@@ -15,8 +15,8 @@ fn dot(
     let first = linear_id(gid, nwg) * VVL;
     var acc = r_zero();
     for (var v = 0u; v < VVL; v++) {
-        let site = first + v;
-        if (owned(site)) {
+        if (first + v < PART_COUNT) {
+            let site = part_site(first + v);
             for (var k = 0u; k < SPINOR; k++) {
                 acc = r_fma(r_load(a_ld(site, k)), r_load(b_ld(site, k)), acc);
             }

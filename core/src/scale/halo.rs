@@ -38,13 +38,15 @@ use crate::shader::{ShaderSpec, sources};
 /// Workgroup size of the pack and unpack kernels (a copy: any size does).
 const WG: u32 = 64;
 
-/// Workgroups of the kernel that moves the packed planes
-/// into the host's memory beside other work: few enough to leave the GPU
-/// to that work, enough to keep PCIe busy. On one H200, 16 workgroups of
-/// 256 moved 10 MiB to the host as fast as a copy and hid entirely beside a
-/// full-GPU streaming kernel recorded after them in the same pass, where a
-/// copy added 0.2 ms and a full grid as much (notebook section ab).
-const HOST_GROUPS: u32 = 16;
+/// Workgroups of the kernel that moves the packed planes into the host's
+/// memory (or fetches them back) beside other work: few enough to leave the
+/// GPU to that work, enough to keep PCIe busy. On one H200, 16 workgroups of
+/// 256 moved 10 MiB to the host as fast as a copy and hid beside a full-GPU
+/// streaming kernel recorded after them in the same pass (notebook section
+/// ab); beside milc's interior on a 64^3 x 64 slab, 8 cost that interior 10
+/// ms a solve less than 16 and still hid the trip, while 64 cost 17 ms more
+/// (section af).
+const HOST_GROUPS: u32 = 8;
 
 /// The components of a site each side's planes carry: what the neighbour
 /// on that side reads of them. Value `k` of a side is its component

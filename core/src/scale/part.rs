@@ -260,6 +260,12 @@ impl Decomposition {
         self.part(0..rows, 0..planes)
     }
 
+    /// A rank's owned sites, as a box of its padded field.
+    pub fn owned_part(&self) -> Part {
+        let (rows, _) = self.owned_rows();
+        self.part(rows, self.halo..self.halo + self.local)
+    }
+
     /// A rank's owned sites that read no halo (a kernel reaching `halo`
     /// sites along each split axis), as a box of its padded field; `None`
     /// when every owned site is within reach of a halo.

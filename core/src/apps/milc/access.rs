@@ -326,6 +326,7 @@ mod tests {
             reconstruct: Reconstruct::Rows,
             halo: [0, 0],
             part: (Part::planes(64, 8, 8), 0),
+            own: Part::planes(64, 8, 8),
         }
     }
 

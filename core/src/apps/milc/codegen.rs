@@ -72,6 +72,11 @@ pub struct Module {
     /// Whether it uses the one-pass hopping sum `hop.wgsl` (and so binds
     /// `psi` and `links`).
     pub hop: bool,
+    /// Whether it is a site-local kernel that a rank runs over its own
+    /// sites only (`PART_COUNT` and `part_site` give them, every site on
+    /// one device): nothing reads the halos of what it writes before a
+    /// swap refills them.
+    pub own: bool,
 }
 
 macro_rules! wgsl {
@@ -92,6 +97,7 @@ pub static MODULES: &[Module] = &[
         spin: true,
         reduce: false,
         hop: false,
+        own: false,
     },
     Module {
         name: "extract_mul",
@@ -105,6 +111,7 @@ pub static MODULES: &[Module] = &[
         spin: true,
         reduce: false,
         hop: false,
+        own: false,
     },
     Module {
         name: "shift",
@@ -119,6 +126,7 @@ pub static MODULES: &[Module] = &[
         spin: false,
         reduce: false,
         hop: false,
+        own: false,
     },
     Module {
         name: "insert_mul",
@@ -132,6 +140,7 @@ pub static MODULES: &[Module] = &[
         spin: true,
         reduce: false,
         hop: false,
+        own: false,
     },
     Module {
         name: "insert",
@@ -145,6 +154,7 @@ pub static MODULES: &[Module] = &[
         spin: true,
         reduce: false,
         hop: false,
+        own: false,
     },
     Module {
         name: "dslash_fused",
@@ -158,6 +168,7 @@ pub static MODULES: &[Module] = &[
         spin: true,
         reduce: false,
         hop: true,
+        own: false,
     },
     Module {
         name: "m_fused",
@@ -173,6 +184,7 @@ pub static MODULES: &[Module] = &[
         spin: true,
         reduce: true,
         hop: true,
+        own: false,
     },
     Module {
         name: "axpy",
@@ -189,6 +201,7 @@ pub static MODULES: &[Module] = &[
         spin: false,
         reduce: true,
         hop: false,
+        own: true,
     },
     Module {
         name: "update",
@@ -203,6 +216,7 @@ pub static MODULES: &[Module] = &[
         spin: false,
         reduce: false,
         hop: false,
+        own: true,
     },
     Module {
         name: "dot",
@@ -216,6 +230,7 @@ pub static MODULES: &[Module] = &[
         spin: false,
         reduce: true,
         hop: false,
+        own: true,
     },
     Module {
         name: "cg",
@@ -229,6 +244,7 @@ pub static MODULES: &[Module] = &[
         spin: false,
         reduce: true,
         hop: false,
+        own: false,
     },
 ];
 
@@ -313,6 +329,9 @@ pub struct Build {
     /// interior and its boundary in separate dispatches, whose partials
     /// must not overlap).
     pub part: (Part, u32),
+    /// The sites the site-local kernels (`own` modules) cover: a rank's
+    /// own, every site on one device.
+    pub own: Part,
 }
 
 impl Build {
@@ -429,6 +448,8 @@ pub fn spec(m: &Module, b: &Build, isign: i32) -> ShaderSpec {
             .0
             .apply(s.with_include(HOP))
             .with_u32("GROUP0", b.part.1);
+    } else if m.own {
+        s = b.own.apply(s);
     }
     let mut acc = access::bindings(m, b);
     for &(name, field, bind) in m.binds {

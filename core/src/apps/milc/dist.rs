@@ -287,6 +287,7 @@ impl<'a> Rank<'a> {
         plan.build.lz = padded[2] as u32;
         plan.build.halo = [d.halo as u32, hz];
         plan.build.part.0 = params.ordered(d.padded_part());
+        plan.build.own = d.owned_part();
         let key = format!(
             "milc-slab/{}x{}x{}/{p}/{}of{}",
             params.l,

@@ -72,6 +72,7 @@ impl Plan {
             bind_bytes: fit::bind_bytes(params, caps),
             halo: [0, 0],
             part: (params.ordered(Part::planes(l * l, l, t)), 0),
+            own: Part::planes(l * l, l, t),
         }
     }
 }

@@ -552,6 +552,7 @@ impl App for Milc {
                 reconstruct,
                 halo: [0, 0],
                 part: (Part::all(512), 0),
+                own: Part::all(512),
             };
             for m in codegen::MODULES {
                 specs.push(codegen::spec(m, &b, 1));

@@ -285,14 +285,24 @@ impl<'g> Program<'g> {
         Ok(())
     }
 
-    /// A kernel over every site.
+    /// A kernel over every site, or a site-local one (`own` module) over
+    /// this rank's own.
     pub(super) fn over_sites(
         &mut self,
         entry: &'static str,
         isign: i32,
         buffers: &[&[wgpu::Buffer]],
     ) -> Result<()> {
-        self.push(entry, isign, buffers, self.dispatch)
+        let dispatch = self.dispatch_of(entry)?;
+        self.push(entry, isign, buffers, dispatch)
+    }
+
+    /// The workgroups [`Program::over_sites`] dispatches for `entry`.
+    fn dispatch_of(&self, entry: &str) -> Result<(u32, u32)> {
+        match codegen::module_of(entry).is_some_and(|m| m.own) {
+            true => self.dispatch_over(self.build.own.count()),
+            false => Ok(self.dispatch),
+        }
     }
 
     /// The uniform selecting scalar `slot` (negated or not), and for a
@@ -389,7 +399,8 @@ impl<'g> Program<'g> {
         let op = self.op(slot, negate, 0);
         let partial = self.partial()?;
         let entry = if norm { "axpy_norm" } else { "axpy" };
-        self.partials_written = self.dispatch.0 * self.dispatch.1;
+        let d = self.dispatch_of(entry)?;
+        self.partials_written = d.0 * d.1;
         self.over_sites(entry, 1, &[x, y, out, scalars, one(&op), one(&partial)])
     }
 
@@ -407,8 +418,8 @@ impl<'g> Program<'g> {
         scalars: &wgpu::Buffer,
         slot: u32,
     ) -> Result<()> {
-        let partial = self.partial()?;
-        self.partials_written = self.dispatch.0 * self.dispatch.1;
+        let (partial, d) = (self.partial()?, self.dispatch_of("dot")?);
+        self.partials_written = d.0 * d.1;
         self.over_sites("dot", 1, &[a, b, one(&partial)])?;
         self.finish(scalars, slot)
     }
