@@ -44,7 +44,7 @@ const WG: u32 = 64;
 /// 256 moved 10 MiB to the host as fast as a copy and hid beside a full-GPU
 /// streaming kernel recorded after them in the same pass (notebook section
 /// ab); beside milc's interior on a 64^3 x 64 slab, 8 cost that interior 10
-/// ms a solve less than 16 and still hid the trip, while 64 cost 17 ms more
+/// ms a solve less than 16 and still hid the trip, while 32 cost 24 ms more
 /// (section af).
 const HOST_GROUPS: u32 = 8;
 
