@@ -7,48 +7,51 @@
 // is one run (INNER = PLANE). `pack` copies the planes the neighbours need
 // into `halo` (side 0: the lowest own planes, for the rank below; side 1:
 // the highest, for the rank above); `unpack` writes a received `halo` into
-// the halo planes. Both go through tdp_index, so one text serves every
-// targetDP layout; the buffer is (side, site, value) in AoS and (side,
-// value, site) in the others, so that consecutive invocations touch
-// consecutive reals of the field and a warp's accesses coalesce (each
-// site's values one after another only in AoS). Each side
-// carries only the components its neighbour reads (lbm's pull propagation
-// reads 5 of a neighbour plane's 19 populations, those moving into the
-// slab): send0(k) lists side 0's (for the rank below), send1(k) side 1's, NSEND
-// each. A received side 0 came from the rank below's side 1, so unpacking
-// reads the lists the other way round. A side may send a projection
-// instead (milc's half spinors): value k adds component mixs(k) times
-// signs(k) (0: nothing, 1: minus, 2: plus) to component sends(k); its
-// receiver zeroes the halo planes first (`clear`, when ZERO_REST is 1), so
-// the components no value lands in read as zero. The host injects WG,
-// NCOMP (reals per site), PLANE, INNER, EXTENT, PLANES, HALO, NSEND, HI_AT,
-// ZERO_REST and SAL (with tdp_index), the lists as lookups (send0, send1,
-// mix0, mix1, sign0, sign1), and the bindings: the field's buffers (one per group of
-// components where the field is larger than a binding), read and written
-// through field_get(site, comp) and field_set(site, comp, value), then
-// `halo`, the packed planes.
+// the halo planes. One invocation takes one site of a side and loops over
+// its values: a workgroup a value each launched the GPU's workgroups
+// faster than they did their work. Both go through tdp_index, so one text
+// serves every targetDP layout; the buffer is (side, site, value) in AoS
+// and (side, value, site) in the others, so that consecutive invocations
+// touch consecutive reals of the field and of `halo`, and a warp's
+// accesses coalesce. Each side carries only the components its neighbour
+// reads (lbm's pull propagation reads 5 of a neighbour plane's 19
+// populations, those moving into the slab): send0(k) lists side 0's (for
+// the rank below), send1(k) side 1's, NSEND each, no component twice. A
+// received side 0 came from the rank below's side 1, so unpacking reads
+// the lists the other way round (recv0 and recv1 invert them, NSEND for a
+// component no value lands in). A side may send a projection instead
+// (milc's half spinors): value k adds component mixs(k) times signs(k) (0:
+// nothing, 1: minus, 2: plus) to component sends(k); its receiver writes
+// zero into the components no value lands in (when ZERO_REST is 1), so
+// they read as zero. The host injects WG, NCOMP (reals per site), PLANE,
+// INNER, EXTENT, PLANES, HALO, NSEND, HI_AT, ZERO_REST and SAL (with
+// tdp_index), the lists as lookups (send0, send1, recv0, recv1, mix0,
+// mix1, sign0, sign1), and the bindings: the field's buffers (one per
+// group of components where the field is larger than a binding), read and
+// written through field_get(site, comp) and field_set(site, comp, value),
+// then `halo`, the packed planes.
 
 const SITES: u32 = HALO * PLANE;
-const SIDE: u32 = SITES * NSEND;
 
-// Site n (of SITES) and value k (of `count`) of element i of a side: along
-// the layout's fastest axis (see above).
-fn halo_nk(i: u32, count: u32) -> vec2<u32> {
-    if (SAL == 1u) {
-        return vec2<u32>(i / count, i % count);
-    }
-    return vec2<u32>(i % SITES, i / SITES);
-}
-
-// Where halo element e sits in `halo`: side 1 starts at HI_AT (side 0's
+// Where value k of site n (of SITES) of side `side` sits in `halo`: along
+// the layout's fastest axis (see above); side 1 starts at HI_AT (side 0's
 // reals padded, so that each side can be bound on its own).
-fn halo_at(e: u32) -> u32 {
-    return select(e, e - SIDE + HI_AT, e >= SIDE);
+fn halo_at(side: u32, n: u32, k: u32) -> u32 {
+    var e = k * SITES + n;
+    if (SAL == 1u) {
+        e = n * NSEND + k;
+    }
+    return select(e, e + HI_AT, side == 1u);
 }
 
 // Component k of list `list` (0: send0, 1: send1).
 fn halo_component(list: u32, k: u32) -> u32 {
     return select(send0(k), send1(k), list == 1u);
+}
+
+// The value of list `list` that carries component c (NSEND: none).
+fn halo_received(list: u32, c: u32) -> u32 {
+    return select(recv0(c), recv1(c), list == 1u);
 }
 
 // The mixed-in component and sign of value k of side `list`.
@@ -66,58 +69,53 @@ fn halo_planes_site(first: u32, n: u32) -> u32 {
     return halo_site(first + n / PLANE, n % PLANE);
 }
 
-// The site of halo element `e` when side 0 starts at plane `lo` and side 1
-// at plane `hi`.
-fn halo_element_site(e: u32, lo: u32, hi: u32) -> u32 {
-    return halo_planes_site(select(lo, hi, e / SIDE == 1u), halo_nk(e % SIDE, NSEND).x);
-}
-
-// The value (of NSEND) of halo element `e`.
-fn halo_value(e: u32) -> u32 {
-    return halo_nk(e % SIDE, NSEND).y;
-}
-
-// The component of halo element `e` when side 0 carries list `list0`.
-fn halo_slot_component(e: u32, list0: u32) -> u32 {
-    return halo_component((e / SIDE) ^ list0, halo_value(e));
+// Value k of side `side` at `site`: its component, plus or minus the mixed-in one.
+fn halo_pack_value(side: u32, site: u32, k: u32) -> RealStore {
+    let comp = halo_component(side, k);
+    let m = halo_mix(side, k);
+    if (m.y == 0u) {
+        return field_get(site, comp);
+    }
+    let other = r_load(field_get(site, m.x));
+    let mine = r_load(field_get(site, comp));
+    if (m.y == 2u) {
+        return r_store(r_add(mine, other));
+    }
+    return r_store(r_sub(mine, other));
 }
 
 @compute @workgroup_size(WG)
 fn pack(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let e = linear_id(gid, nwg);
-    if (e >= 2u * SIDE) { return; }
-    let site = halo_element_site(e, HALO, PLANES);
-    let comp = halo_slot_component(e, 0u);
-    let side = e / SIDE;
-    let m = halo_mix(side, halo_value(e));
-    if (m.y == 0u) {
-        halo[halo_at(e)] = field_get(site, comp);
-        return;
+    let id = linear_id(gid, nwg);
+    if (id >= 2u * SITES) { return; }
+    let side = id / SITES;
+    let n = id % SITES;
+    let site = halo_planes_site(select(HALO, PLANES, side == 1u), n);
+    for (var k = 0u; k < NSEND; k++) {
+        halo[halo_at(side, n, k)] = halo_pack_value(side, site, k);
     }
-    // The same site's other component, m.x.
-    let other = r_load(field_get(site, m.x));
-    let mine = r_load(field_get(site, comp));
-    if (m.y == 2u) {
-        halo[halo_at(e)] = r_store(r_add(mine, other));
-    } else {
-        halo[halo_at(e)] = r_store(r_sub(mine, other));
-    }
-}
-
-@compute @workgroup_size(WG)
-fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let e = linear_id(gid, nwg);
-    let per_side = SITES * NCOMP;
-    if (ZERO_REST == 0u || e >= 2u * per_side) { return; }
-    let nk = halo_nk(e % per_side, NCOMP);
-    let site = halo_planes_site(select(0u, PLANES + HALO, e / per_side == 1u), nk.x);
-    field_set(site, nk.y, r_store(r_zero()));
 }
 
 @compute @workgroup_size(WG)
 fn unpack(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let e = linear_id(gid, nwg);
-    if (e < 2u * SIDE) {
-        field_set(halo_element_site(e, 0u, PLANES + HALO), halo_slot_component(e, 1u), halo[halo_at(e)]);
+    let id = linear_id(gid, nwg);
+    if (id >= 2u * SITES) { return; }
+    let side = id / SITES;
+    let n = id % SITES;
+    let site = halo_planes_site(select(0u, PLANES + HALO, side == 1u), n);
+    let list = side ^ 1u;
+    if (ZERO_REST == 1u) {
+        for (var c = 0u; c < NCOMP; c++) {
+            let k = halo_received(list, c);
+            if (k < NSEND) {
+                field_set(site, c, halo[halo_at(side, n, k)]);
+            } else {
+                field_set(site, c, r_store(r_zero()));
+            }
+        }
+        return;
+    }
+    for (var k = 0u; k < NSEND; k++) {
+        field_set(site, halo_component(list, k), halo[halo_at(side, n, k)]);
     }
 }

@@ -35,8 +35,8 @@ use crate::layout::Groups;
 use crate::precision::Precision;
 use crate::shader::{ShaderSpec, sources};
 
-/// Workgroup size of the pack and unpack kernels (a copy: any size does).
-const WG: u32 = 64;
+/// Workgroup size of the pack and unpack kernels (an invocation a site).
+const WG: u32 = 256;
 
 /// Workgroups of the kernel that moves the packed planes into the host's
 /// memory (or fetches them back) beside other work: few enough to leave the
@@ -86,7 +86,10 @@ impl Send {
     /// Components per side; both sides carry as many, so that a rank's send
     /// and receive buffers have one size.
     fn per_side(&self, ncomp: u32) -> Result<u32> {
-        let valid = |v: &[u32]| !v.is_empty() && v.iter().all(|&c| c < ncomp);
+        let valid = |v: &[u32]| {
+            let distinct: std::collections::BTreeSet<_> = v.iter().collect();
+            !v.is_empty() && distinct.len() == v.len() && v.iter().all(|&c| c < ncomp)
+        };
         let mixes = |m: &[(u32, i32)], n: usize| {
             m.is_empty() || (m.len() == n && m.iter().all(|&(c, s)| c < ncomp && s.abs() == 1))
         };
@@ -98,7 +101,7 @@ impl Send {
             || self.mix[0].is_empty() != self.mix[1].is_empty()
         {
             return Err(Error::Device(format!(
-                "halo: send lists {self:?} are not two equal, non-empty lists of components below {ncomp} (with mixes of as many, or none)"
+                "halo: send lists {self:?} are not two equal, non-empty lists of distinct components below {ncomp} (with mixes of as many, or none)"
             )));
         }
         Ok(n as u32)
@@ -115,6 +118,14 @@ fn lookup(name: &str, v: &[u32]) -> String {
         .map(|(k, c)| format!(" case {k}u: {{ return {c}u; }}"))
         .collect();
     format!("fn {name}(k: u32) -> u32 {{ switch k {{{cases} default: {{ return 0u; }} }} }}\n")
+}
+
+/// The value of `list` that carries each of `ncomp` components, `list.len()`
+/// where none does (the unpack's lookups `recv0` and `recv1`).
+fn inverse(list: &[u32], ncomp: u32) -> Vec<u32> {
+    (0..ncomp)
+        .map(|c| list.iter().position(|&x| x == c).unwrap_or(list.len()) as u32)
+        .collect()
 }
 
 /// Bytes of one side's planes across split axis `axis`, and where side 1
@@ -168,6 +179,10 @@ pub fn spec(
         .with_u32("HI_AT", hi_at as u32)
         .with_u32("ZERO_REST", u32::from(send.zero_rest))
         .with_include(lookup("send0", &send.down) + &lookup("send1", &send.up))
+        .with_include(
+            lookup("recv0", &inverse(&send.down, layout.ncomp))
+                + &lookup("recv1", &inverse(&send.up, layout.ncomp)),
+        )
         .with_include(lookup("mix0", &mix0) + &lookup("mix1", &mix1))
         .with_include(lookup("sign0", &sign0) + &lookup("sign1", &sign1))
         .with_include(sources::GRID)
@@ -182,8 +197,6 @@ pub struct HaloPlanes {
     axis: usize,
     pack: Pipeline,
     unpack: Pipeline,
-    /// Zeroes the halo planes before an unpack (`Send::zero_rest`).
-    clear: Option<Pipeline>,
     /// One bind group per field: (field i's buffers, send).
     pack_groups: Vec<wgpu::BindGroup>,
     /// The packed planes: side 0, then side 1 from byte `hi_at`, each
@@ -195,9 +208,8 @@ pub struct HaloPlanes {
     side_bytes: usize,
     /// Where side 1 starts in every buffer of packed planes.
     hi_at: u64,
+    /// Of the pack and the unpack: an invocation a site of each side.
     dispatch: (u32, u32),
-    /// Of the clear: every real of the halo planes.
-    clear_dispatch: (u32, u32),
 }
 
 impl HaloPlanes {
@@ -225,18 +237,12 @@ impl HaloPlanes {
             )));
         }
         send.per_side(layout.ncomp)?;
-        let plane = d.along(axis).plane;
-        let reals = 2 * d.halo * plane * send.down.len();
+        let sites = 2 * d.halo * d.along(axis).plane;
         let (side_bytes, hi_at) = sides(p, d, axis, send);
         let module = spec(p, groups, d, axis, send);
         let binds = vec![Bind::ReadWrite; groups.count() as usize + 1];
         let pack = gpu.pipeline(&module, "pack", &binds)?;
         let unpack = gpu.pipeline(&module, "unpack", &binds)?;
-        let clear = match send.zero_rest {
-            true => Some(gpu.pipeline(&module, "clear", &binds)?),
-            false => None,
-        };
-        let halo_reals = 2 * d.halo * plane * layout.ncomp as usize;
         let send_buf = gpu.storage("halo-send", 2 * hi_at)?;
         let pack_groups = fields
             .iter()
@@ -261,11 +267,9 @@ impl HaloPlanes {
         Ok(HaloPlanes {
             axis,
             pack_groups,
-            dispatch: dispatch_shape(reals as u64, WG, gpu.caps.max_workgroups_per_dim)?,
-            clear_dispatch: dispatch_shape(halo_reals as u64, WG, gpu.caps.max_workgroups_per_dim)?,
+            dispatch: dispatch_shape(sites as u64, WG, gpu.caps.max_workgroups_per_dim)?,
             pack,
             unpack,
-            clear,
             send: send_buf,
             route,
             side_bytes: side_bytes as usize,
@@ -457,12 +461,6 @@ impl HaloPlanes {
             }
         };
         let mut pass = begin(enc, ts);
-        // Dispatches of one pass are ordered: the clear lands first.
-        if let Some(clear) = &self.clear {
-            clear.set(&mut pass, group);
-            let (x, y) = self.clear_dispatch;
-            pass.dispatch_workgroups(x, y, 1);
-        }
         self.unpack.set(&mut pass, group);
         pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
     }
@@ -509,7 +507,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn send_lists_must_be_equal_nonempty_and_in_range() {
+    fn send_lists_must_be_equal_nonempty_distinct_and_in_range() {
         assert_eq!(Send::all(19).per_side(19).expect("all"), 19);
         let mut mixed = Send::copies(vec![0, 1], vec![0, 1]);
         mixed.mix = [vec![(2, -1), (3, -1)], vec![(2, 1), (3, 1)]];
@@ -526,6 +524,7 @@ mod tests {
             Send::copies(vec![0, 1], vec![2]),
             Send::copies(vec![], vec![]),
             Send::copies(vec![19], vec![0]),
+            Send::copies(vec![3, 3], vec![0, 1]),
         ];
         for s in bad {
             assert!(s.per_side(19).is_err(), "{s:?}");
@@ -538,5 +537,7 @@ mod tests {
             lookup("send0", &[3, 7]),
             "fn send0(k: u32) -> u32 { switch k { case 0u: { return 3u; } case 1u: { return 7u; } default: { return 0u; } } }\n"
         );
+        // Components 3 and 7 land from values 0 and 1; the rest from none (2).
+        assert_eq!(inverse(&[3, 7], 8), [2, 2, 2, 0, 2, 2, 2, 1]);
     }
 }
