@@ -219,10 +219,10 @@ fn segments(prog: Recorded, p: Precision, axes: usize) -> (Segments, Vec<Op>, Ve
     (Segments { prog, cuts }, ops, fields)
 }
 
-/// The interior in runs of time slices, each but the smallest a multiple of
-/// `tile` slices (the site order's tile, see [`tile_planes`]: a run that
-/// is not keeps only part of it, and on a 64^3 slab a tile of 2 against 4
-/// costs the one-pass D 4% a site on an H200).
+/// The interior in runs of time slices, all but one a multiple of `tile`
+/// slices (the site order's tile, see [`tile_planes`]: a run that is not
+/// keeps only part of it, and on a 64^3 slab a tile of 2 against 4 costs
+/// the one-pass D 4% a site on an H200).
 ///
 /// Where the halos go through shared memory and the slab has room, three
 /// runs: a lead of a quarter, beside the planes' trip to the neighbours'
@@ -497,7 +497,7 @@ mod tests {
     }
 
     #[test]
-    fn the_interior_runs_in_whole_tiles_but_its_smallest_run() {
+    fn the_interior_runs_in_whole_tiles_but_one_run() {
         // Two ranks of a 64^3 x 128 lattice, one rank, a 16-slice slab.
         assert_eq!(runs(62, Halos::Shared, 4), [16, 10, 36]);
         assert_eq!(runs(126, Halos::Shared, 4), [32, 18, 76]);
