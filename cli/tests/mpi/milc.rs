@@ -140,9 +140,17 @@ fn milc_slabs_of_16_slices_fetch_their_halos_beside_their_interior() {
     // planes' trip down, a stretch while the ranks meet, the rest beside the
     // fetch of what arrived), so nothing is copied either way; the same
     // Dslash bits and CG steps as one rank. In AoS and AoSoA, whose planes
-    // are packed in different orders.
+    // are packed in different orders, with every field split over buffers
+    // (the halo kernels reach a site's components in several).
     let thick = ["--size", "4x32", "--kernel", "dslash-fused,cg"];
-    let layouts = ["--set", "operator=fused", "--set", "layout=aos,aosoa-4"];
+    let layouts = [
+        "--set",
+        "operator=fused",
+        "--set",
+        "layout=aos,aosoa-4",
+        "--set",
+        "buffer-kib=64",
+    ];
     let thick = [&thick[..], &layouts[..]].concat();
     let one = run(1, &dir, "milc", &thick);
     let two = run(2, &dir, "milc", &thick);
@@ -161,6 +169,10 @@ fn milc_slabs_of_16_slices_fetch_their_halos_beside_their_interior() {
             false => "field_hash",
         };
         assert_eq!(r["metrics"][same], r1["metrics"][same], "{what}");
+        assert!(
+            r["metrics"]["spinor_buffers"].as_f64() > Some(1.0),
+            "{what}"
+        );
         if shared_halos(&r, true) {
             let (down, up, _) = copies(&r);
             assert_eq!((down, up), (0.0, 0.0), "{what}: copies");
