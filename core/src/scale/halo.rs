@@ -108,9 +108,10 @@ impl Send {
     }
 }
 
-/// WGSL `fn name(k: u32) -> u32` giving `v[k]`, a switch: a constant array
-/// indexed at run time is copied into each invocation's local memory on
-/// NVIDIA's Vulkan driver, a store per element before the one load.
+/// WGSL `fn name(k: u32) -> u32` giving `v[k]`, a switch, rather than a
+/// constant array indexed at run time, which WGSL lets a kernel index only
+/// through a `var` copy made by each invocation (the H200 timed both
+/// alike: notebook section af).
 fn lookup(name: &str, v: &[u32]) -> String {
     let cases: String = v
         .iter()

@@ -290,7 +290,7 @@ impl Decomposition {
         let h = self.halo;
         let (rows, split) = self.owned_rows();
         if self.interior().is_none() {
-            return vec![self.part(rows, h..h + self.local)];
+            return vec![self.owned_part()];
         }
         let mut parts = match h {
             // Both planes in one box: one dispatch, where two in turn each

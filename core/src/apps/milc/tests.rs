@@ -289,3 +289,18 @@ fn issued_bytes_count_every_neighbour_the_one_pass_operators_read() {
         case_model(KernelName::Axpy, false, full, 10, 1, Precision::F64).bytes
     );
 }
+
+#[test]
+fn a_module_covers_one_kind_of_sites() {
+    // A hop module's sites are its dispatch's part, an own module's a
+    // rank's own sites: `spec` gives each one `part_site`, never both.
+    for m in codegen::MODULES {
+        assert!(!(m.hop && m.own), "{}", m.name);
+    }
+    let own: Vec<&str> = codegen::MODULES
+        .iter()
+        .filter(|m| m.own)
+        .map(|m| m.name)
+        .collect();
+    assert_eq!(own, ["axpy", "update", "dot"]);
+}
