@@ -10,7 +10,8 @@
 // the halo planes. One invocation takes one site of a side and loops over
 // its values: milc's 64^3 plane pair takes 2 thousand workgroups, where an
 // invocation a value in workgroups of 64 took 98 thousand (and a clear
-// pass 196 thousand more; notebook section af). Both go through
+// pass 196 thousand more), and a milc solve's pack and unpack on two H200s
+// went from 13.6 and 38.2 ms to 5.3 and 7.0 (notebook section ag). Both go through
 // tdp_index, so one text serves every targetDP layout; the buffer is
 // (side, site, value) in AoS and (side, value, site) in the others, so
 // that consecutive invocations touch consecutive reals of the field and

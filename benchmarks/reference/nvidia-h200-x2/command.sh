@@ -11,7 +11,7 @@ RANKS="2 1" PRECISIONS=f32 BASE_KERNELS=fused RUN_ARGS="--set steps=10" \
 L="lbm --kernel fused --precision f64 --set steps=10 --size 512"
 .device/skylight-mpi run $L --json lbm-base-f64-512.json
 mpirun -np 2 .device/skylight-mpi run $L --scaling strong --samples 20 --json lbm-strong-f64-overlap-2.json
-# 2026-11-29 23:38 UTC, build f8f983a: milc's CG
+# 2026-11-30 01:25 UTC, build 6e92c22: milc's CG
 C="milc --size 64x128 --kernel cg --precision f32 --set operator=fused --set layout=aosoa-32 --set wg=512 --set complex=pairs --set reconstruct=12"
 .device/skylight-mpi run $C --json milc-base-f32-64x128.json
 mpirun -np 2 .device/skylight-mpi run $C --scaling strong --samples 10 --json milc-strong-f32-shared-2.json
