@@ -118,25 +118,42 @@ pub fn rule<DB: DrawingBackend>(
 pub fn marker<DB: DrawingBackend>(
     area: &Area<DB>,
     p: Precision,
-    (x, y): (f64, f64),
+    at: (f64, f64),
     fill: RGBColor,
 ) -> Result<()> {
-    let edge = WHITE.stroke_width(1);
+    shape(area, p, at, (fill.filled(), WHITE.stroke_width(1)))
+}
+
+/// [`marker`]'s shape drawn hollow: white inside, outlined in `colour`.
+pub fn hollow_marker<DB: DrawingBackend>(
+    area: &Area<DB>,
+    p: Precision,
+    at: (f64, f64),
+    colour: RGBColor,
+) -> Result<()> {
+    shape(area, p, at, (WHITE.filled(), colour.stroke_width(2)))
+}
+
+/// The shape of precision `p` centred on (`x`, `y`), filled and edged.
+fn shape<DB: DrawingBackend>(
+    area: &Area<DB>,
+    p: Precision,
+    (x, y): (f64, f64),
+    (fill, edge): (ShapeStyle, ShapeStyle),
+) -> Result<()> {
     match p {
         Precision::F32 => {
-            area.draw(&Circle::new(at(x, y), 6, fill.filled()))
-                .map_err(failed)?;
+            area.draw(&Circle::new(at(x, y), 6, fill)).map_err(failed)?;
             area.draw(&Circle::new(at(x, y), 6, edge)).map_err(failed)
         }
         Precision::F64 => {
             let corners = [at(x - 5.5, y - 5.5), at(x + 5.5, y + 5.5)];
-            area.draw(&Rectangle::new(corners, fill.filled()))
-                .map_err(failed)?;
+            area.draw(&Rectangle::new(corners, fill)).map_err(failed)?;
             area.draw(&Rectangle::new(corners, edge)).map_err(failed)
         }
         Precision::Df64 => {
             let tip = [at(x, y - 7.0), at(x - 6.5, y + 5.0), at(x + 6.5, y + 5.0)];
-            area.draw(&Polygon::new(tip.to_vec(), fill.filled()))
+            area.draw(&Polygon::new(tip.to_vec(), fill))
                 .map_err(failed)?;
             area.draw(&PathElement::new([&tip[..], &tip[..1]].concat(), edge))
                 .map_err(failed)
@@ -196,22 +213,52 @@ pub fn frame<DB: DrawingBackend>(
 /// Legend entries of `texts` (a 20 px swatch, then the text) flowing in
 /// rows from `left` to `right`, the first row centred on `top`: the
 /// swatch's left edge and centre line of each, and the last row's centre.
+/// A text of several lines (`\n`, as [`wrap`] breaks it) takes rows of
+/// its own.
 pub fn flow(texts: &[String], left: f64, right: f64, top: f64) -> Result<(Vec<(f64, f64)>, f64)> {
     let (mut cx, mut cy) = (left, top);
+    // The rows below `cy` the last text's further lines took.
+    let mut below = 0.0;
     let mut places = Vec::new();
     for t in texts {
-        let w = 26.0 + text_width(t, SMALL)? + 18.0;
-        if cx > left && cx + w > right {
+        let lines = t.lines().count().max(1);
+        let mut widest: f64 = 0.0;
+        for line in t.lines() {
+            widest = widest.max(text_width(line, SMALL)?);
+        }
+        let w = 26.0 + widest + 18.0;
+        if cx > left && (cx + w > right || lines > 1 || below > 0.0) {
             cx = left;
-            cy += ROW;
+            cy += ROW + below;
         }
         places.push((cx, cy));
+        below = ROW * (lines - 1) as f64;
         cx += w;
     }
-    Ok((places, cy))
+    Ok((places, cy + below))
+}
+
+/// `text` broken at spaces into lines (joined by `\n`) no wider than
+/// `width` px in the legend's size; a word longer keeps a line of its own.
+pub fn wrap(text: &str, width: f64) -> Result<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if text_width(&format!("{line} {word}"), SMALL)? <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    Ok(lines.join("\n"))
 }
 
 /// A legend entry's text, beside its swatch at (`x`, `y`) from [`flow`].
 pub fn entry_text<DB: DrawingBackend>(area: &Area<DB>, t: &str, (x, y): (f64, f64)) -> Result<()> {
-    text(area, t, (SMALL, &INK), HPos::Left, (x + 26.0, y))
+    for (i, line) in t.lines().enumerate() {
+        let row = (x + 26.0, y + ROW * i as f64);
+        text(area, line, (SMALL, &INK), HPos::Left, row)?;
+    }
+    Ok(())
 }

@@ -10,9 +10,9 @@ use clap::Args;
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 use skylight_core::Precision;
-use skylight_core::report::{Axis, color};
+use skylight_core::report::{SCALING_STYLES, ScalingLines, color, scaling_axes};
 use skylight_core::scale::Scaling;
-use skylight_core::scale::curves::{Curves, Point, curves};
+use skylight_core::scale::curves::{Curves, Point, curves, short_names};
 
 use crate::chart::{self, Area, Figure, GREY, HEADING, INK, ROW, entry_text, marker, rgb, rule};
 
@@ -122,51 +122,36 @@ const TOP: f64 = 36.0;
 const PLOT_W: f64 = PANEL_W - LEFT - 20.0;
 const PLOT_H: f64 = 300.0;
 
-/// A curve's line: its width, its dash (dash, gap; none for solid) and
-/// what it shows.
-struct Style {
-    width: u32,
-    dash: Option<(u32, u32)>,
-    text: &'static str,
-}
-
-/// The lines of each curve, keyed once under the panels.
-const STYLES: [Style; 3] = [
-    Style {
-        width: 2,
-        dash: None,
-        text: "time of a run",
-    },
-    Style {
-        width: 1,
-        dash: Some((6, 4)),
-        text: "pack + transfer + exchange",
-    },
-    Style {
-        width: 1,
-        dash: Some((2, 3)),
-        text: "ideal from one GPU without MPI",
-    },
-];
+/// The lines' widths and dashes (dash, gap; none for solid), in the order
+/// of core's [`SCALING_STYLES`]: the runs, their communication, the base
+/// and the ideal from it.
+const STYLES: [(u32, Option<(u32, u32)>); 3] = [(2, None), (1, Some((6, 4))), (1, Some((2, 3)))];
 
 /// A curve: its case and its points by rank count.
 type Curve<'a> = (&'a String, &'a Vec<Point>);
 
 /// The panels of the modes that have curves, as the report draws them,
-/// and the legend under them: colour per curve, and the line styles.
+/// and the legend under them: each curve in its colour and precision's
+/// marker, named by what tells it apart, then the line styles, then the
+/// words every curve's name has.
 struct Chart<'a> {
     /// (mode, its curves) per panel.
     panels: Vec<(Scaling, Vec<Curve<'a>>)>,
-    /// The legend's texts: each curve in panel order, then the styles.
+    /// The legend's texts (wrapped): each curve in panel order, then the
+    /// styles, then the shared words.
     texts: Vec<String>,
+    /// How many of the styles the legend keys (the base's only where a
+    /// curve has one).
+    styles: usize,
     /// (swatch's left edge, centre line) of each text.
     places: Vec<(f64, f64)>,
     height: f64,
 }
 
-/// One panel per scaling mode: time per run (solid, with markers), its
-/// communication part (dashed) and, where a single-GPU run is loaded, the
-/// ideal from it (dotted) against ranks.
+/// One panel per scaling mode: time per run (solid, with markers, on a
+/// log axis), its communication part (dashed) and, where a single-GPU run
+/// is loaded, that run at one rank (hollow) and the ideal from it
+/// (dotted) against ranks.
 fn draw(curves: &Curves, path: &Path) -> Result<()> {
     chart::register_font()?;
     let panels: Vec<(Scaling, Vec<Curve>)> = [Scaling::Strong, Scaling::Weak]
@@ -181,22 +166,26 @@ fn draw(curves: &Curves, path: &Path) -> Result<()> {
         })
         .filter(|(_, mine)| !mine.is_empty())
         .collect();
-    let ideal = curves.values().flatten().any(|p| p.base.is_some());
-    let mut texts: Vec<String> = panels
-        .iter()
-        .flat_map(|(mode, mine)| {
-            mine.iter()
-                .map(move |(k, _)| format!("{} {k}", mode.name()))
-        })
-        .collect();
-    let styles = if ideal { 3 } else { 2 };
-    texts.extend(STYLES[..styles].iter().map(|s| s.text.to_string()));
+    let keys: Vec<String> = curves.keys().map(|(_, k)| k.clone()).collect();
+    let (names, common) = short_names(&keys);
     let width = PANEL_W * panels.len() as f64;
+    let wrap = |t: &str| chart::wrap(t, width - 70.0);
+    let mut texts = Vec::new();
+    for ((mode, _), name) in curves.keys().zip(&names) {
+        texts.push(wrap(&format!("{} {name}", mode.name()))?);
+    }
+    let based = curves.values().flatten().any(|p| p.base.is_some());
+    let styles = if based { 3 } else { 2 };
+    texts.extend(SCALING_STYLES[..styles].iter().map(|t| t.to_string()));
+    if !common.is_empty() {
+        texts.push(wrap(&format!("all: {common}"))?);
+    }
     let first = TOP + PLOT_H + 56.0 + ROW / 2.0;
     let (places, last) = chart::flow(&texts, 16.0, width - 10.0, first)?;
     let chart = Chart {
         panels,
         texts,
+        styles,
         places,
         height: last + ROW,
     };
@@ -213,39 +202,29 @@ impl Chart<'_> {
         ox: f64,
         first: usize,
     ) -> Result<()> {
-        let max_ranks = mine
+        let lines: Vec<ScalingLines> = mine
             .iter()
-            .flat_map(|(_, v)| v.iter().map(|p| p.ranks))
-            .max()
-            .unwrap_or(1);
-        let max_ms = mine
-            .iter()
-            .flat_map(|(_, v)| v.iter().map(|p| p.run_s * 1e3))
-            .fold(1e-3, f64::max);
-        let plot = (ox + LEFT, TOP, PLOT_W, PLOT_H);
-        let (x, y) = Axis::counts_against(max_ranks, max_ms * 1.1, plot);
+            .map(|(_, v)| ScalingLines::of(v, *mode))
+            .collect();
+        let (x, y) = scaling_axes(&lines, (ox + LEFT, TOP, PLOT_W, PLOT_H));
         let title = format!("{} scaling", mode.name());
         let centre = (ox + LEFT + PLOT_W / 2.0, 16.0);
         chart::text(area, &title, (HEADING, &INK), HPos::Center, centre)?;
-        chart::frame(area, (&x, &y), "ranks", "ms per run")?;
-        for (i, (_, points)) in mine.iter().enumerate() {
+        chart::frame(area, (&x, &y), "ranks", "ms per run (log)")?;
+        for (i, ((_, points), l)) in mine.iter().zip(&lines).enumerate() {
             let colour = rgb(color(first + i));
-            let line = |f: &dyn Fn(&Point) -> Option<f64>| -> Vec<(f64, f64)> {
-                points
-                    .iter()
-                    .filter_map(|p| f(p).map(|v| (x.px(p.ranks as f64), y.px(v))))
-                    .collect()
+            let px = |pts: &[(f64, f64)]| -> Vec<(f64, f64)> {
+                pts.iter().map(|&(r, ms)| (x.px(r), y.px(ms))).collect()
             };
-            let curves = [
-                line(&|p| Some(p.run_s * 1e3)),
-                line(&|p| Some(p.comm_s * 1e3)),
-                line(&|p| ideal(p, *mode)),
-            ];
-            for (pts, s) in curves.iter().zip(&STYLES) {
-                rule(area, pts, colour.stroke_width(s.width), s.dash)?;
+            for (pts, (width, dash)) in [&l.run, &l.comm, &l.ideal].into_iter().zip(STYLES) {
+                rule(area, &px(pts), colour.stroke_width(width), dash)?;
             }
-            for &at in &curves[0] {
-                marker(area, Precision::F32, at, colour)?;
+            let precision = points.first().map_or(Precision::F32, |p| p.precision);
+            if let Some(&(1.0, ms)) = l.ideal.first() {
+                chart::hollow_marker(area, precision, (x.px(1.0), y.px(ms)), colour)?;
+            }
+            for at in px(&l.run) {
+                marker(area, precision, at, colour)?;
             }
         }
         Ok(())
@@ -267,40 +246,25 @@ impl Figure for Chart<'_> {
             self.panel(area, panel, PANEL_W * i as f64, first)?;
             first += panel.1.len();
         }
+        let curves: Vec<Precision> = self
+            .panels
+            .iter()
+            .flat_map(|(_, mine)| mine.iter())
+            .map(|(_, v)| v.first().map_or(Precision::F32, |p| p.precision))
+            .collect();
         for (i, (t, &(cx, cy))) in self.texts.iter().zip(&self.places).enumerate() {
-            match i.checked_sub(first) {
-                None => {
-                    let square = [
-                        chart::at(cx + 4.0, cy - 6.0),
-                        chart::at(cx + 16.0, cy + 6.0),
-                    ];
-                    let fill = rgb(color(i)).filled();
-                    area.draw(&Rectangle::new(square, fill))
-                        .map_err(chart::failed)?;
-                }
-                Some(s) => {
+            match (curves.get(i), i.checked_sub(curves.len())) {
+                (Some(p), _) => marker(area, *p, (cx + 10.0, cy), rgb(color(i)))?,
+                (None, Some(s)) if s < self.styles => {
+                    let (width, dash) = STYLES[s];
                     let line = [(cx, cy), (cx + 20.0, cy)];
-                    rule(
-                        area,
-                        &line,
-                        GREY.stroke_width(STYLES[s].width),
-                        STYLES[s].dash,
-                    )?;
+                    rule(area, &line, GREY.stroke_width(width), dash)?;
                 }
+                // The words all curves share: no swatch.
+                (None, _) => {}
             }
             entry_text(area, t, (cx, cy))?;
         }
         area.present().map_err(chart::failed)
     }
-}
-
-/// The ideal from one GPU without MPI, in ms: its time over the ranks
-/// (strong), or its time (weak: each rank's share is its problem); none
-/// without a base.
-fn ideal(p: &Point, mode: Scaling) -> Option<f64> {
-    let base = p.base.as_ref()?.run_s * 1e3;
-    Some(match mode {
-        Scaling::Strong => base / p.ranks as f64,
-        Scaling::Weak => base,
-    })
 }

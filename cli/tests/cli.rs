@@ -440,6 +440,16 @@ weak    lbm/step soa/vvl1/wg128 f32 L=16                 4  compute 4.326, pack 
     assert_eq!(String::from_utf8_lossy(&o.stdout), expected);
     let chart = std::fs::read_to_string(&svg).expect("the chart is written");
     assert!(chart.contains("strong scaling") && chart.contains("weak scaling"));
+    // A log time axis; the legend names each curve by what tells it apart
+    // and the rest once; no base among these files, so no base is keyed.
+    for want in [
+        "ms per run (log)",
+        "strong L=32",
+        "all: lbm/step soa/vvl1/wg128 f32",
+    ] {
+        assert!(chart.contains(want), "no {want}: {chart}");
+    }
+    assert!(!chart.contains("one GPU without MPI"), "{chart}");
 }
 
 /// `skylight list` shows every backend's adapters (CI has lavapipe through

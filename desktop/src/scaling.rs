@@ -2,7 +2,6 @@
 //! scaling curves ([`curves::curves`]), per source, and the log axes the
 //! view draws them on. Pure data here, drawn by the app.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use egui_plot::GridMark;
@@ -99,15 +98,11 @@ impl ScalingData {
         }
         let mut curves = Vec::new();
         for (source, recs) in records.iter().enumerate() {
-            let precision: BTreeMap<String, Precision> = recs
-                .iter()
-                .filter_map(|r| Some((curves::case_key(r, r.scale.as_ref()?), r.case.precision)))
-                .collect();
             for ((mode, key), points) in curves::curves(recs.iter().copied()) {
                 curves.push(Curve {
                     source,
                     mode,
-                    precision: precision.get(&key).copied().unwrap_or(Precision::F32),
+                    precision: points.first().map_or(Precision::F32, |p| p.precision),
                     key,
                     points,
                 });
@@ -148,33 +143,6 @@ fn folder(path: &str) -> String {
         .parent()
         .map(|p| p.display().to_string())
         .unwrap_or_default()
-}
-
-/// Short names for curves shown together: each full name less the words
-/// every one of them has (those are returned once, in order, for a
-/// caption), so a legend says only what tells the curves apart. A single
-/// curve keeps its whole name.
-pub fn short_names(names: &[String]) -> (Vec<String>, String) {
-    let words: Vec<Vec<&str>> = names
-        .iter()
-        .map(|n| n.split_whitespace().collect())
-        .collect();
-    let common: Vec<&str> = match words.split_first() {
-        Some((first, rest)) if !rest.is_empty() => first
-            .iter()
-            .copied()
-            .filter(|w| rest.iter().all(|ws| ws.contains(w)))
-            .collect(),
-        _ => Vec::new(),
-    };
-    let short = words
-        .iter()
-        .map(|ws| {
-            let kept: Vec<&str> = ws.iter().copied().filter(|w| !common.contains(w)).collect();
-            kept.join(" ")
-        })
-        .collect();
-    (short, common.join(" "))
 }
 
 /// Where the plots put a rank count: log2, so 1, 2, 4, 8 ... are evenly spaced.
@@ -371,19 +339,6 @@ mod tests {
         assert!(
             data.select(None, Scaling::Weak).count() > data.select(Some(0), Scaling::Weak).count()
         );
-    }
-
-    #[test]
-    fn short_names_drop_the_words_every_curve_shares() {
-        let names = [
-            "lbm/step soa/vvl1/wg128 f32 L=224".to_string(),
-            "milc/cg soa/vvl1/wg128 f64 L=32 T=64".to_string(),
-        ];
-        let (short, common) = short_names(&names);
-        assert_eq!(short, ["lbm/step f32 L=224", "milc/cg f64 L=32 T=64"]);
-        assert_eq!(common, "soa/vvl1/wg128");
-        let (one, none) = short_names(&names[..1]);
-        assert_eq!((one[0].as_str(), none.as_str()), (names[0].as_str(), ""));
     }
 
     #[test]

@@ -15,6 +15,12 @@ mpirun -np 2 .device/skylight-mpi run $L --scaling strong --samples 20 --json lb
 C="milc --size 64x128 --kernel cg --precision f32 --set operator=fused --set layout=aosoa-32 --set wg=512 --set complex=pairs --set reconstruct=12"
 .device/skylight-mpi run $C --json milc-base-f32-64x128.json
 mpirun -np 2 .device/skylight-mpi run $C --scaling strong --samples 10 --json milc-strong-f32-shared-2.json
+# 2026-11-30 01:44 UTC, build 6e92c22: milc's CG, weak scaling in f32 and strong in f64
+C="milc --kernel cg --set operator=fused --set layout=aosoa-32 --set wg=512 --set complex=pairs --set reconstruct=12"
+.device/skylight-mpi run $C --size 64x64 --precision f32 --json milc-base-f32-64x64.json
+mpirun -np 2 .device/skylight-mpi run $C --size 64x64 --precision f32 --scaling weak --samples 10 --json milc-weak-f32-shared-2.json
+.device/skylight-mpi run $C --size 64x128 --precision f64 --json milc-base-f64-64x128.json
+mpirun -np 2 .device/skylight-mpi run $C --size 64x128 --precision f64 --scaling strong --samples 10 --json milc-strong-f64-shared-2.json
 # 2026-11-29 19:18 UTC, build 3ec767c: lbm f64 weak (lbm-base-f64-384, lbm-weak-f64-*)
 cp .device/skylight-mpi .device/skylight
 RANKS="2 1" PRECISIONS=f64 BASE_KERNELS=fused RUN_ARGS="--set steps=10" \

@@ -28,6 +28,7 @@ pub use cascade::series as cascade_series;
 pub use roofline::{
     CeilingKind, CeilingLine, Edge, Key, Mark, Plan, app_colour, marks, plan, roof_dash,
 };
+pub use scaling::{Lines as ScalingLines, STYLE_TEXTS as SCALING_STYLES, axes as scaling_axes};
 pub use svg::{Axis, color, spread};
 
 /// What the page says beside the records.

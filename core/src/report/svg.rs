@@ -99,9 +99,18 @@ impl Axis {
     /// round steps on a linear one.
     pub fn ticks(&self) -> Vec<(f64, String)> {
         if self.log {
+            // Under two decades, decades alone leave one tick or none.
+            let steps: &[f64] = match self.hi / self.lo < 100.0 {
+                true => &[1.0, 2.0, 5.0],
+                false => &[1.0],
+            };
             return axis::decades(self.lo, self.hi)
                 .into_iter()
-                .map(|k| (10f64.powi(k), axis::decade_label(k)))
+                .flat_map(|k| steps.iter().map(move |m| (k, *m)))
+                .map(|(k, m)| match m == 1.0 {
+                    true => (10f64.powi(k), axis::decade_label(k)),
+                    false => (m * 10f64.powi(k), step_label(m, k)),
+                })
                 .filter(|(v, _)| *v >= self.lo * 0.999 && *v <= self.hi * 1.001)
                 .collect();
         }
@@ -123,6 +132,31 @@ impl Axis {
         }
         out
     }
+}
+
+/// Tick label of `m` times ten to the `k` (`m` 2 or 5), as
+/// [`axis::decade_label`] writes decades: `20`, `0.05`, `5e6`.
+fn step_label(m: f64, k: i32) -> String {
+    match k {
+        -3..=4 => format!("{}", (m * 10f64.powi(k) * 1e3).round() / 1e3),
+        _ => format!("{m}e{k}"),
+    }
+}
+
+/// `text` broken at spaces into lines no wider than `width` px at `size`
+/// px (a word longer than that keeps a line of its own).
+pub fn wrap(text: &str, size: f64, width: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if text_width(&format!("{line} {word}"), size) <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }
 
 /// A chart's frame: both axes, their grid and tick labels, the axis titles.
@@ -164,32 +198,43 @@ pub fn frame(out: &mut String, x: &Axis, y: &Axis, x_title: &str, y_title: &str)
 /// The marker shape of a precision: f32 a circle, f64 a square, df64 a
 /// triangle, so precision reads without colour.
 pub fn marker(p: Precision, x: f64, y: f64, fill: &str, tip: &str) -> String {
-    let shape = match p {
-        Precision::F32 => format!(r#"<circle cx="{x:.1}" cy="{y:.1}" r="5""#),
-        Precision::F64 => format!(
-            r#"<rect x="{:.1}" y="{:.1}" width="9" height="9""#,
-            x - 4.5,
-            y - 4.5
+    shape(p, x, y, &format!(r#"fill="{fill}" class="mark""#), tip)
+}
+
+/// [`marker`]'s shape drawn hollow: white inside, outlined in `colour`.
+pub fn hollow(p: Precision, x: f64, y: f64, colour: &str, tip: &str) -> String {
+    // An inline style, since the class's stroke would win over an attribute.
+    let paint = format!(r##"fill="#fff" style="stroke:{colour};stroke-width:2""##);
+    shape(p, x, y, &paint, tip)
+}
+
+/// The element of `p`'s shape at (`x`, `y`) with `paint`'s attributes and
+/// a tooltip.
+fn shape(p: Precision, x: f64, y: f64, paint: &str, tip: &str) -> String {
+    let (tag, at) = match p {
+        Precision::F32 => ("circle", format!(r#"cx="{x:.1}" cy="{y:.1}" r="5""#)),
+        Precision::F64 => (
+            "rect",
+            format!(
+                r#"x="{:.1}" y="{:.1}" width="9" height="9""#,
+                x - 4.5,
+                y - 4.5
+            ),
         ),
-        Precision::Df64 => format!(
-            r#"<polygon points="{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}""#,
-            x,
-            y - 6.0,
-            x - 5.5,
-            y + 4.0,
-            x + 5.5,
-            y + 4.0
+        Precision::Df64 => (
+            "polygon",
+            format!(
+                r#"points="{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}""#,
+                x,
+                y - 6.0,
+                x - 5.5,
+                y + 4.0,
+                x + 5.5,
+                y + 4.0
+            ),
         ),
     };
-    format!(
-        r#"{shape} fill="{fill}" class="mark"><title>{}</title></{}>"#,
-        esc(tip),
-        match p {
-            Precision::F32 => "circle",
-            Precision::F64 => "rect",
-            Precision::Df64 => "polygon",
-        }
-    )
+    format!(r#"<{tag} {at} {paint}><title>{}</title></{tag}>"#, esc(tip))
 }
 
 /// One legend entry: its swatch (SVG drawn with its centre at 0,0) and text.
@@ -200,33 +245,51 @@ pub struct Entry {
     pub text: String,
 }
 
-/// Lays `entries` out in rows from (`x`, `y`) no wider than `width`;
-/// returns the SVG and the height used.
+/// Lays `entries` out in rows from (`x`, `y`) no wider than `width`,
+/// an entry too long for one row wrapped over rows of its own; returns the
+/// SVG and the height used.
 pub fn legend(entries: &[Entry], x: f64, y: f64, width: f64) -> (String, f64) {
     const ROW: f64 = 18.0;
+    const SIZE: f64 = 12.0;
     let mut out = String::new();
     let (mut cx, mut cy) = (x, y + ROW / 2.0);
+    // The rows below `cy` the last entry's wrapped lines took.
+    let mut below = 0.0;
     for e in entries {
-        let w = 26.0 + text_width(&e.text, 12.0) + 14.0;
-        if cx > x && cx + w > x + width {
+        let lines = wrap(&e.text, SIZE, width - 40.0);
+        let widest = lines
+            .iter()
+            .map(|l| text_width(l, SIZE))
+            .fold(0.0, f64::max);
+        let w = 26.0 + widest + 14.0;
+        if cx > x && (cx + w > x + width || lines.len() > 1 || below > 0.0) {
             cx = x;
-            cy += ROW;
+            cy += ROW + below;
         }
         let _ = write!(
             out,
-            r#"<g transform="translate({:.1},{cy:.1})">{}</g><text x="{:.1}" y="{:.1}" class="legend">{}</text>"#,
+            r#"<g transform="translate({:.1},{cy:.1})">{}</g><text y="{:.1}" class="legend">"#,
             cx + 10.0,
             e.swatch,
-            cx + 24.0,
             cy + 4.0,
-            esc(&e.text)
         );
+        for (i, line) in lines.iter().enumerate() {
+            let dy = if i == 0 { 0.0 } else { ROW };
+            let _ = write!(
+                out,
+                r#"<tspan x="{:.1}" dy="{dy:.0}">{}</tspan>"#,
+                cx + 24.0,
+                esc(line)
+            );
+        }
+        out.push_str("</text>");
+        below = ROW * lines.len().saturating_sub(1) as f64;
         cx += w;
     }
     let height = if entries.is_empty() {
         0.0
     } else {
-        cy - y + ROW / 2.0
+        cy - y + ROW / 2.0 + below
     };
     (out, height)
 }
@@ -291,6 +354,35 @@ svg{display:block;margin:.6em 0;max-width:100%;height:auto}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_narrow_log_axis_ticks_twos_and_fives_and_long_texts_wrap() {
+        let y = Axis {
+            lo: 15.0,
+            hi: 120.0,
+            log: true,
+            from: 100.0,
+            to: 0.0,
+            whole: false,
+        };
+        let labels: Vec<String> = y.ticks().into_iter().map(|(_, l)| l).collect();
+        assert_eq!(labels, ["20", "50", "100"]);
+        let wide = Axis { hi: 1e5, ..y };
+        let labels: Vec<String> = wide.ticks().into_iter().map(|(_, l)| l).collect();
+        assert_eq!(labels, ["100", "1000", "10000", "1e5"]);
+        assert_eq!(step_label(5.0, -2), "0.05");
+        let lines = wrap("milc/cg aosoa-32/vvl1/wg512 f32 L=64 T=128", 12.0, 120.0);
+        assert!(lines.len() > 1, "{lines:?}");
+        assert!(
+            lines
+                .iter()
+                .all(|l| text_width(l, 12.0) <= 120.0 || !l.contains(' '))
+        );
+        assert_eq!(
+            lines.join(" "),
+            "milc/cg aosoa-32/vvl1/wg512 f32 L=64 T=128"
+        );
+    }
 
     #[test]
     fn spread_keeps_gaps_and_bounds() {

@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 
 use super::{Halos, PhaseTimes, ScaleOut, Scaling};
+use crate::Precision;
 use crate::record::ResultRecord;
 
 /// One point of a scaling curve.
@@ -19,6 +20,8 @@ use crate::record::ResultRecord;
 pub struct Point {
     /// Ranks.
     pub ranks: usize,
+    /// The record's precision (every point of a curve has the same).
+    pub precision: Precision,
     /// Median time of one run, seconds.
     pub run_s: f64,
     /// Of which pack, transfer and exchange (the decomposition's cost), seconds.
@@ -54,6 +57,17 @@ impl Point {
         Some(match mode {
             Scaling::Strong => base / self.run_s,
             Scaling::Weak => base * self.ranks as f64 / self.run_s,
+        })
+    }
+
+    /// The time of a run were the single-GPU base split perfectly (strong:
+    /// its time over the ranks; weak: its time, each rank's share being
+    /// its problem), seconds: `None` without a base.
+    pub fn ideal_s(&self, mode: Scaling) -> Option<f64> {
+        let base = self.base.as_ref()?.run_s;
+        Some(match mode {
+            Scaling::Strong => base / self.ranks as f64,
+            Scaling::Weak => base,
         })
     }
 
@@ -163,6 +177,7 @@ pub fn curves<'a>(records: impl IntoIterator<Item = &'a ResultRecord> + Clone) -
             .or_default()
             .push(Point {
                 ranks: s.ranks,
+                precision: r.case.precision,
                 run_s: r.stats.median,
                 comm_s: s.split.communication(),
                 exchange_s: s.split.exchange_s,
@@ -184,10 +199,36 @@ pub fn curves<'a>(records: impl IntoIterator<Item = &'a ResultRecord> + Clone) -
     out
 }
 
+/// Short names for curves shown together: each full name less the words
+/// every one of them has (those are returned once, in order, for a
+/// caption), so a legend says only what tells the curves apart. A single
+/// curve keeps its whole name.
+pub fn short_names(names: &[String]) -> (Vec<String>, String) {
+    let words: Vec<Vec<&str>> = names
+        .iter()
+        .map(|n| n.split_whitespace().collect())
+        .collect();
+    let common: Vec<&str> = match words.split_first() {
+        Some((first, rest)) if !rest.is_empty() => first
+            .iter()
+            .copied()
+            .filter(|w| rest.iter().all(|ws| ws.contains(w)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let short = words
+        .iter()
+        .map(|ws| {
+            let kept: Vec<&str> = ws.iter().copied().filter(|w| !common.contains(w)).collect();
+            kept.join(" ")
+        })
+        .collect();
+    (short, common.join(" "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Precision;
     use crate::app::{Case, Model, Validation};
     use crate::runner::cpu_platform;
     use crate::scale::Decomposition;
@@ -310,12 +351,28 @@ mod tests {
         assert_eq!((base.label.as_str(), base.run_s), ("fused soa", 2.0));
         assert_eq!(strong[1].speedup(Scaling::Strong), Some(0.8));
         assert_eq!(strong[1].base_efficiency(Scaling::Strong), Some(0.4));
+        assert_eq!(strong[1].ideal_s(Scaling::Strong), Some(1.0));
+        assert_eq!(strong[1].precision, Precision::F32);
         assert_eq!(strong[1].efficiency, 0.8);
         // Weak: each rank's share is the base's problem.
         let weak = &c[&(Scaling::Weak, "lbm/step soa f32 L=8".to_string())];
         assert_eq!(weak[0].speedup(Scaling::Weak), Some(2.0 * 2.0 / 1.25));
+        assert_eq!(weak[0].ideal_s(Scaling::Weak), Some(2.0));
         // No single-GPU record of a problem: no base.
         let alone = curves(&records[..3]);
         assert!(alone.values().flatten().all(|p| p.base.is_none()));
+    }
+
+    #[test]
+    fn short_names_drop_the_words_every_curve_shares() {
+        let names = [
+            "lbm/step soa/vvl1/wg128 f32 L=224".to_string(),
+            "milc/cg soa/vvl1/wg128 f64 L=32 T=64".to_string(),
+        ];
+        let (short, common) = short_names(&names);
+        assert_eq!(short, ["lbm/step f32 L=224", "milc/cg f64 L=32 T=64"]);
+        assert_eq!(common, "soa/vvl1/wg128");
+        let (one, none) = short_names(&names[..1]);
+        assert_eq!((one[0].as_str(), none.as_str()), (names[0].as_str(), ""));
     }
 }

@@ -16,7 +16,7 @@ use egui_plot::{
     GridInput, HLine, HoverPosition, Line, LineStyle, MarkerShape, Plot, PlotPoint, Points,
 };
 use skylight_core::scale::Scaling;
-use skylight_core::scale::curves::Point;
+use skylight_core::scale::curves::{self, Point};
 
 use crate::palette::{precision_marker, series_color};
 use crate::plot;
@@ -89,7 +89,7 @@ impl Scene {
         let curves: Vec<_> = data.select(choice.source, choice.mode).collect();
         let every = choice.source.is_none();
         let keys: Vec<String> = curves.iter().map(|c| c.key.clone()).collect();
-        let (short, common) = scaling::short_names(&keys);
+        let (short, common) = curves::short_names(&keys);
         let shown: Vec<Shown> = curves
             .iter()
             .zip(short)
