@@ -50,8 +50,9 @@ pub fn run(args: &ScalingArgs) -> Result<bool> {
 /// pays the host-staged swap itself), and the exchange's and the whole
 /// decomposition's shares of a run; then where each run's time goes.
 fn print_table(curves: &Curves) {
+    let w = case_width(curves);
     println!(
-        "{:<7} {:<44} {:>5} {:>12} {:>8} {:>8} {:>9} {:>9} {:>6}",
+        "{:<7} {:<w$} {:>5} {:>12} {:>8} {:>8} {:>9} {:>9} {:>6}",
         "scaling", "case", "ranks", "run", "vs 1 GPU", "eff.", "eff. MPI", "exchange", "comm."
     );
     let mut unbased = Vec::new();
@@ -62,7 +63,7 @@ fn print_table(curves: &Curves) {
                 .base_efficiency(*mode)
                 .map_or("-".into(), |e| format!("{:.0}%", 100.0 * e));
             println!(
-                "{:<7} {:<44} {:>5} {:>9.3} ms {speedup:>8} {eff:>8} {:>8.0}% {:>8.0}% {:>5.0}%",
+                "{:<7} {:<w$} {:>5} {:>9.3} ms {speedup:>8} {eff:>8} {:>8.0}% {:>8.0}% {:>5.0}%",
                 mode.name(),
                 case,
                 p.ranks,
@@ -74,7 +75,7 @@ fn print_table(curves: &Curves) {
         }
         match points.first().and_then(|p| p.base.as_ref()) {
             Some(b) => println!(
-                "{:<7} {:<44} base: {} at {:.3} ms on one GPU without MPI",
+                "{:<7} {:<w$} base: {} at {:.3} ms on one GPU without MPI",
                 "",
                 "",
                 b.label,
@@ -95,6 +96,7 @@ fn print_table(curves: &Curves) {
 /// Where each point's run goes, in ms: its phases as finely as its file
 /// has them, in the order a step meets them.
 fn print_phases(curves: &Curves) {
+    let w = case_width(curves);
     println!("where a run goes (ms; \"hidden\" ran during the swap, counted in its phase):");
     for ((mode, case), points) in curves {
         for p in points {
@@ -105,7 +107,7 @@ fn print_phases(curves: &Curves) {
                 .map(|(name, v)| format!("{name} {:.3}", v * 1e3))
                 .collect();
             println!(
-                "{:<7} {:<44} {:>5}  {}",
+                "{:<7} {:<w$} {:>5}  {}",
                 mode.name(),
                 case,
                 p.ranks,
@@ -113,6 +115,15 @@ fn print_phases(curves: &Curves) {
             );
         }
     }
+}
+
+/// The case column's width: the longest case, at least 44 characters, so
+/// that the columns after it line up.
+fn case_width(curves: &Curves) -> usize {
+    curves
+        .keys()
+        .map(|(_, k)| k.chars().count())
+        .fold(44, usize::max)
 }
 
 /// A panel's width, its plot's left edge, top edge and size, px.
