@@ -74,17 +74,20 @@ pub struct ScalingData {
 }
 
 impl ScalingData {
-    /// Groups the scale-out records of `loaded` by source and into curves;
-    /// records run on one device only are left out.
+    /// Groups the scale-out records of `loaded` by source and into curves.
+    /// A source is made by its scale-out records; the records run on one
+    /// device without MPI beside them (same folder and device) are their
+    /// curves' single-GPU bases.
     pub fn build(loaded: &[LoadedFile]) -> ScalingData {
         let mut sources: Vec<Source> = Vec::new();
         let mut records: Vec<Vec<&ResultRecord>> = Vec::new();
+        let source_of = |f: &LoadedFile, r: &ResultRecord| Source {
+            folder: folder(&f.path),
+            device: r.platform.name.clone(),
+        };
         for f in loaded {
             for r in f.records.iter().filter(|r| r.scale.is_some()) {
-                let source = Source {
-                    folder: folder(&f.path),
-                    device: r.platform.name.clone(),
-                };
+                let source = source_of(f, r);
                 let i = match sources.iter().position(|s| *s == source) {
                     Some(i) => i,
                     None => {
@@ -94,6 +97,14 @@ impl ScalingData {
                     }
                 };
                 records[i].push(r);
+            }
+        }
+        for f in loaded {
+            for r in f.records.iter().filter(|r| r.scale.is_none()) {
+                let source = source_of(f, r);
+                if let Some(i) = sources.iter().position(|s| *s == source) {
+                    records[i].push(r);
+                }
             }
         }
         let mut curves = Vec::new();
@@ -339,6 +350,22 @@ mod tests {
         assert!(
             data.select(None, Scaling::Weak).count() > data.select(Some(0), Scaling::Weak).count()
         );
+    }
+
+    /// The two-H200 reference set holds the one-GPU runs without MPI
+    /// beside its curves: every curve's speed-up is against them, and
+    /// they make no source of their own.
+    #[test]
+    fn single_gpu_runs_beside_the_curves_are_their_bases() {
+        let data = ScalingData::build(&committed(&["benchmarks/reference/nvidia-h200-x2"]));
+        assert_eq!(data.sources.len(), 1);
+        let curves: Vec<&Curve> = data.curves.iter().collect();
+        assert!(curves.len() >= 6, "{}", curves.len());
+        for c in curves {
+            for p in &c.points {
+                assert!(p.speedup(c.mode).is_some(), "{} has no base", c.key);
+            }
+        }
     }
 
     #[test]
