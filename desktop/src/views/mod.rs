@@ -6,4 +6,5 @@
 pub mod portability;
 pub mod roofline;
 pub mod scaling;
+mod scaling_table;
 pub mod sweep;

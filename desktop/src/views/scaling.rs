@@ -1,8 +1,9 @@
 //! The scaling view: the loaded scale-out results (`mpirun -np N skylight
 //! run ... --json`) as strong or weak scaling curves, one source (a folder
 //! of one device's files, see [`crate::scaling::Source`]) or all at once:
-//! time per run and its communication part against ranks, parallel
-//! efficiency against ranks, and a table of each point's phase split.
+//! time per run, its communication part and the ideal from the single-GPU
+//! run without MPI against ranks, parallel efficiency against ranks, and
+//! a table of each point's phase split (`scaling_table`).
 //! `skylight scaling` prints and draws the same curves (core's
 //! [`skylight_core::scale::curves`]).
 //!
@@ -15,9 +16,11 @@ use eframe::egui::{self, Color32, RichText};
 use egui_plot::{
     GridInput, HLine, HoverPosition, Line, LineStyle, MarkerShape, Plot, PlotPoint, Points,
 };
+use skylight_core::report::ScalingLines;
 use skylight_core::scale::Scaling;
 use skylight_core::scale::curves::{self, Point};
 
+use super::scaling_table::{Rows, table};
 use crate::palette::{precision_marker, series_color};
 use crate::plot;
 use crate::scaling::{self, ScalingData, rank_x};
@@ -62,6 +65,9 @@ struct Shown {
     /// loaded, against the best single-GPU run without MPI.
     run: Vec<PlotPoint>,
     comm: Vec<PlotPoint>,
+    /// The ideal from the best single-GPU run without MPI, where loaded
+    /// (log2 ranks, log10 ms), from that run at one rank.
+    ideal: Vec<PlotPoint>,
     efficiency: Vec<PlotPoint>,
     base_efficiency: Vec<PlotPoint>,
     /// The scaling mode (speed-ups over one GPU read it).
@@ -108,11 +114,16 @@ impl Scene {
                         })
                         .collect()
                 };
+                let ideal = ScalingLines::of(&c.points, choice.mode).ideal;
                 Shown {
                     color: series_color(i),
                     shape: precision_marker(c.precision),
                     run: at(|p| p.run_s),
                     comm: at(|p| p.comm_s),
+                    ideal: ideal
+                        .iter()
+                        .filter_map(|&(r, ms)| Some(PlotPoint::new(r.log2(), plot::to_log(ms)?)))
+                        .collect(),
                     efficiency: c
                         .points
                         .iter()
@@ -143,7 +154,7 @@ impl Scene {
         let (y0, y1) = span(
             shown
                 .iter()
-                .flat_map(|s| s.run.iter().chain(&s.comm).map(|p| p.y)),
+                .flat_map(|s| s.run.iter().chain(&s.comm).chain(&s.ideal).map(|p| p.y)),
         );
         let top_efficiency = shown
             .iter()
@@ -271,7 +282,13 @@ impl ScalingView {
             efficiency_plot(&mut cols[1], scene, height);
         });
         ui.separator();
-        table(ui, scene);
+        let rows = scene.visible().map(|s| Rows {
+            name: &s.name,
+            color: s.color,
+            mode: s.mode,
+            points: &s.points,
+        });
+        table(ui, rows);
     }
 
     /// The source and mode menus; returns the choice, made valid.
@@ -361,14 +378,15 @@ fn rank_plot<'a>(id: &str, scene: &Scene, height: f32, y_label: &str) -> Plot<'a
         .include_x(scene.x_range.1)
 }
 
-/// Time per run (solid, filled markers) and its communication part
-/// (dashed, hollow) against ranks, both axes logarithmic.
+/// Time per run (solid, filled markers), its communication part (dashed,
+/// hollow) and, where loaded, the ideal from the single-GPU run without
+/// MPI at one rank (dotted) against ranks, both axes logarithmic.
 fn time_plot(ui: &mut egui::Ui, scene: &Scene, height: f32) {
     rank_plot(
         "scaling-time",
         scene,
         height,
-        "ms per run (dashed: communication)",
+        "ms a run (dashed: comm.; dotted: ideal)",
     )
     .y_grid_spacer(|g: GridInput| scaling::log_marks(g.bounds))
     .y_axis_formatter(|mark, _| scaling::log_label(mark.value))
@@ -396,6 +414,8 @@ fn time_plot(ui: &mut egui::Ui, scene: &Scene, height: f32) {
                     .width(1.5),
             );
             pui.points(points(s, comm, false));
+            let ideal = Line::new(s.name.as_str(), s.ideal.as_slice()).color(s.color);
+            pui.line(ideal.style(LineStyle::dotted_dense()).width(1.5));
         }
     });
 }
@@ -444,90 +464,6 @@ fn points<'a>(s: &Shown, at: &'a [PlotPoint], filled: bool) -> Points<'a> {
         .shape(s.shape)
         .filled(filled)
         .radius(4.0)
-}
-
-/// One row per point of every shown curve: ranks, run, efficiency and the
-/// phase split of one run, in ms.
-fn table(ui: &mut egui::Ui, scene: &Scene) {
-    const HEADS: [(&str, &str); 12] = [
-        (
-            "curve",
-            "the curve's name, less the words every curve shares",
-        ),
-        ("ranks", "MPI ranks, one device each (or sharing one)"),
-        (
-            "run ms",
-            "median time of one run; the phases are means per run, the slowest rank's",
-        ),
-        (
-            "vs 1 GPU",
-            "speed-up over the best single-GPU run of the problem without MPI (weak: of one rank's share, times ranks), where its file is loaded",
-        ),
-        ("eff. 1 GPU", "that speed-up over ranks"),
-        (
-            "eff. MPI",
-            "strong: T1 N1 / (TN N); weak: T1 / TN, against the curve's fewest ranks (an MPI run, which pays the host-staged swap itself)",
-        ),
-        (
-            "compute",
-            "the app's kernels, ms per run (mean, slowest rank)",
-        ),
-        (
-            "hidden",
-            "of the compute, what ran while the halos travelled",
-        ),
-        ("pack", "packing and unpacking the halo planes on the GPU"),
-        ("transfer", "halo planes device to host and back"),
-        ("exchange", "the swap between ranks, waiting included"),
-        (
-            "comm.",
-            "pack + transfer + exchange - hidden: its share of the run",
-        ),
-    ];
-    egui::ScrollArea::both()
-        .id_salt("scaling-table")
-        .auto_shrink([false, false])
-        .show(ui, |ui| {
-            egui::Grid::new("scaling-grid")
-                .striped(true)
-                .min_col_width(48.0)
-                .show(ui, |ui| {
-                    for (head, why) in HEADS {
-                        ui.strong(head).on_hover_text(why);
-                    }
-                    ui.end_row();
-                    for s in scene.visible() {
-                        for (i, p) in s.points.iter().enumerate() {
-                            let name = if i == 0 { s.name.as_str() } else { "" };
-                            ui.label(RichText::new(name).color(s.color).strong());
-                            row(ui, p, s.mode);
-                            ui.end_row();
-                        }
-                    }
-                });
-        });
-}
-
-/// The numbers of one point, right-aligned by a monospace font.
-fn row(ui: &mut egui::Ui, p: &Point, mode: Scaling) {
-    let t = p.split;
-    let cells = [
-        format!("{:>4}", p.ranks),
-        format!("{:>7}", scaling::ms(p.run_s)),
-        p.speedup(mode).map_or("-".into(), |s| format!("{s:>5.2}x")),
-        p.base_efficiency(mode)
-            .map_or("-".into(), |e| format!("{:>4.0}%", e * 100.0)),
-        format!("{:>4.0}%", p.efficiency * 100.0),
-        format!("{:>7}", scaling::ms(t.compute_s)),
-        format!("{:>7}", scaling::ms(t.overlap_s)),
-        format!("{:>7}", scaling::ms(t.pack_s)),
-        format!("{:>7}", scaling::ms(t.transfer_s)),
-        format!("{:>7}", scaling::ms(t.exchange_s)),
-        format!("{:>4.0}%", p.comm_share() * 100.0),
-    ];
-    for c in cells {
-        ui.label(RichText::new(c).monospace());
-    }
 }
 
 #[cfg(test)]
@@ -581,5 +517,28 @@ mod tests {
         );
         assert_eq!(every.common, "lbm/step soa/vvl1/wg128");
         assert!(every.top_efficiency > 1.2, "lavapipe's 2 ranks beat 1");
+    }
+
+    /// Beside its single-GPU runs, every curve of the two-H200 set draws
+    /// the ideal from one GPU, starting at one rank; without them, none.
+    #[test]
+    fn the_time_plot_draws_the_ideal_from_one_gpu_where_loaded() {
+        let data = ScalingData::build(&scaling::committed(&[
+            "benchmarks/reference/nvidia-h200-x2",
+        ]));
+        let strong = Choice {
+            source: Some(0),
+            mode: Scaling::Strong,
+        };
+        let scene = Scene::build(&data, strong);
+        assert!(!scene.shown.is_empty());
+        for s in &scene.shown {
+            assert_eq!(s.ideal.first().map(|p| p.x), Some(0.0), "{}", s.name);
+            assert!(s.ideal.len() >= 2, "{}", s.name);
+        }
+        let lavapipe =
+            ScalingData::build(&scaling::committed(&["benchmarks/lavapipe-mpi-2026-11-23"]));
+        let scene = Scene::build(&lavapipe, strong);
+        assert!(scene.shown.iter().all(|s| s.ideal.is_empty()));
     }
 }
