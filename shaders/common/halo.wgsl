@@ -10,14 +10,15 @@
 // the halo planes. One invocation takes one site of a side and loops over
 // its values: milc's 64^3 plane pair takes 2 thousand workgroups, where an
 // invocation a value in workgroups of 64 took 98 thousand (and a clear
-// pass 196 thousand more), and a milc solve's pack and unpack on two H200s
-// went from 13.6 and 38.2 ms to 5.3 and 7.0 (notebook section ag). Both go through
-// tdp_index, so one text serves every targetDP layout; the buffer is
-// (side, site, value) in AoS and (side, value, site) in the others, so
-// that consecutive invocations touch consecutive reals of the field and
-// of `halo`, and a warp's accesses coalesce. Each side carries only the components its neighbour
-// reads (lbm's pull propagation reads 5 of a neighbour plane's 19
-// populations, those moving into the slab): send0(k) lists side 0's (for
+// pass 196 thousand more), and a milc solve's pack and unpack on two
+// H200s went from 13.6 and 38.2 ms to 5.3 and 7.0 (notebook section ag).
+// Both go through tdp_index, so one text serves every targetDP layout;
+// the buffer is (side, site, value) in AoS and (side, value, site) in the
+// others, so that consecutive invocations touch consecutive reals of the
+// field and of `halo`, and a warp's accesses coalesce. Each side carries
+// only the components its neighbour reads (lbm's pull propagation reads 5
+// of a neighbour plane's 19 populations, those moving into the slab):
+// send0(k) lists side 0's (for
 // the rank below), send1(k) side 1's, NSEND each, no component twice. A
 // received side 0 came from the rank below's side 1, so unpacking reads
 // the lists the other way round (recv0 and recv1 invert them, NSEND for a

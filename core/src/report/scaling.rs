@@ -68,7 +68,7 @@ impl Lines {
     }
 
     /// Every value the lines hold, ms.
-    pub fn values(&self) -> impl Iterator<Item = f64> + '_ {
+    fn values(&self) -> impl Iterator<Item = f64> + '_ {
         self.run
             .iter()
             .chain(&self.comm)
@@ -139,12 +139,9 @@ fn chart(mode: Scaling, curves: &[(&String, &Vec<Point>)]) -> String {
     let mut entries = Vec::new();
     for (i, (((key, points), l), name)) in curves.iter().zip(&lines).zip(names).enumerate() {
         let colour = svg::color(i);
-        for ((pts, style), at_least) in [&l.run, &l.comm, &l.ideal]
-            .iter()
-            .zip(STYLES)
-            .zip([1, 2, 2])
-        {
-            if pts.len() >= at_least {
+        // A line of one point draws nothing: its marker shows it.
+        for (pts, style) in [&l.run, &l.comm, &l.ideal].into_iter().zip(STYLES) {
+            if pts.len() >= 2 {
                 body.push_str(&polyline(pts, &x, &y, colour, style));
             }
         }
